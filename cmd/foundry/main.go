@@ -1,0 +1,53 @@
+// Command foundry runs Foundry and manages its data: serve, token, migrate.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+const usage = `foundry — Notes and Rooms shared by people and AI agents
+
+Usage:
+  foundry serve   [--data DIR | --database URL] [--addr HOST:PORT] [--demo] …
+  foundry token   create|list|revoke [--data DIR | --database URL] …
+  foundry migrate [--data DIR | --database URL]
+  foundry version
+
+Run "foundry COMMAND --help" for a command's flags.
+`
+
+func run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "serve":
+		err = cmdServe(args[1:])
+	case "token":
+		err = cmdToken(args[1:])
+	case "migrate":
+		err = cmdMigrate(args[1:])
+	case "version", "--version":
+		fmt.Println(version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return 0
+	default:
+		fmt.Fprintf(os.Stderr, "foundry: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if err == errUsage {
+			return 2
+		}
+		fmt.Fprintln(os.Stderr, "foundry:", err)
+		return 1
+	}
+	return 0
+}

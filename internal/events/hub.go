@@ -1,0 +1,50 @@
+// Package events wakes waiters when a resource changes. The feed itself is a
+// table in the store; this is only the in-process doorbell. On PostgreSQL the
+// store rings it from LISTEN/NOTIFY so a write on any node wakes every node.
+package events
+
+import "sync"
+
+// Hub maps a resource to the channels of the requests waiting on it.
+type Hub struct {
+	mu      sync.Mutex
+	waiters map[string]map[chan struct{}]struct{}
+}
+
+func NewHub() *Hub { return &Hub{waiters: map[string]map[chan struct{}]struct{}{}} }
+
+func key(typ, id string) string { return typ + "\x00" + id }
+
+// Wait returns a channel closed at the next Notify for (typ, id).
+func (h *Hub) Wait(typ, id string) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	k := key(typ, id)
+	h.mu.Lock()
+	if h.waiters[k] == nil {
+		h.waiters[k] = map[chan struct{}]struct{}{}
+	}
+	h.waiters[k][ch] = struct{}{}
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		if _, ok := h.waiters[k][ch]; ok {
+			delete(h.waiters[k], ch)
+			if len(h.waiters[k]) == 0 {
+				delete(h.waiters, k)
+			}
+		}
+		h.mu.Unlock()
+	}
+}
+
+// Notify wakes every waiter of (typ, id).
+func (h *Hub) Notify(typ, id string) {
+	k := key(typ, id)
+	h.mu.Lock()
+	ws := h.waiters[k]
+	delete(h.waiters, k)
+	h.mu.Unlock()
+	for ch := range ws {
+		close(ch)
+	}
+}

@@ -1,0 +1,135 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"foundry/internal/problem"
+)
+
+// The validator reports where in the *schema* a rule failed, e.g.
+// `validating /properties/slides/items: unexpected additional properties ["bullets"]`.
+// A model needs the place in its *arguments* ("slides[0].bullets"), so we
+// walk the arguments along that schema path and find the value that fails.
+
+var (
+	reSchemaPath = regexp.MustCompile(`validating (/[^:]*|root): `)
+	reNames      = regexp.MustCompile(`\["([^"]+)"`)
+)
+
+func (t *Tool) schemaProblem(err error, inst any) *problem.Problem {
+	msg := err.Error()
+	ptr := ""
+	if m := reSchemaPath.FindAllStringSubmatchIndex(msg, -1); len(m) > 0 {
+		last := m[len(m)-1]
+		if p := msg[last[2]:last[3]]; p != "root" {
+			ptr = p
+		}
+		msg = msg[last[1]:]
+	}
+	field := t.locate(ptr, inst)
+	rule := msg
+	switch {
+	case strings.HasPrefix(msg, "unexpected additional properties"):
+		if n := reNames.FindStringSubmatch(msg); n != nil {
+			field = join(field, n[1])
+		}
+		rule = "unexpected property: the tool does not take it; remove it"
+	case strings.HasPrefix(msg, "required: missing properties"):
+		if n := reNames.FindStringSubmatch(msg); n != nil {
+			field = join(field, n[1])
+		}
+		rule = "required: the field is missing"
+	case strings.HasPrefix(msg, "enum:"):
+		rule = "not in enum: " + strings.TrimPrefix(msg, "enum: ")
+	}
+	if field == "" {
+		field = "arguments"
+	}
+	return problem.New(problem.Invalid, field, "%s (see the tool's input schema)", rule)
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// locate returns the argument path of the first value at schema pointer ptr
+// that fails that sub-schema, e.g. "slides[0]" or "values[3][2]".
+func (t *Tool) locate(ptr string, inst any) string {
+	if ptr == "" {
+		return ""
+	}
+	parts := strings.Split(strings.Trim(ptr, "/"), "/")
+	type cand struct {
+		path string
+		v    any
+	}
+	cands := []cand{{"", inst}}
+	var schema any = t.raw
+	for i := 0; i < len(parts); i++ {
+		sm, _ := schema.(map[string]any)
+		switch parts[i] {
+		case "properties":
+			if i+1 >= len(parts) {
+				return ""
+			}
+			i++
+			name := parts[i]
+			props, _ := sm["properties"].(map[string]any)
+			schema = props[name]
+			var next []cand
+			for _, c := range cands {
+				if m, ok := c.v.(map[string]any); ok {
+					if v, ok := m[name]; ok {
+						next = append(next, cand{join(c.path, name), v})
+					}
+				}
+			}
+			cands = next
+		case "items":
+			schema = sm["items"]
+			var next []cand
+			for _, c := range cands {
+				if a, ok := c.v.([]any); ok {
+					for j, v := range a {
+						next = append(next, cand{fmt.Sprintf("%s[%d]", c.path, j), v})
+					}
+				}
+			}
+			cands = next
+		default:
+			return ""
+		}
+	}
+	sub := t.subSchema(ptr, schema)
+	for _, c := range cands {
+		if sub == nil || sub.Validate(c.v) != nil {
+			return c.path
+		}
+	}
+	return ""
+}
+
+func (t *Tool) subSchema(ptr string, schema any) *jsonschema.Resolved {
+	if r, ok := t.subs.Load(ptr); ok {
+		return r.(*jsonschema.Resolved)
+	}
+	b, _ := json.Marshal(schema)
+	var s jsonschema.Schema
+	if json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		return nil
+	}
+	t.subs.Store(ptr, r)
+	return r
+}

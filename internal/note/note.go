@@ -1,0 +1,86 @@
+// Package note is the Note domain: tabs and their IDs, the edit operations as
+// pure functions over plain data, and the limits of SPEC §7. Nothing here does
+// I/O, so the same code serves the store, the tools, tests and simulations.
+package note
+
+// Tab types. markdown, files and sources are fixed: every Note has exactly one
+// of each, with the tab ID equal to the type name.
+const (
+	TypeMarkdown = "markdown"
+	TypeFiles    = "files"
+	TypeSources  = "sources"
+	TypeSlides   = "slides"
+	TypeSheet    = "sheet"
+)
+
+// Limits (SPEC §7). Errors that enforce them name the limit.
+const (
+	MaxOutlineSlides  = 20
+	MaxRangeRows      = 100
+	MaxRangeCols      = 100
+	MaxMarkdownBytes  = 1 << 20
+	MaxLabelRunes     = 100
+	MaxSlideTextBytes = 64 << 10
+	MaxSheetCells     = 200_000 // whole sheet tab, so one Note can't grow without bound
+)
+
+// Doc is the whole state of a Note except its version, which the store owns.
+// The order of Tabs is the tab strip, left to right.
+type Doc struct {
+	Title    string   `json:"title"`
+	Tabs     []Tab    `json:"tabs"`
+	NextTabN int      `json:"next_tab_n"` // per-Note counter for tab IDs; never goes down
+	Markdown string   `json:"markdown"`   // data of the fixed markdown tab
+	Sources  []Source `json:"sources"`    // data of the fixed sources tab, oldest first
+	Files    []File   `json:"files"`      // data of the fixed files tab, oldest first
+	NextItem int      `json:"next_item"`  // counter for slide, sheet, source and file IDs
+}
+
+// Tab is one entry of the tab strip. Slides and Sheets hold the data of
+// slides and sheet tabs; fixed tabs keep their data on Doc.
+type Tab struct {
+	ID     string  `json:"tab_id"`
+	Type   string  `json:"type"`
+	Label  string  `json:"label"`
+	Slides []Slide `json:"slides,omitempty"`
+	Sheets []Sheet `json:"sheets,omitempty"`
+}
+
+// Slide is what the connector may write: title, body, notes. Layout and theme
+// are set by people in the editor.
+type Slide struct {
+	ID     string `json:"slide_id"`
+	Title  string `json:"title"`
+	Body   string `json:"body"`
+	Notes  string `json:"notes"`
+	Layout string `json:"layout,omitempty"`
+	Theme  string `json:"theme,omitempty"`
+}
+
+// Sheet is one sheet of a sheet tab. Cells are addressed by 0-based row and
+// column; a cell is a string, float64, bool or nil (JSON scalars).
+type Sheet struct {
+	ID    string  `json:"sheet_id"`
+	Name  string  `json:"name"`
+	Cells [][]any `json:"cells"`
+}
+
+// Source is a citation on the sources tab.
+type Source struct {
+	ID      string `json:"source_id"`
+	Title   string `json:"title"`
+	URL     string `json:"url"`
+	NormURL string `json:"normalized_url"`
+	AddedAt string `json:"added_at"` // RFC 3339, UTC
+}
+
+// File is attachment metadata. The content lives in the store's blob table and
+// never crosses the agent channel.
+type File struct {
+	ID          string `json:"file_id"`
+	Name        string `json:"name"`
+	ContentType string `json:"content_type"`
+	SizeBytes   int64  `json:"size_bytes"`
+	SHA256      string `json:"sha256"`
+	AddedAt     string `json:"added_at"`
+}

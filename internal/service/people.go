@@ -1,0 +1,166 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"foundry/internal/note"
+	"foundry/internal/problem"
+	"foundry/internal/store"
+)
+
+// Owner is the workspace and its first user, as the CLI and server see them.
+type Owner struct {
+	Workspace store.Workspace
+	User      store.User
+}
+
+// ErrNoWorkspace: the data folder has not been set up yet.
+var ErrNoWorkspace = errors.New("no workspace yet: run `foundry serve` once to create it")
+
+// FirstWorkspace returns the workspace and its owner (the first user).
+func (s *Service) FirstWorkspace(ctx context.Context) (Owner, error) {
+	ws, err := s.Store.Workspaces(ctx)
+	if err != nil {
+		return Owner{}, err
+	}
+	if len(ws) == 0 {
+		return Owner{}, ErrNoWorkspace
+	}
+	users, err := s.Store.Users(ctx, ws[0].ID)
+	if err != nil || len(users) == 0 {
+		return Owner{}, errors.Join(err, errors.New("workspace has no owner"))
+	}
+	return Owner{Workspace: ws[0], User: users[0]}, nil
+}
+
+// Bootstrap creates the workspace and its owner if there is none; created
+// says whether it did.
+func (s *Service) Bootstrap(ctx context.Context, workspaceName, ownerEmail string) (o Owner, created bool, err error) {
+	if o, err := s.FirstWorkspace(ctx); err == nil {
+		return o, false, nil
+	} else if !errors.Is(err, ErrNoWorkspace) {
+		return Owner{}, false, err
+	}
+	now := s.Now().UTC()
+	o = Owner{
+		Workspace: store.Workspace{ID: store.NewID("ws"), Name: workspaceName, CreatedAt: now},
+		User:      store.User{ID: store.NewID("usr"), Email: ownerEmail, Name: "Owner", Role: "owner", CreatedAt: now},
+	}
+	o.User.Workspace = o.Workspace.ID
+	if err := s.Store.CreateWorkspace(ctx, o.Workspace, o.User); err != nil {
+		return Owner{}, false, err
+	}
+	return o, true, nil
+}
+
+// CreateNote is a person creating a Note; build may fill the new document.
+func (s *Service) CreateNote(ctx context.Context, ws, owner, title string, approved bool, build func(d *note.Doc) error) (string, error) {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return "", problem.New(problem.Invalid, "title", "a Note needs a title")
+	}
+	d := note.New(title)
+	if build != nil {
+		if err := build(&d); err != nil {
+			return "", err
+		}
+	}
+	id := store.NewID("note")
+	_, err := s.Store.Guarded(ctx, store.Mutation{
+		Workspace: ws, Type: store.TypeNote, ID: id, Actor: "user:" + owner,
+		Create: &store.Resource{Owner: owner, Title: title, Approved: approved, Doc: mustJSON(d)},
+		Apply: func(cur *store.Resource) (*store.Change, error) {
+			return &store.Change{Kind: "note_created", Result: mustJSON(map[string]any{"note_id": id})}, nil
+		},
+	})
+	return id, err
+}
+
+// SetNoteApproved switches connected access on or off (a person's act).
+func (s *Service) SetNoteApproved(ctx context.Context, ws, user, id string, approved bool) error {
+	_, err := s.Store.Guarded(ctx, store.Mutation{
+		Workspace: ws, Type: store.TypeNote, ID: id, Actor: "user:" + user,
+		Apply: func(cur *store.Resource) (*store.Change, error) {
+			return &store.Change{Approved: &approved, Kind: "access_changed", Result: mustJSON(map[string]any{"approved": approved})}, nil
+		},
+	})
+	return storeProblem(err, store.Mutation{Type: store.TypeNote, ID: id})
+}
+
+// PersonEdit is a person's edit of a Note, guarded by the version their
+// editor was based on (the REST door's If-Match).
+func (s *Service) PersonEdit(ctx context.Context, ws, user, id string, expected int64, kind string, edit func(d *note.Doc) ([]string, error)) (int64, error) {
+	if expected < 1 {
+		return 0, problem.New("precondition_required", "expected_version", "a change must say which version it was based on")
+	}
+	m := store.Mutation{
+		Workspace: ws, Type: store.TypeNote, ID: id, ExpectedVersion: expected, Actor: "user:" + user,
+		Apply: func(cur *store.Resource) (*store.Change, error) {
+			var d note.Doc
+			if err := json.Unmarshal(cur.Doc, &d); err != nil {
+				return nil, err
+			}
+			changed, err := edit(&d)
+			if err != nil {
+				return nil, err
+			}
+			return &store.Change{Doc: mustJSON(d), Kind: kind, Changed: changed, Result: mustJSON(map[string]any{"version": cur.Version + 1})}, nil
+		},
+	}
+	out, err := s.Store.Guarded(ctx, m)
+	if err != nil {
+		return 0, storeProblem(err, m)
+	}
+	return out.Version, nil
+}
+
+// Restore makes an old version of a Note current again, as a new version.
+func (s *Service) Restore(ctx context.Context, ws, user, id string, expected, version int64) (int64, error) {
+	old, err := s.Store.VersionDoc(ctx, store.TypeNote, id, version)
+	if err != nil {
+		return 0, storeProblem(err, store.Mutation{Type: store.TypeNote, ID: id})
+	}
+	return s.PersonEdit(ctx, ws, user, id, expected, "restored", func(d *note.Doc) ([]string, error) {
+		var prev note.Doc
+		if err := json.Unmarshal(old, &prev); err != nil {
+			return nil, err
+		}
+		// Tab IDs are never reused: keep the counters of the newer document.
+		prev.NextTabN, prev.NextItem = max(prev.NextTabN, d.NextTabN), max(prev.NextItem, d.NextItem)
+		var changed []string
+		for _, t := range note.Refs(d) {
+			changed = append(changed, t.TabID)
+		}
+		*d = prev
+		return changed, nil
+	})
+}
+
+// Demo fills a fresh workspace with the approved Note "Welcome": besides the
+// fixed tabs, one slides tab and one sheet tab with a little content.
+func (s *Service) Demo(ctx context.Context, o Owner) (string, error) {
+	now := s.Now()
+	return s.CreateNote(ctx, o.Workspace.ID, o.User.ID, "Welcome", true, func(d *note.Doc) error {
+		d.Markdown = "# Welcome to Foundry\n\nPeople and agents edit this Note together. Agents write by exact tab ID, with the version they read and an idempotency key.\n"
+		if _, err := note.CreateTab(d, note.TypeSlides, "Intro deck", []note.SlideInput{
+			{Title: "What Foundry is", Body: "Notes and Rooms shared by people and agents"},
+			{Title: "Safe agent writes", Body: "Versions, idempotency keys, exact tab IDs", Notes: "Nothing an agent writes overwrites a person's edit."},
+		}, now); err != nil {
+			return err
+		}
+		t, err := note.CreateTab(d, note.TypeSheet, "Budget", nil, now)
+		if err != nil {
+			return err
+		}
+		_, err = note.SheetSetRange(d, t.ID, "", 0, 0, [][]any{{"Item", "Cost"}, {"Hosting", 12.5}, {"Domain", 1.0}})
+		if err != nil {
+			return err
+		}
+		_, _, err = note.AddSource(d, "Model Context Protocol", "https://modelcontextprotocol.io/specification", now.Add(time.Second))
+		return err
+	})
+}

@@ -1,0 +1,326 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"foundry/internal/events"
+)
+
+// Base implements every method of Store that is the same SQL on both
+// databases. Reads go to R (a pool); writes run through Tx, which each store
+// provides (SQLite: its single group-commit writer; PostgreSQL: a transaction).
+type Base struct {
+	R   *sql.DB
+	D   Dialect
+	Tx  func(ctx context.Context, fn func(q Querier) error) error
+	Hub *events.Hub
+}
+
+func (b *Base) Get(ctx context.Context, typ, id string) (Resource, error) {
+	r := Resource{Type: typ, ID: id}
+	var approved int
+	var doc string
+	var us int64
+	err := b.R.QueryRowContext(ctx, b.D.Q(`SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`), typ, id).
+		Scan(&r.Workspace, &r.Owner, &r.Title, &approved, &r.Version, &doc, &us)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Resource{}, ErrNotFound
+	}
+	r.Approved, r.Doc, r.UpdatedAt = approved != 0, json.RawMessage(doc), time.UnixMicro(us).UTC()
+	return r, err
+}
+
+func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
+	if q.IDs != nil && len(q.IDs) == 0 {
+		return nil, nil
+	}
+	query := `SELECT id, owner_id, title, approved, version, updated_us FROM resources WHERE workspace_id = ? AND type = ? AND id > ?`
+	args := []any{q.Workspace, q.Type, q.AfterID}
+	if q.ApprovedOnly {
+		query += ` AND approved = 1`
+	}
+	if q.Query != "" {
+		query += ` AND LOWER(title) LIKE ? ESCAPE '\'`
+		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(q.Query))
+		args = append(args, "%"+esc+"%")
+	}
+	if q.IDs != nil {
+		query += ` AND id IN (?` + strings.Repeat(`, ?`, len(q.IDs)-1) + `)`
+		for _, id := range q.IDs {
+			args = append(args, id)
+		}
+	}
+	query += ` ORDER BY id LIMIT ?`
+	args = append(args, q.Limit)
+	rows, err := b.R.QueryContext(ctx, b.D.Q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Resource
+	for rows.Next() {
+		r := Resource{Workspace: q.Workspace, Type: q.Type}
+		var approved int
+		var us int64
+		if err := rows.Scan(&r.ID, &r.Owner, &r.Title, &approved, &r.Version, &us); err != nil {
+			return nil, err
+		}
+		r.Approved, r.UpdatedAt = approved != 0, time.UnixMicro(us).UTC()
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (b *Base) History(ctx context.Context, typ, id string) ([]VersionInfo, error) {
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT version, kind, actor, changed, at_us FROM resource_versions WHERE type = ? AND id = ? ORDER BY version`), typ, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []VersionInfo
+	for rows.Next() {
+		var v VersionInfo
+		var changed string
+		var us int64
+		if err := rows.Scan(&v.Version, &v.Kind, &v.Actor, &changed, &us); err != nil {
+			return nil, err
+		}
+		_ = json.Unmarshal([]byte(changed), &v.Changed)
+		v.At = time.UnixMicro(us).UTC()
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func (b *Base) VersionDoc(ctx context.Context, typ, id string, version int64) (json.RawMessage, error) {
+	var doc string
+	err := b.R.QueryRowContext(ctx, b.D.Q(`SELECT doc FROM resource_versions WHERE type = ? AND id = ? AND version = ?`), typ, id, version).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return json.RawMessage(doc), err
+}
+
+func (b *Base) PutObjects(ctx context.Context, objs ...Object) error {
+	now := time.Now()
+	return b.Tx(ctx, func(q Querier) error {
+		for _, o := range objs {
+			if err := putObject(ctx, q, b.D, o, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (b *Base) GetObject(ctx context.Context, kind, id string) (Object, error) {
+	o := Object{Kind: kind, ID: id}
+	var doc string
+	var us int64
+	err := b.R.QueryRowContext(ctx, b.D.Q(`SELECT workspace_id, parent_id, doc, created_us FROM objects WHERE kind = ? AND id = ?`), kind, id).
+		Scan(&o.Workspace, &o.Parent, &doc, &us)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Object{}, ErrNotFound
+	}
+	o.Doc, o.CreatedAt = json.RawMessage(doc), time.UnixMicro(us).UTC()
+	return o, err
+}
+
+func (b *Base) ListObjects(ctx context.Context, q ObjectQuery) ([]Object, error) {
+	query := `SELECT id, parent_id, doc, created_us FROM objects WHERE workspace_id = ? AND kind = ? AND id > ?`
+	args := []any{q.Workspace, q.Kind, q.AfterID}
+	if q.Parent != "" {
+		query += ` AND parent_id = ?`
+		args = append(args, q.Parent)
+	}
+	query += ` ORDER BY id LIMIT ?`
+	args = append(args, q.Limit)
+	rows, err := b.R.QueryContext(ctx, b.D.Q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Object
+	for rows.Next() {
+		o := Object{Workspace: q.Workspace, Kind: q.Kind}
+		var doc string
+		var us int64
+		if err := rows.Scan(&o.ID, &o.Parent, &doc, &us); err != nil {
+			return nil, err
+		}
+		o.Doc, o.CreatedAt = json.RawMessage(doc), time.UnixMicro(us).UTC()
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+func (b *Base) Events(ctx context.Context, workspace, typ, id string, after int64, limit int) ([]Event, error) {
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT cursor, kind, version, at_us FROM events WHERE resource_type = ? AND resource_id = ? AND workspace_id = ? AND cursor > ? ORDER BY cursor LIMIT ?`),
+		typ, id, workspace, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		e := Event{Workspace: workspace, Type: typ, ID: id}
+		var us int64
+		if err := rows.Scan(&e.Cursor, &e.Kind, &e.Version, &us); err != nil {
+			return nil, err
+		}
+		e.At = time.UnixMicro(us).UTC()
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func (b *Base) LastCursor(ctx context.Context, workspace string) (int64, error) {
+	var c int64
+	err := b.R.QueryRowContext(ctx, b.D.Q(`SELECT COALESCE(MAX(cursor), 0) FROM events WHERE workspace_id = ?`), workspace).Scan(&c)
+	return c, err
+}
+
+func (b *Base) Wait(typ, id string) (<-chan struct{}, func()) { return b.Hub.Wait(typ, id) }
+
+func (b *Base) CreateWorkspace(ctx context.Context, w Workspace, owner User) error {
+	return b.Tx(ctx, func(q Querier) error {
+		if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO workspaces (id, name, created_us) VALUES (?, ?, ?)`), w.ID, w.Name, w.CreatedAt.UnixMicro()); err != nil {
+			return err
+		}
+		_, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO users (id, workspace_id, email, name, password_hash, role, created_us) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			owner.ID, w.ID, owner.Email, owner.Name, owner.PasswordHash, owner.Role, owner.CreatedAt.UnixMicro())
+		return err
+	})
+}
+
+func (b *Base) Workspaces(ctx context.Context) ([]Workspace, error) {
+	rows, err := b.R.QueryContext(ctx, `SELECT id, name, created_us FROM workspaces ORDER BY created_us, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Workspace
+	for rows.Next() {
+		var w Workspace
+		var us int64
+		if err := rows.Scan(&w.ID, &w.Name, &us); err != nil {
+			return nil, err
+		}
+		w.CreatedAt = time.UnixMicro(us).UTC()
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+func (b *Base) Users(ctx context.Context, workspace string) ([]User, error) {
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT id, email, name, password_hash, role, created_us FROM users WHERE workspace_id = ? ORDER BY created_us, id`), workspace)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []User
+	for rows.Next() {
+		u := User{Workspace: workspace}
+		var us int64
+		if err := rows.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &u.Role, &us); err != nil {
+			return nil, err
+		}
+		u.CreatedAt = time.UnixMicro(us).UTC()
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+func (b *Base) CreateToken(ctx context.Context, t Token) error {
+	return b.Tx(ctx, func(q Querier) error {
+		_, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO tokens (id, workspace_id, user_id, name, hash, scopes, notes_grant, rooms_grant, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			t.ID, t.Workspace, t.User, t.Name, t.Hash, strings.Join(t.Scopes, " "), grantText(t.Notes), grantText(t.Rooms), t.CreatedAt.UnixMicro())
+		return err
+	})
+}
+
+const tokenCols = `id, workspace_id, user_id, name, hash, scopes, notes_grant, rooms_grant, created_us, revoked_us, last_used_us`
+
+func scanToken(sc interface{ Scan(...any) error }) (Token, error) {
+	var t Token
+	var scopes string
+	var notes, rooms sql.NullString
+	var created int64
+	var revoked, used sql.NullInt64
+	if err := sc.Scan(&t.ID, &t.Workspace, &t.User, &t.Name, &t.Hash, &scopes, &notes, &rooms, &created, &revoked, &used); err != nil {
+		return Token{}, err
+	}
+	t.Scopes = strings.Fields(scopes)
+	t.Notes, t.Rooms = grantList(notes), grantList(rooms)
+	t.CreatedAt = time.UnixMicro(created).UTC()
+	if revoked.Valid {
+		at := time.UnixMicro(revoked.Int64).UTC()
+		t.RevokedAt = &at
+	}
+	if used.Valid {
+		at := time.UnixMicro(used.Int64).UTC()
+		t.LastUsed = &at
+	}
+	return t, nil
+}
+
+func (b *Base) TokenByHash(ctx context.Context, hash string) (Token, error) {
+	t, err := scanToken(b.R.QueryRowContext(ctx, b.D.Q(`SELECT `+tokenCols+` FROM tokens WHERE hash = ?`), hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Token{}, ErrNotFound
+	}
+	return t, err
+}
+
+func (b *Base) Tokens(ctx context.Context, workspace string) ([]Token, error) {
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT `+tokenCols+` FROM tokens WHERE workspace_id = ? ORDER BY created_us, id`), workspace)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Token
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func (b *Base) RevokeToken(ctx context.Context, workspace, id string) error {
+	return b.Tx(ctx, func(q Querier) error {
+		res, err := q.ExecContext(ctx, b.D.Q(`UPDATE tokens SET revoked_us = ? WHERE workspace_id = ? AND id = ? AND revoked_us IS NULL`), time.Now().UnixMicro(), workspace, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+// grantText stores nil (everything) as NULL and a list as JSON.
+func grantText(ids []string) any {
+	if ids == nil {
+		return nil
+	}
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+func grantList(s sql.NullString) []string {
+	if !s.Valid {
+		return nil
+	}
+	ids := []string{}
+	_ = json.Unmarshal([]byte(s.String), &ids)
+	return ids
+}

@@ -1,0 +1,203 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Guarded runs one guarded write inside a transaction the caller owns (a
+// savepoint of a group commit on SQLite, a transaction on PostgreSQL). The
+// order is the write contract (SPEC §2):
+//
+//  1. lock and load the resource (PostgreSQL: SELECT … FOR UPDATE, so two
+//     calls with the same key on two nodes serialize here);
+//  2. idempotency key first: a committed (scope, key) returns its first
+//     result, whatever the version says now; another fingerprint is refused;
+//  3. version compare-and-swap: a stale expected version writes nothing;
+//  4. apply the pure edit;
+//  5. bump the version by 1, store the result under the key, keep the
+//     version in history, append an event.
+//
+// The caller commits and then publishes the returned event. On error the
+// caller rolls back whatever this function wrote.
+func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Time) (Outcome, *Event, error) {
+	cur, err := loadForWrite(ctx, q, d, m)
+	if err != nil {
+		return Outcome{}, nil, err
+	}
+
+	if m.Key != "" {
+		var fp, result string
+		var ver int64
+		err := q.QueryRowContext(ctx, d.Q(`SELECT fingerprint, result, version FROM idempotency_keys WHERE scope_type = ? AND scope_id = ? AND key = ?`),
+			m.Type, m.ID, m.Key).Scan(&fp, &result, &ver)
+		switch {
+		case err == nil:
+			if fp != m.Fingerprint {
+				return Outcome{}, nil, &KeyReusedError{Key: m.Key}
+			}
+			return Outcome{Result: json.RawMessage(result), Version: ver, Replayed: true}, nil, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return Outcome{}, nil, err
+		}
+	}
+
+	if m.ExpectedVersion != 0 && m.ExpectedVersion != cur.Version {
+		changed, err := changedSince(ctx, q, d, m.Type, m.ID, m.ExpectedVersion)
+		if err != nil {
+			return Outcome{}, nil, err
+		}
+		return Outcome{}, nil, &ConflictError{Current: cur.Version, Changed: changed}
+	}
+
+	ch, err := m.Apply(&cur)
+	if err != nil {
+		return Outcome{}, nil, err
+	}
+	if ch.Unchanged && m.Create == nil {
+		if err := recordKey(ctx, q, d, m, ch.Result, cur.Version, now); err != nil {
+			return Outcome{}, nil, err
+		}
+		return Outcome{Result: ch.Result, Version: cur.Version}, nil, nil
+	}
+	if ch.Doc != nil {
+		cur.Doc = ch.Doc
+	}
+	if ch.Title != nil {
+		cur.Title = *ch.Title
+	}
+	if ch.Approved != nil {
+		cur.Approved = *ch.Approved
+	}
+	if m.Create == nil {
+		cur.Version++
+	}
+	us := now.UnixMicro()
+	if m.Create != nil {
+		_, err = q.ExecContext(ctx, d.Q(`INSERT INTO resources (type, id, workspace_id, owner_id, title, approved, version, doc, updated_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			cur.Type, cur.ID, cur.Workspace, cur.Owner, cur.Title, boolInt(cur.Approved), cur.Version, string(cur.Doc), us)
+	} else {
+		_, err = q.ExecContext(ctx, d.Q(`UPDATE resources SET title = ?, approved = ?, version = ?, doc = ?, updated_us = ? WHERE type = ? AND id = ?`),
+			cur.Title, boolInt(cur.Approved), cur.Version, string(cur.Doc), us, cur.Type, cur.ID)
+	}
+	if err != nil {
+		return Outcome{}, nil, fmt.Errorf("write resource: %w", err)
+	}
+	changed, _ := json.Marshal(nonNil(ch.Changed))
+	if _, err := q.ExecContext(ctx, d.Q(`INSERT INTO resource_versions (type, id, version, kind, actor, changed, doc, at_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+		cur.Type, cur.ID, cur.Version, ch.Kind, m.Actor, string(changed), string(cur.Doc), us); err != nil {
+		return Outcome{}, nil, fmt.Errorf("write history: %w", err)
+	}
+	for _, o := range ch.Objects {
+		if err := putObject(ctx, q, d, o, now); err != nil {
+			return Outcome{}, nil, err
+		}
+	}
+	if err := recordKey(ctx, q, d, m, ch.Result, cur.Version, now); err != nil {
+		return Outcome{}, nil, err
+	}
+	ev := &Event{Workspace: cur.Workspace, Type: cur.Type, ID: cur.ID, Kind: ch.Kind, Version: cur.Version, At: now.UTC()}
+	if err := appendEvent(ctx, q, d, ev); err != nil {
+		return Outcome{}, nil, err
+	}
+	return Outcome{Result: ch.Result, Version: cur.Version}, ev, nil
+}
+
+func recordKey(ctx context.Context, q Querier, d Dialect, m Mutation, result json.RawMessage, version int64, now time.Time) error {
+	if m.Key == "" {
+		return nil
+	}
+	if _, err := q.ExecContext(ctx, d.Q(`INSERT INTO idempotency_keys (scope_type, scope_id, key, fingerprint, result, version, created_us) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+		m.Type, m.ID, m.Key, m.Fingerprint, string(result), version, now.UnixMicro()); err != nil {
+		return fmt.Errorf("write key: %w", err)
+	}
+	return nil
+}
+
+func loadForWrite(ctx context.Context, q Querier, d Dialect, m Mutation) (Resource, error) {
+	if m.Create != nil {
+		r := *m.Create
+		r.Type, r.ID, r.Workspace, r.Version = m.Type, m.ID, m.Workspace, 1
+		return r, nil
+	}
+	r := Resource{Type: m.Type, ID: m.ID}
+	var approved int
+	var doc string
+	var us int64
+	err := q.QueryRowContext(ctx, d.Q(`SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`+d.ForUpdate),
+		m.Type, m.ID).Scan(&r.Workspace, &r.Owner, &r.Title, &approved, &r.Version, &doc, &us)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && r.Workspace != m.Workspace) {
+		return Resource{}, ErrNotFound // another workspace's row is not found, never forbidden
+	}
+	if err != nil {
+		return Resource{}, err
+	}
+	r.Approved, r.Doc, r.UpdatedAt = approved != 0, json.RawMessage(doc), time.UnixMicro(us).UTC()
+	return r, nil
+}
+
+// changedSince unions the sub-IDs touched by every version after v.
+func changedSince(ctx context.Context, q Querier, d Dialect, typ, id string, v int64) ([]string, error) {
+	rows, err := q.QueryContext(ctx, d.Q(`SELECT changed FROM resource_versions WHERE type = ? AND id = ? AND version > ? ORDER BY version`), typ, id, v)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	out := []string{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		var ids []string
+		_ = json.Unmarshal([]byte(s), &ids)
+		for _, x := range ids {
+			if !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	return out, rows.Err()
+}
+
+func appendEvent(ctx context.Context, q Querier, d Dialect, ev *Event) error {
+	err := q.QueryRowContext(ctx, d.Q(`INSERT INTO events (workspace_id, resource_type, resource_id, kind, version, at_us) VALUES (?, ?, ?, ?, ?, ?) RETURNING cursor`),
+		ev.Workspace, ev.Type, ev.ID, ev.Kind, ev.Version, ev.At.UnixMicro()).Scan(&ev.Cursor)
+	if err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	return nil
+}
+
+func putObject(ctx context.Context, q Querier, d Dialect, o Object, now time.Time) error {
+	if o.CreatedAt.IsZero() {
+		o.CreatedAt = now
+	}
+	_, err := q.ExecContext(ctx, d.Q(`INSERT INTO objects (kind, id, workspace_id, parent_id, doc, created_us) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (kind, id) DO UPDATE SET doc = excluded.doc`),
+		o.Kind, o.ID, o.Workspace, o.Parent, string(o.Doc), o.CreatedAt.UnixMicro())
+	if err != nil {
+		return fmt.Errorf("write %s: %w", o.Kind, err)
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,319 @@
+// Package postgres is Foundry's scale-out store: several stateless nodes
+// share one PostgreSQL database. Every guarded write is one read-committed
+// transaction around store.Guarded, which locks the Note/Room row (SELECT …
+// FOR UPDATE) before it looks the idempotency key up, so two nodes handling
+// the same key serialize and the second replays. A committed write sends
+// NOTIFY foundry_events in the same transaction; every node LISTENs on one
+// dedicated connection and rings its local hub, so a waiter on any node wakes.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"foundry/internal/events"
+	"foundry/internal/store"
+)
+
+// Channel is the LISTEN/NOTIFY channel; payloads are "<type>:<id>".
+const Channel = "foundry_events"
+
+const (
+	maxOpenConns = 16 // per node; plus one listener connection
+	// migrateLock serializes whole Migrate calls across nodes. It must differ
+	// from the key Migrate itself takes per migration (7204301), which is
+	// taken on another connection while this one is held.
+	migrateLock = 7204302
+	// listenerCheck is how long the listener waits for a notification before
+	// it pings its connection, so a silently dead connection is noticed.
+	listenerCheck = 15 * time.Second
+	maxBackoff    = 5 * time.Second
+	// Serialization failures and deadlocks are retried this many times.
+	maxRetries = 5
+)
+
+// Store is the PostgreSQL implementation of store.Store.
+type Store struct {
+	store.Base
+	db  *sql.DB
+	cfg *pgx.ConnConfig // the one parsed URL: the pool and the listener both use it
+
+	stop      context.CancelFunc // stops the listener
+	listening chan struct{}      // closed when the listener goroutine has exited
+	closeOnce sync.Once
+	closeErr  error
+
+	wmu     sync.Mutex
+	waiting map[[2]string]int // resources with local waiters, to wake after a listener reconnect
+}
+
+// Open connects to the database at url (a postgres:// URL or a key=value
+// connection string; runtime parameters such as search_path=… in it apply to
+// every connection, the listener's included), applies migrations and starts
+// listening for other nodes' writes.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse connection string: %w", err)
+	}
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = "foundry"
+	}
+
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(maxOpenConns)
+	db.SetMaxIdleConns(maxOpenConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	db.SetConnMaxLifetime(30 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: migrate: %w", err)
+	}
+
+	// Listen before Open returns: a write committed by another node after
+	// Open must reach this node's waiters.
+	conn, err := listen(ctx, cfg)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: listen: %w", err)
+	}
+	lctx, stop := context.WithCancel(context.Background())
+	s := &Store{db: db, cfg: cfg, stop: stop, listening: make(chan struct{}), waiting: map[[2]string]int{}}
+	s.Base = store.Base{R: db, D: store.Postgres, Hub: events.NewHub(), Tx: s.tx}
+	go s.listener(lctx, conn)
+	return s, nil
+}
+
+// migrate runs store.Migrate under a session advisory lock, so nodes starting
+// together on a fresh database don't race on its CREATE TABLE IF NOT EXISTS
+// (which PostgreSQL does not make safe under concurrency).
+func migrate(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrateLock); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLock)
+	return store.Migrate(ctx, db, store.Postgres)
+}
+
+// Guarded runs the guarded write in its own transaction, notifies every node
+// and rings the local hub. The store's errors (conflict, key reused, not
+// found, a refused Apply) pass through unchanged.
+func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, error) {
+	for attempt := 1; ; attempt++ {
+		var out store.Outcome
+		var ev *store.Event
+		err := s.run(ctx, func(tx *sql.Tx) error {
+			var err error
+			out, ev, err = store.Guarded(ctx, tx, store.Postgres, m, time.Now())
+			if err != nil || ev == nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, Channel, ev.Type+":"+ev.ID)
+			return err
+		})
+		if err != nil {
+			if attempt <= maxRetries && retryable(err, attempt) && ctx.Err() == nil {
+				if err := sleep(ctx, time.Duration(attempt)*time.Duration(1+rand.IntN(10))*time.Millisecond); err != nil {
+					return store.Outcome{}, err
+				}
+				continue
+			}
+			return store.Outcome{}, err
+		}
+		if ev != nil {
+			s.Hub.Notify(ev.Type, ev.ID)
+		}
+		return out, nil
+	}
+}
+
+// retryable reports whether running the whole transaction again may succeed:
+// a serialization failure or deadlock (rolled back by the server), or, once,
+// a unique violation. The latter is what the loser of two concurrent creates
+// of the same resource gets: its key lookup ran before the winner committed,
+// and the insert then hit the winner's row. Run again, it finds the winner's
+// key and replays (or, without a matching key, gets the same error back).
+func retryable(err error, attempt int) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "40001", "40P01": // serialization_failure, deadlock_detected
+		return true
+	case "23505": // unique_violation
+		return attempt == 1
+	}
+	return false
+}
+
+// tx is Base's write path: one plain transaction.
+func (s *Store) tx(ctx context.Context, fn func(q store.Querier) error) error {
+	return s.run(ctx, func(tx *sql.Tx) error { return fn(tx) })
+}
+
+// run runs fn in a read-committed transaction and commits it. The statements
+// run under ctx, but the transaction itself does not: once every statement
+// has succeeded, COMMIT is sent and awaited even if ctx ends meanwhile, so a
+// committed write is never reported as failed because its caller gave up.
+func (s *Store) run(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{Isolation: sql.LevelReadCommitted})
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		// fn's error is the answer; a failed rollback only means the
+		// connection is gone, and the server then rolls back by itself.
+		tx.Rollback()
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Wait is Base's Wait, plus a record of which resources have local waiters,
+// so that a listener reconnect can wake them for writes it may have missed.
+func (s *Store) Wait(typ, id string) (<-chan struct{}, func()) {
+	ch, stop := s.Hub.Wait(typ, id)
+	k := [2]string{typ, id}
+	s.wmu.Lock()
+	s.waiting[k]++
+	s.wmu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			stop()
+			s.wmu.Lock()
+			if s.waiting[k]--; s.waiting[k] <= 0 {
+				delete(s.waiting, k)
+			}
+			s.wmu.Unlock()
+		})
+	}
+}
+
+// wakeAll wakes every local waiter: used after the listener reconnects,
+// since notifications sent while it was away are lost. Waiters re-read the
+// event feed when woken, so a wake without a write costs one read.
+func (s *Store) wakeAll() {
+	s.wmu.Lock()
+	keys := make([][2]string, 0, len(s.waiting))
+	for k := range s.waiting {
+		keys = append(keys, k)
+	}
+	s.wmu.Unlock()
+	for _, k := range keys {
+		s.Hub.Notify(k[0], k[1])
+	}
+}
+
+// listen opens the dedicated listener connection.
+func listen(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
+		conn.Close(context.Background())
+		return nil, err
+	}
+	return conn, nil
+}
+
+// listener rings the local hub for every notification, until ctx ends. On a
+// connection error it reconnects with backoff, then wakes every local waiter.
+func (s *Store) listener(ctx context.Context, conn *pgx.Conn) {
+	defer close(s.listening)
+	backoff := 50 * time.Millisecond
+	for {
+		if conn == nil {
+			c, err := listen(ctx, s.cfg)
+			if err != nil {
+				if ctx.Err() != nil || sleep(ctx, backoff+time.Duration(rand.Int64N(int64(backoff)))) != nil {
+					return
+				}
+				backoff = min(2*backoff, maxBackoff)
+				continue
+			}
+			conn, backoff = c, 50*time.Millisecond
+			s.wakeAll()
+		}
+		wctx, cancel := context.WithTimeout(ctx, listenerCheck)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		if n != nil {
+			if typ, id, ok := strings.Cut(n.Payload, ":"); ok {
+				s.Hub.Notify(typ, id)
+			}
+		}
+		switch {
+		case err == nil:
+			continue
+		case ctx.Err() != nil:
+			closeConn(conn)
+			return
+		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
+			// Quiet for a while: make sure the connection is still alive.
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err = conn.Ping(pctx)
+			cancel()
+			if err == nil {
+				continue
+			}
+		}
+		closeConn(conn)
+		conn = nil
+	}
+}
+
+func closeConn(c *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c.Close(ctx)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops the listener, waits for it, and closes the pool.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.stop()
+		<-s.listening
+		s.closeErr = s.db.Close()
+	})
+	return s.closeErr
+}

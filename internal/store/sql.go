@@ -1,0 +1,189 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+)
+
+// Querier is what the shared SQL needs: *sql.DB, *sql.Tx and *sql.Conn all fit.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Dialect holds the few differences between SQLite and PostgreSQL that the
+// shared SQL has to know about. Queries are written with ? placeholders.
+type Dialect struct {
+	Name      string // "sqlite" or "postgres"
+	dollar    bool   // rewrite ? to $1, $2, …
+	ForUpdate string // row lock suffix for the guarded read
+}
+
+var (
+	SQLite   = Dialect{Name: "sqlite"}
+	Postgres = Dialect{Name: "postgres", dollar: true, ForUpdate: " FOR UPDATE"}
+)
+
+// Q adapts a query written with ? placeholders to the dialect.
+func (d Dialect) Q(q string) string {
+	if !d.dollar {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// migrations are applied in order, each once; {{serial}} and {{blob}} are
+// the only words that differ between the two databases.
+var migrations = []string{
+	`CREATE TABLE workspaces (
+		id TEXT PRIMARY KEY,
+		name TEXT NOT NULL,
+		created_us BIGINT NOT NULL
+	);
+	CREATE TABLE users (
+		id TEXT PRIMARY KEY,
+		workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+		email TEXT NOT NULL UNIQUE,
+		name TEXT NOT NULL,
+		password_hash TEXT NOT NULL DEFAULT '',
+		role TEXT NOT NULL,
+		created_us BIGINT NOT NULL
+	);
+	CREATE TABLE tokens (
+		id TEXT PRIMARY KEY,
+		workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+		user_id TEXT NOT NULL REFERENCES users(id),
+		name TEXT NOT NULL,
+		hash TEXT NOT NULL UNIQUE,
+		scopes TEXT NOT NULL,
+		notes_grant TEXT,
+		rooms_grant TEXT,
+		created_us BIGINT NOT NULL,
+		revoked_us BIGINT,
+		last_used_us BIGINT
+	);
+	CREATE TABLE resources (
+		type TEXT NOT NULL,
+		id TEXT NOT NULL,
+		workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+		owner_id TEXT NOT NULL,
+		title TEXT NOT NULL,
+		approved INTEGER NOT NULL DEFAULT 0,
+		version BIGINT NOT NULL,
+		doc TEXT NOT NULL,
+		updated_us BIGINT NOT NULL,
+		PRIMARY KEY (type, id)
+	);
+	CREATE INDEX resources_by_workspace ON resources (workspace_id, type, id);
+	CREATE TABLE resource_versions (
+		type TEXT NOT NULL,
+		id TEXT NOT NULL,
+		version BIGINT NOT NULL,
+		kind TEXT NOT NULL,
+		actor TEXT NOT NULL,
+		changed TEXT NOT NULL,
+		doc TEXT NOT NULL,
+		at_us BIGINT NOT NULL,
+		PRIMARY KEY (type, id, version)
+	);
+	CREATE TABLE idempotency_keys (
+		scope_type TEXT NOT NULL,
+		scope_id TEXT NOT NULL,
+		key TEXT NOT NULL,
+		fingerprint TEXT NOT NULL,
+		result TEXT NOT NULL,
+		version BIGINT NOT NULL,
+		created_us BIGINT NOT NULL,
+		PRIMARY KEY (scope_type, scope_id, key)
+	);
+	CREATE TABLE objects (
+		kind TEXT NOT NULL,
+		id TEXT NOT NULL,
+		workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+		parent_id TEXT NOT NULL,
+		doc TEXT NOT NULL,
+		created_us BIGINT NOT NULL,
+		PRIMARY KEY (kind, id)
+	);
+	CREATE INDEX objects_by_parent ON objects (workspace_id, kind, parent_id, id);
+	CREATE TABLE events (
+		cursor {{serial}},
+		workspace_id TEXT NOT NULL,
+		resource_type TEXT NOT NULL,
+		resource_id TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		version BIGINT NOT NULL,
+		at_us BIGINT NOT NULL
+	);
+	CREATE INDEX events_by_resource ON events (resource_type, resource_id, cursor);`,
+}
+
+// Migrate applies every migration the database has not seen, in order, each
+// in its own transaction.
+func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
+		return err
+	}
+	var have int
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return err
+	}
+	serial := "INTEGER PRIMARY KEY AUTOINCREMENT"
+	if d.Name == "postgres" {
+		serial = "BIGSERIAL PRIMARY KEY"
+	}
+	for i := have; i < len(migrations); i++ {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if d.Name == "postgres" {
+			// Two nodes starting at once must not both migrate.
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7204301)`); err != nil {
+				tx.Rollback()
+				return err
+			}
+			var again int
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&again); err != nil {
+				tx.Rollback()
+				return err
+			}
+			if again > i {
+				tx.Rollback()
+				continue
+			}
+		}
+		stmt := strings.ReplaceAll(migrations[i], "{{serial}}", serial)
+		for _, s := range strings.Split(stmt, ";") {
+			if strings.TrimSpace(s) == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				tx.Rollback()
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, d.Q(`INSERT INTO schema_migrations (version) VALUES (?)`), i+1); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
