@@ -5,7 +5,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"foundry/internal/mcpserver"
 	"foundry/internal/service"
 	"foundry/internal/store"
+	"foundry/internal/store/postgres"
 	"foundry/internal/store/sqlite"
 )
 
@@ -36,17 +36,12 @@ func OpenStore(ctx context.Context, c Config) (store.Store, error) {
 		if !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
 			return nil, fmt.Errorf("--database: %q is not a postgres:// URL (leave it out to use SQLite in --data)", c.Database)
 		}
-		return openPostgres(ctx, c.Database)
+		return postgres.Open(ctx, c.Database)
 	}
 	if c.DataDir == "" {
 		c.DataDir = "foundry-data"
 	}
 	return sqlite.Open(ctx, c.DataDir, sqlite.Options{Sync: c.Sync})
-}
-
-// openPostgres is set by postgres.go so that this file builds on its own.
-var openPostgres = func(ctx context.Context, url string) (store.Store, error) {
-	return nil, errors.New("PostgreSQL support is not built in")
 }
 
 // Server is the assembled application.
