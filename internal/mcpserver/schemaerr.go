@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -104,6 +105,17 @@ func (t *Tool) locate(ptr string, inst any) string {
 				}
 			}
 			cands = next
+		case "additionalProperties":
+			schema = sm["additionalProperties"]
+			var next []cand
+			for _, c := range cands {
+				if m, ok := c.v.(map[string]any); ok {
+					for _, k := range sortedKeys(m) {
+						next = append(next, cand{join(c.path, k), m[k]})
+					}
+				}
+			}
+			cands = next
 		default:
 			return ""
 		}
@@ -115,6 +127,15 @@ func (t *Tool) locate(ptr string, inst any) string {
 		}
 	}
 	return ""
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func (t *Tool) subSchema(ptr string, schema any) *jsonschema.Resolved {

@@ -149,5 +149,6 @@ func decode[T any](args json.RawMessage) (T, error) {
 func Tools(svc *service.Service) []*Tool {
 	var out []*Tool
 	out = append(out, noteTools(svc)...)
+	out = append(out, roomTools(svc)...)
 	return out
 }

@@ -134,15 +134,9 @@ func (s *Service) ListNoteAttachments(ctx context.Context, p auth.Principal, not
 	if err != nil {
 		return nil, err
 	}
-	off := 0
-	if cursor != "" {
-		c, err := decodeCursor(cursor, kind)
-		if err != nil {
-			return nil, err
-		}
-		if off, err = strconv.Atoi(c); err != nil || off < 0 {
-			return nil, badCursor()
-		}
+	off, err := offsetCursor(cursor, kind)
+	if err != nil {
+		return nil, err
 	}
 	var items any
 	var total int
@@ -415,6 +409,22 @@ func decodeCursor(c, kind string) (string, error) {
 		return "", badCursor()
 	}
 	return strings.TrimPrefix(string(b), kind+":"), nil
+}
+
+// offsetCursor decodes a cursor that holds a position in a list.
+func offsetCursor(cursor, kind string) (int, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	c, err := decodeCursor(cursor, kind)
+	if err != nil {
+		return 0, err
+	}
+	off, err := strconv.Atoi(c)
+	if err != nil || off < 0 {
+		return 0, badCursor()
+	}
+	return off, nil
 }
 
 func badCursor() error {

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"foundry/internal/auth"
 	"foundry/internal/note"
+	"foundry/internal/room"
 	"foundry/internal/problem"
 	"foundry/internal/store"
 )
@@ -163,4 +165,27 @@ func (s *Service) Demo(ctx context.Context, o Owner) (string, error) {
 		_, _, err = note.AddSource(d, "Model Context Protocol", "https://modelcontextprotocol.io/specification", now.Add(time.Second))
 		return err
 	})
+}
+
+// DemoRoom creates a cloud Room with one approved snippet app, and one
+// repository with one pinned version.
+func (s *Service) DemoRoom(ctx context.Context, o Owner) (roomID string, err error) {
+	ws, user := o.Workspace.ID, o.User.ID
+	if roomID, err = s.CreateRoom(ctx, ws, user, "Team room"); err != nil {
+		return "", err
+	}
+	p := auth.Principal{Workspace: ws, User: user, TokenID: "demo", Scopes: []string{auth.ScopeWrite}}
+	files := map[string]string{"src/App.tsx": "export default function App() {\n  return <h1>Hello from the Team room</h1>\n}\n"}
+	w, err := s.ProposeSnippet(ctx, p, ProposeSnippetArgs{RoomID: roomID, Name: "Hello", Files: files, IdempotencyKey: room.SnippetKey(roomID, "Hello", files)})
+	if err != nil {
+		return "", err
+	}
+	if err := s.ApproveProposal(ctx, ws, user, w["proposal_id"].(string)); err != nil {
+		return "", err
+	}
+	_, _, err = s.PushRepo(ctx, ws, user, "standup-timer", map[string][]byte{
+		"package.json": []byte(`{"name":"standup-timer","version":"1.0.0"}` + "\n"),
+		"src/App.tsx":  []byte("export default function App() {\n  return <p>Standup timer</p>\n}\n"),
+	})
+	return roomID, err
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"foundry/internal/problem"
@@ -53,6 +54,9 @@ func (s *Service) guarded(ctx context.Context, m store.Mutation) (Written, error
 		return nil, fmt.Errorf("stored result: %w", err)
 	}
 	w["replayed"] = out.Replayed
+	if out.Cursor > 0 {
+		w["cursor"] = encodeCursor("e", strconv.FormatInt(out.Cursor, 10)) // poll_resource_events from here sees what follows this write
+	}
 	return w, nil
 }
 

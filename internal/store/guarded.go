@@ -40,7 +40,12 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 			if fp != m.Fingerprint {
 				return Outcome{}, nil, &KeyReusedError{Key: m.Key}
 			}
-			return Outcome{Result: json.RawMessage(result), Version: ver, Replayed: true}, nil, nil
+			out := Outcome{Result: json.RawMessage(result), Version: ver, Replayed: true}
+			err := q.QueryRowContext(ctx, d.Q(`SELECT cursor FROM events WHERE resource_type = ? AND resource_id = ? AND version = ?`), m.Type, m.ID, ver).Scan(&out.Cursor)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return Outcome{}, nil, err
+			}
+			return out, nil, nil
 		case !errors.Is(err, sql.ErrNoRows):
 			return Outcome{}, nil, err
 		}
@@ -104,7 +109,7 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 	if err := appendEvent(ctx, q, d, ev); err != nil {
 		return Outcome{}, nil, err
 	}
-	return Outcome{Result: ch.Result, Version: cur.Version}, ev, nil
+	return Outcome{Result: ch.Result, Version: cur.Version, Cursor: ev.Cursor}, ev, nil
 }
 
 func recordKey(ctx context.Context, q Querier, d Dialect, m Mutation, result json.RawMessage, version int64, now time.Time) error {

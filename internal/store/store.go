@@ -95,6 +95,7 @@ type Outcome struct {
 	Result   json.RawMessage
 	Version  int64 // version after the write (or after the first write, when replayed)
 	Replayed bool
+	Cursor   int64 // the write's event in the feed (0 when it changed nothing)
 }
 
 // ConflictError: ExpectedVersion was not current; nothing was written.

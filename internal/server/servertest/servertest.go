@@ -26,6 +26,7 @@ type Env struct {
 	HTTP   *httptest.Server
 	Owner  service.Owner
 	NoteID string // the demo Note "Welcome"
+	RoomID string // the demo cloud Room
 }
 
 // Options for Start.
@@ -58,6 +59,9 @@ func Start(t testing.TB, o Options) *Env {
 	}
 	e := &Env{URL: hs.URL, Server: srv, HTTP: hs, Owner: owner}
 	if e.NoteID, err = srv.Service.Demo(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	if e.RoomID, err = srv.Service.DemoRoom(ctx, owner); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -1,0 +1,333 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"foundry/internal/auth"
+	"foundry/internal/problem"
+	"foundry/internal/room"
+	"foundry/internal/store"
+)
+
+// NextStep is what a proposal tells the agent to tell its user.
+const NextStep = "Tell the user: approve it in Foundry under Connected → Needs your approval. Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor."
+
+// CreateRoom is a person creating a cloud Room.
+func (s *Service) CreateRoom(ctx context.Context, ws, owner, name string) (string, error) {
+	name, err := room.CheckName(name)
+	if err != nil {
+		return "", err
+	}
+	id := store.NewID("room")
+	_, err = s.Store.Guarded(ctx, store.Mutation{
+		Workspace: ws, Type: store.TypeRoom, ID: id, Actor: "user:" + owner,
+		Create: &store.Resource{Owner: owner, Title: name, Approved: true, Doc: mustJSON(room.New(name))},
+		Apply: func(*store.Resource) (*store.Change, error) {
+			return &store.Change{Kind: "room_created", Result: mustJSON(map[string]any{"room_id": id})}, nil
+		},
+	})
+	return id, err
+}
+
+func (s *Service) agentRoom(ctx context.Context, p auth.Principal, id string) (store.Resource, room.Doc, error) {
+	r, err := s.Store.Get(ctx, store.TypeRoom, id)
+	if err != nil || r.Workspace != p.Workspace || !p.CanRoom(id) {
+		if err != nil && err != store.ErrNotFound {
+			return store.Resource{}, room.Doc{}, err
+		}
+		return store.Resource{}, room.Doc{}, notFound(store.TypeRoom, id)
+	}
+	var d room.Doc
+	if err := json.Unmarshal(r.Doc, &d); err != nil {
+		return store.Resource{}, room.Doc{}, fmt.Errorf("room %s: %w", id, err)
+	}
+	return r, d, nil
+}
+
+// ListRooms: cloud Rooms the grant can see.
+func (s *Service) ListRooms(ctx context.Context, p auth.Principal, cursor string, limit int) (map[string]any, error) {
+	limit, err := pageLimit(limit)
+	if err != nil {
+		return nil, err
+	}
+	after, err := decodeCursor(cursor, "r")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.Store.List(ctx, store.ListQuery{Workspace: p.Workspace, Type: store.TypeRoom, IDs: p.Rooms, AfterID: after, Limit: limit + 1})
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for i, r := range rows {
+		if i == limit {
+			break
+		}
+		out = append(out, map[string]any{"room_id": r.ID, "name": r.Title, "version": r.Version})
+	}
+	res := map[string]any{"rooms": out, "note": "Local Rooms are unavailable: they live on a person's device."}
+	if len(rows) > limit {
+		res["next_cursor"] = encodeCursor("r", rows[limit-1].ID)
+	}
+	return res, nil
+}
+
+// appView is what an agent may see of a launcher app: identity and state,
+// never files, config, logs or secrets.
+func appView(a room.App) map[string]any {
+	v := map[string]any{"instance_id": a.InstanceID, "name": a.Name, "kind": a.Kind, "state": a.State, "added_at": a.AddedAt, "build": a.Build}
+	if a.Kind == room.KindRepository {
+		v["repository_id"], v["version_id"] = a.RepositoryID, a.VersionID
+	}
+	return v
+}
+
+// ReadRoom: a cloud Room and its launcher (approved apps only).
+func (s *Service) ReadRoom(ctx context.Context, p auth.Principal, id string) (map[string]any, error) {
+	r, d, err := s.agentRoom(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	apps := []map[string]any{}
+	for _, a := range room.Launcher(&d) {
+		apps = append(apps, appView(a))
+	}
+	return map[string]any{"room_id": r.ID, "name": r.Title, "version": r.Version, "apps": apps}, nil
+}
+
+// ListRoomApps: launcher apps in launcher order, paged.
+func (s *Service) ListRoomApps(ctx context.Context, p auth.Principal, id, cursor string, limit int) (map[string]any, error) {
+	limit, err := pageLimit(limit)
+	if err != nil {
+		return nil, err
+	}
+	r, d, err := s.agentRoom(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	off, err := offsetCursor(cursor, "a")
+	if err != nil {
+		return nil, err
+	}
+	launcher := room.Launcher(&d)
+	apps := []map[string]any{}
+	for _, a := range launcher[min(off, len(launcher)):min(off+limit, len(launcher))] {
+		apps = append(apps, appView(a))
+	}
+	res := map[string]any{"room_id": r.ID, "version": r.Version, "apps": apps}
+	if off+limit < len(launcher) {
+		res["next_cursor"] = encodeCursor("a", fmt.Sprint(off+limit))
+	}
+	return res, nil
+}
+
+// proposalID is derived from the room and the reserved instance, so the
+// status of an instance finds its proposal without a scan.
+func proposalID(roomID, instanceID string) string {
+	sum := sha256.Sum256([]byte(roomID + "\x00" + instanceID))
+	return "prop_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:10]))
+}
+
+func (s *Service) proposal(ctx context.Context, ws, id string) (room.Proposal, error) {
+	o, err := s.Store.GetObject(ctx, store.KindProposal, id)
+	if err != nil || o.Workspace != ws {
+		if err != nil && err != store.ErrNotFound {
+			return room.Proposal{}, err
+		}
+		return room.Proposal{}, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found; `foundry proposals list` shows them", id)
+	}
+	var pr room.Proposal
+	return pr, json.Unmarshal(o.Doc, &pr)
+}
+
+// ReadRoomAppStatus: the safe launcher state of one instance and its latest
+// build state — nothing else.
+func (s *Service) ReadRoomAppStatus(ctx context.Context, p auth.Principal, roomID, instanceID string) (map[string]any, error) {
+	r, d, err := s.agentRoom(ctx, p, roomID)
+	if err != nil {
+		return nil, err
+	}
+	var pr *room.Proposal
+	if x, err := s.proposal(ctx, p.Workspace, proposalID(roomID, instanceID)); err == nil && x.RoomID == roomID {
+		pr = &x
+	}
+	state, build, err := room.Status(&d, pr, instanceID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"room_id": r.ID, "instance_id": instanceID, "state": state, "build": build, "room_version": r.Version}, nil
+}
+
+// ProposeSnippetArgs are propose_room_snippet_app's arguments.
+type ProposeSnippetArgs struct {
+	RoomID         string            `json:"room_id"`
+	Name           string            `json:"name"`
+	Files          map[string]string `json:"files"`
+	IdempotencyKey string            `json:"idempotency_key"`
+}
+
+// ProposeSnippet records a pending proposal; nothing reaches the launcher.
+func (s *Service) ProposeSnippet(ctx context.Context, p auth.Principal, a ProposeSnippetArgs) (Written, error) {
+	// Server rules come before the write contract: a malformed request is
+	// refused for what is wrong with it, whatever its key.
+	if err := room.CheckSnippet(a.Name, a.Files); err != nil {
+		return nil, err
+	}
+	fp := fingerprint(struct {
+		Op    string
+		Name  string
+		Files map[string]string
+	}{"propose_room_snippet_app", a.Name, a.Files})
+	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc, id string) (room.Proposal, error) {
+		return room.NewSnippetProposal(d, id, a.RoomID, a.Name, a.Files, "token:"+p.TokenID, s.Now())
+	})
+}
+
+// ProposeRepoArgs are propose_room_repo_app's arguments.
+type ProposeRepoArgs struct {
+	RoomID         string `json:"room_id"`
+	Name           string `json:"name"`
+	RepositoryID   string `json:"repository_id"`
+	VersionID      string `json:"version_id"`
+	IdempotencyKey string `json:"idempotency_key"`
+}
+
+// ProposeRepoApp proposes a pinned repository version by reference.
+func (s *Service) ProposeRepoApp(ctx context.Context, p auth.Principal, a ProposeRepoArgs) (Written, error) {
+	if _, err := room.CheckName(a.Name); err != nil {
+		return nil, err
+	}
+	repo, err := s.repository(ctx, p.Workspace, a.RepositoryID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := room.FindVersion(&repo, a.VersionID); err != nil {
+		return nil, err
+	}
+	fp := fingerprint([]string{"propose_room_repo_app", a.Name, a.RepositoryID, a.VersionID})
+	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc, id string) (room.Proposal, error) {
+		return room.NewRepoProposal(d, id, a.RoomID, a.Name, a.RepositoryID, a.VersionID, "token:"+p.TokenID, s.Now())
+	})
+}
+
+// propose is the one way agents write a Room: the guarded write with the
+// Room as key scope; the proposal row is stored in the same transaction.
+func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp string, build func(d *room.Doc, id string) (room.Proposal, error)) (Written, error) {
+	if !p.Has(auth.ScopeWrite) {
+		return nil, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
+	}
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	if _, _, err := s.agentRoom(ctx, p, roomID); err != nil {
+		return nil, err
+	}
+	return s.guarded(ctx, store.Mutation{
+		Workspace: p.Workspace, Type: store.TypeRoom, ID: roomID, Key: key, Fingerprint: fp, Actor: "token:" + p.TokenID,
+		Apply: func(cur *store.Resource) (*store.Change, error) {
+			var d room.Doc
+			if err := json.Unmarshal(cur.Doc, &d); err != nil {
+				return nil, err
+			}
+			// The instance ID is reserved inside the transaction, so the
+			// proposal ID derived from it is unique.
+			next := d
+			inst := room.ReserveInstance(&next)
+			pr, err := build(&d, proposalID(roomID, inst))
+			if err != nil {
+				return nil, err
+			}
+			if pr.InstanceID != inst {
+				return nil, fmt.Errorf("reserved instance %s, proposal got %s", inst, pr.InstanceID)
+			}
+			res := map[string]any{"proposal_id": pr.ID, "instance_id": pr.InstanceID, "room_id": roomID, "status": room.StatePendingReview,
+				"version": cur.Version + 1, "next_step": NextStep}
+			return &store.Change{Doc: mustJSON(d), Result: mustJSON(res), Kind: "app_proposed", Changed: []string{pr.InstanceID},
+				Objects: []store.Object{{Workspace: p.Workspace, Kind: store.KindProposal, ID: pr.ID, Parent: roomID, Doc: mustJSON(pr)}}}, nil
+		},
+	})
+}
+
+// ListProposals is the reviewer's inbox (status "" = all).
+func (s *Service) ListProposals(ctx context.Context, ws, roomID, status string) ([]room.Proposal, error) {
+	var out []room.Proposal
+	after := ""
+	for {
+		objs, err := s.Store.ListObjects(ctx, store.ObjectQuery{Workspace: ws, Kind: store.KindProposal, Parent: roomID, AfterID: after, Limit: 500})
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range objs {
+			var pr room.Proposal
+			if err := json.Unmarshal(o.Doc, &pr); err != nil {
+				return nil, err
+			}
+			if status == "" || pr.Status == status {
+				out = append(out, pr)
+			}
+		}
+		if len(objs) < 500 {
+			break
+		}
+		after = objs[len(objs)-1].ID
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt < out[j].CreatedAt })
+	return out, nil
+}
+
+// GetProposal is the reviewer's full view, files included.
+func (s *Service) GetProposal(ctx context.Context, ws, id string) (room.Proposal, error) {
+	return s.proposal(ctx, ws, id)
+}
+
+// ApproveProposal is "Approve and create": a person's act that adds the app
+// to the launcher, in one guarded write on the Room.
+func (s *Service) ApproveProposal(ctx context.Context, ws, user, id string) error {
+	return s.decide(ctx, ws, user, id, "app_approved", func(d *room.Doc, pr *room.Proposal) error {
+		return room.Approve(d, pr, "user:"+user, s.Now())
+	})
+}
+
+// DeclineProposal: the app never reaches the launcher.
+func (s *Service) DeclineProposal(ctx context.Context, ws, user, id string) error {
+	return s.decide(ctx, ws, user, id, "app_declined", func(d *room.Doc, pr *room.Proposal) error {
+		return room.Decline(pr, "user:"+user, s.Now())
+	})
+}
+
+func (s *Service) decide(ctx context.Context, ws, user, id, kind string, act func(d *room.Doc, pr *room.Proposal) error) error {
+	pr, err := s.proposal(ctx, ws, id)
+	if err != nil {
+		return err
+	}
+	// One decision per proposal: the key makes two reviewers clicking at
+	// once serialize (the second replays or is refused), through the same
+	// key-first mechanism as every other write.
+	m := store.Mutation{
+		Workspace: ws, Type: store.TypeRoom, ID: pr.RoomID, Key: "decide:" + id, Fingerprint: kind, Actor: "user:" + user,
+		Apply: func(cur *store.Resource) (*store.Change, error) {
+			var d room.Doc
+			if err := json.Unmarshal(cur.Doc, &d); err != nil {
+				return nil, err
+			}
+			if err := act(&d, &pr); err != nil {
+				return nil, err
+			}
+			return &store.Change{Doc: mustJSON(d), Kind: kind, Changed: []string{pr.InstanceID}, Result: mustJSON(map[string]any{"status": pr.Status}),
+				Objects: []store.Object{{Workspace: ws, Kind: store.KindProposal, ID: pr.ID, Parent: pr.RoomID, Doc: mustJSON(pr)}}}, nil
+		},
+	}
+	_, err = s.Store.Guarded(ctx, m)
+	var kr *store.KeyReusedError
+	if errors.As(err, &kr) {
+		return problem.New(problem.Invalid, "proposal_id", "proposal %s was already decided differently; a decision is final", id)
+	}
+	return storeProblem(err, m)
+}
