@@ -13,6 +13,8 @@ const usage = `foundry — Notes and Rooms shared by people and AI agents
 Usage:
   foundry serve   [--data DIR | --database URL] [--addr HOST:PORT] [--demo] …
   foundry token   create|list|revoke [--data DIR | --database URL] …
+  foundry proposals list|show|approve|decline [ID] [--data DIR | --database URL]
+  foundry repo    push DIR --name NAME [--data DIR | --database URL]
   foundry migrate [--data DIR | --database URL]
   foundry version
 
@@ -30,6 +32,10 @@ func run(args []string) int {
 		err = cmdServe(args[1:])
 	case "token":
 		err = cmdToken(args[1:])
+	case "proposals":
+		err = cmdProposals(args[1:])
+	case "repo":
+		err = cmdRepo(args[1:])
 	case "migrate":
 		err = cmdMigrate(args[1:])
 	case "version", "--version":

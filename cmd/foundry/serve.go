@@ -80,9 +80,11 @@ func cmdServe(args []string) error {
 				return fmt.Errorf("demo content: %w", err)
 			}
 			log.Info("created demo Note", "note", id, "title", "Welcome")
-			if err := demoRoom(ctx, srv); err != nil {
-				return err
+			roomID, err := srv.Service.DemoRoom(ctx, owner)
+			if err != nil {
+				return fmt.Errorf("demo room: %w", err)
 			}
+			log.Info("created demo Room", "room", roomID)
 		}
 		printNextSteps(cfg, d, *publicURL)
 	}
@@ -104,9 +106,6 @@ func cmdServe(args []string) error {
 	}
 	return nil
 }
-
-// demoRoom is filled in when Rooms exist; Notes-only builds have none.
-var demoRoom = func(ctx context.Context, srv *server.Server) error { return nil }
 
 func where(c server.Config) string {
 	if c.Database != "" {

@@ -9,8 +9,8 @@ import (
 
 	"foundry/internal/auth"
 	"foundry/internal/note"
-	"foundry/internal/room"
 	"foundry/internal/problem"
+	"foundry/internal/room"
 	"foundry/internal/store"
 )
 
