@@ -116,7 +116,34 @@ func refSchema(s any) map[string]any {
 	if d.Decode(&m) != nil {
 		return nil
 	}
-	return m
+	defs, _ := m["$defs"].(map[string]any)
+	delete(m, "$defs")
+	return refInline(m, defs).(map[string]any)
+}
+
+// refInline replaces local references ("#/$defs/x") with what they name, so
+// the reference documents shared pieces where they are used.
+func refInline(v any, defs map[string]any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if r, ok := x["$ref"].(string); ok && strings.HasPrefix(r, "#/$defs/") {
+			if d, ok := defs[strings.TrimPrefix(r, "#/$defs/")]; ok {
+				return refInline(d, defs)
+			}
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = refInline(e, defs)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = refInline(e, defs)
+		}
+		return out
+	}
+	return v
 }
 
 type refParam struct {
@@ -243,6 +270,11 @@ func refConstraints(s map[string]any) string {
 	if items, ok := s["items"].(map[string]any); ok && items["properties"] == nil {
 		if c := refConstraints(items); c != "" {
 			out = append(out, "each: "+c)
+		}
+	}
+	if ap, ok := s["additionalProperties"].(map[string]any); ok && ap["properties"] == nil {
+		if c := refConstraints(ap); c != "" {
+			out = append(out, "each value: "+c)
 		}
 	}
 	if r := refBounds(s["minProperties"], s["maxProperties"]); r != "" {

@@ -20,18 +20,19 @@ const (
 	slideItem = `{"type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500},"body":{"type":"string","maxLength":20000},"notes":{"type":"string","maxLength":20000}}}`
 	outline   = `"slides":{"type":"array","minItems":1,"maxItems":20,"items":` + slideItem + `}`
 	cell      = `{"type":["string","number","boolean","null"]}`
-	// Output schemas name the fields a result carries; an error result
-	// carries error, field and message instead.
-	outWrite = `{"type":"object","properties":{"note_id":{"type":"string"},"version":{"type":"integer"},"replayed":{"type":"boolean"},"error":{"type":"string"}}}`
-	outRead  = `{"type":"object","properties":{"note_id":{"type":"string"},"version":{"type":"integer"},"error":{"type":"string"}}}`
+	// Output schemas name the key fields of a result, kept short: tools/list
+	// is paid for in every client's context. An error result carries error,
+	// field and message instead.
+	outWrite = `{"type":"object","properties":{"version":{"type":"integer"},"replayed":{"type":"boolean"}}}`
+	outRead  = `{"type":"object","properties":{"version":{"type":"integer"}}}`
 )
 
 func noteTools(svc *service.Service) []*Tool {
 	return []*Tool{
 		newTool(ToolsetNotes, "list_notes", auth.ScopeRead,
-			"List the approved Notes this connection can reach, with their versions. Filter by title with query; page with cursor.",
+			"List the approved Notes this connection can reach. Filter by title; page with cursor.",
 			`{"type":"object","additionalProperties":false,"properties":{"query":{"type":"string","maxLength":200},`+cursor+`,`+limit+`}}`,
-			`{"type":"object","properties":{"notes":{"type":"array"},"next_cursor":{"type":"string"}}}`,
+			`{"type":"object","properties":{"notes":{"type":"array"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[struct {
 					Query  string `json:"query"`
@@ -47,7 +48,7 @@ func noteTools(svc *service.Service) []*Tool {
 		newTool(ToolsetNotes, "list_note_tabs", auth.ScopeRead,
 			"List every tab instance and its type. A Note may have multiple Slides or Sheet tabs; use the exact tab ID returned here.",
 			`{"type":"object","additionalProperties":false,"required":["note_id"],"properties":{`+noteID+`}}`,
-			`{"type":"object","properties":{"note_id":{"type":"string"},"version":{"type":"integer"},"tabs":{"type":"array"}}}`,
+			`{"type":"object","properties":{"version":{"type":"integer"},"tabs":{"type":"array"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[struct {
 					NoteID string `json:"note_id"`
@@ -59,7 +60,7 @@ func noteTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetNotes, "read_note_tab", auth.ScopeRead,
-			"Read one tab by exact tab ID, with the Note version to edit against. Files and Sources give metadata only.",
+			"Read one tab by exact tab ID, with the Note version to edit against.",
 			`{"type":"object","additionalProperties":false,"required":["note_id","tab_id"],"properties":{`+noteID+`,`+tabID+`}}`,
 			outRead,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
@@ -74,7 +75,7 @@ func noteTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetNotes, "read_sheet_range", auth.ScopeRead,
-			"Read at most 100 x 100 cells of a Sheet tab (0-based rows and columns; sheet_id defaults to the first sheet).",
+			"Read at most 100 x 100 cells of a Sheet tab (0-based; default: first sheet).",
 			`{"type":"object","additionalProperties":false,"required":["note_id","tab_id","start_row","start_col","rows","cols"],"properties":{`+noteID+`,`+tabID+
 				`,"sheet_id":{"type":"string","maxLength":100},"start_row":{"type":"integer","minimum":0},"start_col":{"type":"integer","minimum":0},"rows":{"type":"integer","minimum":1,"maximum":100},"cols":{"type":"integer","minimum":1,"maximum":100}}}`,
 			outRead,
@@ -95,9 +96,9 @@ func noteTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetNotes, "list_note_attachments", auth.ScopeRead,
-			"List a Note's sources or files: metadata only, never content or links. Page with cursor.",
+			"List a Note's sources or files: metadata only, never content or links.",
 			`{"type":"object","additionalProperties":false,"required":["note_id","kind"],"properties":{`+noteID+`,"kind":{"enum":["sources","files"]},`+cursor+`,`+limit+`}}`,
-			`{"type":"object","properties":{"items":{"type":"array"},"total":{"type":"integer"},"next_cursor":{"type":"string"}}}`,
+			`{"type":"object","properties":{"items":{"type":"array"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[struct {
 					NoteID string `json:"note_id"`
@@ -112,7 +113,7 @@ func noteTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetNotes, "create_note_tab", auth.ScopeWrite,
-			"Create a new Slides or Sheet tab in an approved Note. Use the version from list_note_tabs; returns the exact new tab ID for later edits. An optional outline fills a Slides tab. A repeated idempotency key returns the first tab. Make the key once per intended tab and keep it on retries.",
+			"Create a new Slides or Sheet tab in an approved Note. Use the version from list_note_tabs; returns the exact new tab ID for later edits. An optional outline fills a Slides tab. A repeated idempotency key returns the first tab. One key per intended tab; keep it on retries.",
 			`{"type":"object","additionalProperties":false,"required":["note_id","expected_version","idempotency_key","tab_type"],"properties":{`+noteID+`,`+expected+`,`+key+
 				`,"tab_type":{"enum":["slides","sheet"]},"label":{"type":"string","maxLength":100},`+outline+`}}`,
 			outWrite,
@@ -125,11 +126,12 @@ func noteTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetNotes, "edit_note_tab", auth.ScopeWrite,
-			"Use an exact tab ID and version from read_note_tab. Use replace_text for Note/Markdown, slide_add or slides_add_outline for Slides, sheet_set_range for Sheet, or replace_tab_data for supported content tabs. File and Source attachments cannot be edited through this tool. A repeated idempotency key returns the first result. On version_conflict: read again, redo the change, new key.",
+			"Use an exact tab ID and version from read_note_tab. Use replace_text for Note/Markdown, slide_add or slides_add_outline for Slides, sheet_set_range for Sheet, or replace_tab_data for supported content tabs. File and Source attachments cannot be edited through this tool. A repeated idempotency key returns the first result. On version_conflict: re-read, redo, new key.",
 			`{"type":"object","additionalProperties":false,"required":["note_id","tab_id","expected_version","idempotency_key","operation"],"properties":{`+noteID+`,`+tabID+`,`+expected+`,`+key+
-				`,"operation":{"enum":["replace_text","replace_tab_data","slide_add","slides_add_outline","sheet_set_range"]},"text":{"type":"string","maxLength":1048576},"title":{"type":"string","minLength":1,"maxLength":500},"body":{"type":"string","maxLength":20000},"notes":{"type":"string","maxLength":20000},`+outline+
-				`,"sheet_id":{"type":"string","maxLength":100},"start_row":{"type":"integer","minimum":0},"start_col":{"type":"integer","minimum":0},"values":{"type":"array","maxItems":100,"items":{"type":"array","maxItems":100,"items":`+cell+`}}`+
-				`,"data":{"type":"object","additionalProperties":false,"properties":{"slides":{"type":"array","maxItems":200,"items":`+slideItem+`},"sheets":{"type":"array","minItems":1,"maxItems":20,"items":{"type":"object","additionalProperties":false,"required":["name","cells"],"properties":{"sheet_id":{"type":"string"},"name":{"type":"string","maxLength":100},"cells":{"type":"array","items":{"type":"array","items":`+cell+`}}}}}}}}}`,
+				`,"operation":{"enum":["replace_text","replace_tab_data","slide_add","slides_add_outline","sheet_set_range"]},"text":{"type":"string","maxLength":1048576},"title":{"type":"string","minLength":1,"maxLength":500},"body":{"type":"string","maxLength":20000},"notes":{"type":"string","maxLength":20000},"slides":{"type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/slide"}}`+
+				`,"sheet_id":{"type":"string","maxLength":100},"start_row":{"type":"integer","minimum":0},"start_col":{"type":"integer","minimum":0},"values":{"type":"array","maxItems":100,"items":{"type":"array","maxItems":100,"items":{"$ref":"#/$defs/cell"}}}`+
+				`,"data":{"type":"object","additionalProperties":false,"properties":{"slides":{"type":"array","maxItems":200,"items":{"$ref":"#/$defs/slide"}},"sheets":{"type":"array","minItems":1,"maxItems":20,"items":{"type":"object","additionalProperties":false,"required":["name","cells"],"properties":{"sheet_id":{"type":"string"},"name":{"type":"string","maxLength":100},"cells":{"type":"array","items":{"type":"array","items":{"$ref":"#/$defs/cell"}}}}}}}}},`+
+				`"$defs":{"slide":`+slideItem+`,"cell":`+cell+`}}`,
 			outWrite,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[service.EditTabArgs](args)

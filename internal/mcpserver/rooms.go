@@ -9,14 +9,17 @@ import (
 	"foundry/internal/service"
 )
 
-const roomID = `"room_id":{"type":"string","minLength":1,"maxLength":64}`
+const (
+	roomID      = `"room_id":{"type":"string","minLength":1,"maxLength":64}`
+	outProposal = `{"type":"object","properties":{"proposal_id":{"type":"string"},"instance_id":{"type":"string"}}}`
+)
 
 func roomTools(svc *service.Service) []*Tool {
 	return []*Tool{
 		newTool(ToolsetRooms, "list_rooms", auth.ScopeRead,
 			"List the cloud Rooms this connection can reach. Local Rooms are unavailable.",
 			`{"type":"object","additionalProperties":false,"properties":{`+cursor+`,`+limit+`}}`,
-			`{"type":"object","properties":{"rooms":{"type":"array"},"next_cursor":{"type":"string"}}}`,
+			`{"type":"object","properties":{"rooms":{"type":"array"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[struct {
 					Cursor string `json:"cursor"`
@@ -29,9 +32,9 @@ func roomTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetRooms, "read_room", auth.ScopeRead,
-			"Read a cloud Room and the apps in its launcher. Local Rooms are unavailable: tell the user instead of retrying.",
+			"Read a cloud Room and its launcher apps. Local Rooms are unavailable: tell the user.",
 			`{"type":"object","additionalProperties":false,"required":["room_id"],"properties":{`+roomID+`}}`,
-			`{"type":"object","properties":{"room_id":{"type":"string"},"apps":{"type":"array"}}}`,
+			`{"type":"object","properties":{"apps":{"type":"array"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[struct {
 					RoomID string `json:"room_id"`
@@ -43,9 +46,9 @@ func roomTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetRooms, "list_room_apps", auth.ScopeRead,
-			"List the apps in a cloud Room's launcher, in launcher order. Page with cursor.",
+			"List a cloud Room's launcher apps in order.",
 			`{"type":"object","additionalProperties":false,"required":["room_id"],"properties":{`+roomID+`,`+cursor+`,`+limit+`}}`,
-			`{"type":"object","properties":{"apps":{"type":"array"},"next_cursor":{"type":"string"}}}`,
+			`{"type":"object","properties":{"apps":{"type":"array"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[struct {
 					RoomID string `json:"room_id"`
@@ -59,9 +62,9 @@ func roomTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetRooms, "read_room_app_status", auth.ScopeRead,
-			"Read the safe launcher state of one app (pending_review, declined, in_launcher, removed) and its latest build state. No config, files, logs or secrets.",
+			"The safe launcher state of one app (pending_review, declined, in_launcher, removed) and latest build state. No config, files, logs or secrets.",
 			`{"type":"object","additionalProperties":false,"required":["room_id","instance_id"],"properties":{`+roomID+`,"instance_id":{"type":"string","minLength":1,"maxLength":64}}}`,
-			`{"type":"object","properties":{"state":{"type":"string"},"build":{"type":"object"}}}`,
+			`{"type":"object","properties":{"state":{"type":"string"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[struct {
 					RoomID     string `json:"room_id"`
@@ -75,9 +78,9 @@ func roomTools(svc *service.Service) []*Tool {
 
 		newTool(ToolsetRooms, "propose_room_snippet_app", auth.ScopeWrite,
 			"Prepare a Room snippet with source files. It appears in the cloud Room launcher only after its owner reviews and approves the full code in osFoundry. "+
-				"Key: \"snip-\" + first 32 hex of sha256(room_id, name, files); keep it on retries. While the owner reviews, end your turn; read the status once when the user is back.",
+				"Key: \"snip-\" + sha256(room_id, name, files)[:32], same on retries. While they review, end your turn; check status once when the user is back.",
 			`{"type":"object","properties":{"room_id":{"type":"string"},"name":{"type":"string","maxLength":200},"files":{"type":"object","additionalProperties":{"type":"string"}},"idempotency_key":{"type":"string","minLength":8,"maxLength":128}},"required":["room_id","name","files","idempotency_key"],"additionalProperties":false}`,
-			`{"type":"object","properties":{"proposal_id":{"type":"string"},"instance_id":{"type":"string"},"status":{"type":"string"},"cursor":{"type":"string"},"replayed":{"type":"boolean"}}}`,
+			outProposal,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[service.ProposeSnippetArgs](args)
 				if err != nil {
@@ -87,10 +90,10 @@ func roomTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetRooms, "propose_room_repo_app", auth.ScopeWrite,
-			"Propose a pinned repository version (from list_repositories) as a Room app, for apps too large for a snippet. It reaches the launcher only after the owner approves. Key: a hash of room_id, name, repository_id and version_id.",
+			"Propose a pinned repository version as a Room app, for apps too large for a snippet. It reaches the launcher only after the owner approves. Key: hash of room, name and version.",
 			`{"type":"object","additionalProperties":false,"required":["room_id","name","repository_id","version_id","idempotency_key"],"properties":{`+roomID+
 				`,"name":{"type":"string","maxLength":200},"repository_id":{"type":"string","minLength":1,"maxLength":64},"version_id":{"type":"string","minLength":1,"maxLength":64},`+key+`}}`,
-			`{"type":"object","properties":{"proposal_id":{"type":"string"},"instance_id":{"type":"string"},"status":{"type":"string"},"replayed":{"type":"boolean"}}}`,
+			outProposal,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[service.ProposeRepoArgs](args)
 				if err != nil {
@@ -100,9 +103,9 @@ func roomTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetRooms, "list_repositories", auth.ScopeRead,
-			"List repositories and their pinned versions (metadata only), to propose one with propose_room_repo_app.",
+			"List repositories and their pinned versions, for propose_room_repo_app.",
 			`{"type":"object","additionalProperties":false,"properties":{`+cursor+`,`+limit+`}}`,
-			`{"type":"object","properties":{"repositories":{"type":"array"},"next_cursor":{"type":"string"}}}`,
+			`{"type":"object","properties":{"repositories":{"type":"array"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[struct {
 					Cursor string `json:"cursor"`
@@ -115,9 +118,9 @@ func roomTools(svc *service.Service) []*Tool {
 			}),
 
 		newTool(ToolsetEvents, "poll_resource_events", auth.ScopeRead,
-			"Events of a Note or Room after cursor (from a write result or a previous poll). wait_seconds (≤ 25) returns as soon as an event arrives; an empty page keeps the cursor.",
+			"Events of a Note or Room after cursor (from a write or a poll). wait_seconds (≤ 25) returns as soon as one arrives.",
 			`{"type":"object","additionalProperties":false,"required":["resource_type","resource_id"],"properties":{"resource_type":{"enum":["note","room"]},"resource_id":{"type":"string","minLength":1,"maxLength":64},`+cursor+`,`+limit+`,"wait_seconds":{"type":"integer","minimum":0,"maximum":25}}}`,
-			`{"type":"object","properties":{"events":{"type":"array"},"next_cursor":{"type":"string"}}}`,
+			`{"type":"object","properties":{"events":{"type":"array"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 				a, err := decode[struct {
 					Type   string `json:"resource_type"`

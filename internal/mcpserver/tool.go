@@ -49,9 +49,9 @@ func newTool(toolset, name, scope, description, input, output string, handle fun
 	ann := &mcp.ToolAnnotations{ReadOnlyHint: scope == auth.ScopeRead}
 	if scope == auth.ScopeWrite {
 		ann.DestructiveHint = boolPtr(true)
-		ann.OpenWorldHint = boolPtr(false)
-	} else {
-		ann.OpenWorldHint = boolPtr(false)
+	}
+	if toolset == ToolsetRooms && scope == auth.ScopeWrite {
+		ann.OpenWorldHint = boolPtr(false) // as published for Room proposals: nothing leaves Foundry
 	}
 	def := &mcp.Tool{
 		Name:         name,
