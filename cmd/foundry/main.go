@@ -13,6 +13,8 @@ const usage = `foundry — Notes and Rooms shared by people and AI agents
 Usage:
   foundry serve   [--data DIR | --database URL] [--addr HOST:PORT] [--demo] …
   foundry token   create|list|revoke [--data DIR | --database URL] …
+  foundry notes   list|create|approve|unapprove|history|restore …
+  foundry rooms   list|create …
   foundry proposals list|show|approve|decline [ID] [--data DIR | --database URL]
   foundry repo    push DIR --name NAME [--data DIR | --database URL]
   foundry migrate [--data DIR | --database URL]
@@ -32,6 +34,10 @@ func run(args []string) int {
 		err = cmdServe(args[1:])
 	case "token":
 		err = cmdToken(args[1:])
+	case "notes":
+		err = cmdNotes(args[1:])
+	case "rooms":
+		err = cmdRooms(args[1:])
 	case "proposals":
 		err = cmdProposals(args[1:])
 	case "repo":

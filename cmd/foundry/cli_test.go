@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"foundry/internal/server/servertest"
+)
+
+// foundryBin builds the command once for the CLI tests.
+func foundryBin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "foundry")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func runCLI(t *testing.T, bin string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("foundry %s: %v\n%s%s", strings.Join(args, " "), err, o.String(), e.String())
+	}
+	return o.String(), e.String()
+}
+
+// TestFirstRunAsTheREADMESays follows the README on a fresh data folder:
+// serve --demo, token create, connect a client, then the people's CLI.
+func TestFirstRunAsTheREADMESays(t *testing.T) {
+	bin := foundryBin(t)
+	data := filepath.Join(t.TempDir(), "foundry-data")
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := exec.CommandContext(ctx, bin, "serve", "--demo", "--data", data, "--addr", addr)
+	stderr, _ := srv.StderrPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); srv.Wait() }()
+	var printed strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		printed.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "Foundry is serving") {
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	for _, want := range []string{"Next steps", "foundry token create", "/mcp"} {
+		if !strings.Contains(printed.String(), want) {
+			t.Fatalf("first start does not print %q:\n%s", want, printed.String())
+		}
+	}
+	if resp, err := http.Get("http://" + addr + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", resp, err)
+	}
+
+	out, _ := runCLI(t, bin, "token", "create", "--data", data, "--scopes", "osfoundry:read,osfoundry:write")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	token := lines[len(lines)-1]
+	if !strings.HasPrefix(token, "fdy_") || strings.Contains(token, " ") {
+		t.Fatalf("the last line of token create is %q, want the token alone", token)
+	}
+	cs := servertest.Connect(t, "http://"+addr+"/mcp", token, "", nil)
+	notes := servertest.MustCall(t, cs, "list_notes", map[string]any{})
+	if !strings.Contains(notes.Text, "Welcome") {
+		t.Fatalf("demo Note missing: %s", notes.Text)
+	}
+	rooms := servertest.MustCall(t, cs, "list_rooms", map[string]any{})
+	if !strings.Contains(rooms.Text, "room_") {
+		t.Fatalf("demo Room missing: %s", rooms.Text)
+	}
+	repos := servertest.MustCall(t, cs, "list_repositories", map[string]any{})
+	if !strings.Contains(repos.Text, "ver_") {
+		t.Fatalf("demo repository missing: %s", repos.Text)
+	}
+
+	out, _ = runCLI(t, bin, "token", "list", "--data", data)
+	if !strings.Contains(out, "active") {
+		t.Fatalf("token list: %s", out)
+	}
+
+	// Propose over MCP, approve from the CLI, see it in the launcher.
+	roomID := rooms.Data["rooms"].([]any)[0].(map[string]any)["room_id"].(string)
+	p := servertest.MustCall(t, cs, "propose_room_snippet_app", map[string]any{"room_id": roomID, "name": "Timer",
+		"files": map[string]any{"src/App.tsx": "export default () => null"}, "idempotency_key": "snip-cli-test-0001"})
+	out, _ = runCLI(t, bin, "proposals", "list", "--data", data)
+	if !strings.Contains(out, p.Str("proposal_id")) {
+		t.Fatalf("proposals list lacks %s:\n%s", p.Str("proposal_id"), out)
+	}
+	out, _ = runCLI(t, bin, "proposals", "show", p.Str("proposal_id"), "--data", data)
+	if !strings.Contains(out, "export default () => null") || !strings.Contains(out, "Review all proposed files (1)") {
+		t.Fatalf("proposals show:\n%s", out)
+	}
+	runCLI(t, bin, "proposals", "approve", p.Str("proposal_id"), "--data", data)
+	st := servertest.MustCall(t, cs, "read_room_app_status", map[string]any{"room_id": roomID, "instance_id": p.Str("instance_id")})
+	if st.Str("state") != "in_launcher" {
+		t.Fatalf("after CLI approve: %s", st.Text)
+	}
+
+	// repo push pins a folder and prints its version ID.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
+	os.WriteFile(filepath.Join(dir, "src", "App.tsx"), []byte("export default () => 1\n"), 0o644)
+	out, _ = runCLI(t, bin, "repo", "push", dir, "--name", "cli-app", "--data", data)
+	if !strings.HasPrefix(strings.TrimSpace(out), "ver_") {
+		t.Fatalf("repo push printed %q", out)
+	}
+
+	// History and restore: a restore is a new version.
+	noteID := notes.Data["notes"].([]any)[0].(map[string]any)["note_id"].(string)
+	tabs := servertest.MustCall(t, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown"})
+	ed := servertest.MustCall(t, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown", "expected_version": tabs.Int("version"),
+		"idempotency_key": "cli-test-edit-1", "operation": "replace_text", "text": "replaced"})
+	out, _ = runCLI(t, bin, "notes", "history", noteID, "--data", data)
+	if !strings.Contains(out, "tab_edited") {
+		t.Fatalf("history:\n%s", out)
+	}
+	runCLI(t, bin, "notes", "restore", noteID, "--version", "1", "--data", data)
+	after := servertest.MustCall(t, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown"})
+	if after.Int("version") != ed.Int("version")+1 || !strings.Contains(after.Str("text"), "Welcome to Foundry") {
+		t.Fatalf("after restore: version %d (want %d), text %q", after.Int("version"), ed.Int("version")+1, after.Str("text"))
+	}
+
+	// Revoked tokens stop working at once.
+	out, _ = runCLI(t, bin, "token", "list", "--data", data)
+	id := strings.Fields(strings.Split(out, "\n")[1])[0]
+	runCLI(t, bin, "token", "revoke", id, "--data", data)
+	if _, err := servertest.Call(context.Background(), cs, "list_notes", map[string]any{}); err == nil {
+		t.Fatal("a revoked token still works")
+	}
+}
