@@ -73,14 +73,22 @@ func processCPU() time.Duration {
 
 // countingTransport counts requests and the answers sent as plain JSON
 // (Foundry's pre-encoded tools/list; the SDK answers a POST with an SSE
-// stream), and on demand keeps the JSON-RPC result of the next answer.
+// stream), and can record one exchange to replay it without a client.
 type countingTransport struct {
-	base     http.RoundTripper
+	base     *http.Transport
 	requests atomic.Int64
 	jsonResp atomic.Int64
-	capture  atomic.Bool
 	mu       sync.Mutex
-	captured json.RawMessage
+	rec      *exchange // non-nil while recording
+}
+
+// exchange is one recorded POST: the request as the go-sdk client sent it,
+// and the JSON-RPC result of its answer as the server sent it.
+type exchange struct {
+	base   *http.Transport
+	req    *http.Request
+	body   []byte
+	result json.RawMessage
 }
 
 func newCountingTransport() *countingTransport {
@@ -90,28 +98,85 @@ func newCountingTransport() *countingTransport {
 	return &countingTransport{base: t}
 }
 
+// record runs call (one client call, untimed) and returns the exchange it made.
+func (c *countingTransport) record(tb testing.TB, call func() error) *exchange {
+	tb.Helper()
+	x := &exchange{base: c.base}
+	c.mu.Lock()
+	c.rec = x
+	c.mu.Unlock()
+	err := call()
+	c.mu.Lock()
+	c.rec = nil
+	c.mu.Unlock()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if x.req == nil || x.result == nil {
+		tb.Fatal("no JSON-RPC result was recorded")
+	}
+	return x
+}
+
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	x := c.rec
+	c.mu.Unlock()
+	if r.Method != http.MethodPost {
+		return c.base.RoundTrip(r)
+	}
+	var reqBody []byte
+	if x != nil && r.Body != nil {
+		var err error
+		if reqBody, err = io.ReadAll(r.Body); err != nil {
+			return nil, err
+		}
+		r.Body.Close()
+		r = r.Clone(r.Context())
+		r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	}
 	resp, err := c.base.RoundTrip(r)
-	if err != nil || r.Method != http.MethodPost {
+	if err != nil {
 		return resp, err
 	}
 	c.requests.Add(1)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		c.jsonResp.Add(1)
 	}
-	if c.capture.Load() {
+	if x != nil {
 		body, rerr := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(body))
-		if rerr == nil {
-			if res := rpcResult(body); res != nil {
-				c.mu.Lock()
-				c.captured = res
-				c.mu.Unlock()
-			}
+		if res := rpcResult(body); rerr == nil && res != nil {
+			c.mu.Lock()
+			x.req, x.body, x.result = r, reqBody, res
+			c.mu.Unlock()
 		}
 	}
 	return resp, nil
+}
+
+// replay sends the recorded request again as plain HTTP (no MCP client) and
+// reads the whole answer.
+func (x *exchange) replay(ctx context.Context) error {
+	r := x.req.Clone(ctx)
+	r.Body = io.NopCloser(bytes.NewReader(x.body))
+	r.ContentLength = int64(len(x.body))
+	resp, err := x.base.RoundTrip(r)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err == nil && (resp.StatusCode != http.StatusOK || n == 0) {
+		err = fmt.Errorf("replay: status %d, %d bytes", resp.StatusCode, n)
+	}
+	return err
+}
+
+// runReplay is runPool replaying one recorded exchange from every worker.
+func runReplay(b *testing.B, x *exchange) {
+	runPool(b, benchWorkers, func(ctx context.Context, w int, n int64) error { return x.replay(ctx) })
 }
 
 // rpcResult is the raw "result" of a JSON-RPC answer sent as JSON or as an
@@ -149,7 +214,7 @@ func connectPool(b *testing.B, url, token, proto string) *target {
 	for range benchWorkers {
 		t.clients = append(t.clients, servertest.Connect(b, url, token, proto, t.rt))
 	}
-	b.Cleanup(t.rt.base.(*http.Transport).CloseIdleConnections)
+	b.Cleanup(t.rt.base.CloseIdleConnections)
 	return t
 }
 
@@ -168,17 +233,17 @@ func noopTool(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 }
 
-// runPool spreads b.N calls over the target's clients and reports calls/s
-// and process CPU per call.
-func runPool(b *testing.B, t *target, call func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error) {
+// runPool spreads b.N calls over workers goroutines and reports calls/s and
+// process CPU per call.
+func runPool(b *testing.B, workers int, call func(ctx context.Context, w int, n int64) error) {
 	ctx := context.Background()
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	errs := make(chan error, len(t.clients))
+	errs := make(chan error, workers)
 	b.ReportAllocs()
 	cpu0 := processCPU()
 	b.ResetTimer()
-	for w, cs := range t.clients {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -187,7 +252,7 @@ func runPool(b *testing.B, t *target, call func(ctx context.Context, w int, cs *
 				if n > int64(b.N) {
 					return
 				}
-				if err := call(ctx, w, cs, n); err != nil {
+				if err := call(ctx, w, n); err != nil {
 					errs <- err
 					return
 				}
@@ -203,6 +268,11 @@ func runPool(b *testing.B, t *target, call func(ctx context.Context, w int, cs *
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "server-cpu-µs/call")
+}
+
+// runClients is runPool with one client session per worker.
+func runClients(b *testing.B, t *target, call func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error) {
+	runPool(b, len(t.clients), func(ctx context.Context, w int, n int64) error { return call(ctx, w, t.clients[w], n) })
 }
 
 func toolError(name string, res *mcp.CallToolResult) error {
@@ -222,7 +292,12 @@ func toolError(name string, res *mcp.CallToolResult) error {
 //     client's own Note, with the version from its previous answer and a
 //     fresh key each call, so no call conflicts or replays; every call is a
 //     durable SQLite write (synchronous=FULL, group commit);
-//   - bare_sdk_noop: a bare mcp.Server with one no-op tool, the baseline.
+//   - bare_sdk_noop: a bare mcp.Server with one no-op tool, the baseline;
+//   - read_note_tab_raw_http, bare_sdk_noop_raw_http: the request a go-sdk
+//     client sent for those calls, recorded once and replayed as plain HTTP
+//     (no MCP client decoding the answers), so their process CPU per call is
+//     close to the server's alone. edit_note_tab can't be replayed: each
+//     call needs a new version and key.
 func BenchmarkMCPCalls(b *testing.B) {
 	benchGC(b)
 	for _, proto := range benchProtocols {
@@ -251,8 +326,21 @@ func BenchmarkMCPCalls(b *testing.B) {
 			bare.AddTool(&mcp.Tool{Name: "noop", Description: "Does nothing.", InputSchema: json.RawMessage(`{"type":"object"}`)}, noopTool)
 			baseline := connectPool(b, bareServer(b, bare), "", proto)
 
+			// Replayable calls, recorded once untimed for the *_raw_http variants.
+			readX := foundry.rt.record(b, func() error {
+				res, err := foundry.clients[0].CallTool(context.Background(), &mcp.CallToolParams{Name: "read_note_tab", Arguments: map[string]any{"note_id": notes[0], "tab_id": "markdown"}})
+				if err == nil && res.IsError {
+					err = toolError("read_note_tab", res)
+				}
+				return err
+			})
+			noopX := baseline.rt.record(b, func() error {
+				_, err := baseline.clients[0].CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}})
+				return err
+			})
+
 			b.Run("read_note_tab", func(b *testing.B) {
-				runPool(b, foundry, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
+				runClients(b, foundry, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
 					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_note_tab", Arguments: map[string]any{"note_id": notes[w], "tab_id": "markdown"}})
 					if err != nil {
 						return err
@@ -264,7 +352,7 @@ func BenchmarkMCPCalls(b *testing.B) {
 				})
 			})
 			b.Run("edit_note_tab", func(b *testing.B) {
-				runPool(b, foundry, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
+				runClients(b, foundry, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
 					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "edit_note_tab", Arguments: map[string]any{
 						"note_id": notes[w], "tab_id": "markdown", "expected_version": versions[w],
 						"idempotency_key": fmt.Sprintf("bench-w%d-v%d", w, versions[w]),
@@ -286,7 +374,7 @@ func BenchmarkMCPCalls(b *testing.B) {
 				})
 			})
 			b.Run("bare_sdk_noop", func(b *testing.B) {
-				runPool(b, baseline, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
+				runClients(b, baseline, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
 					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}})
 					if err != nil {
 						return err
@@ -297,16 +385,23 @@ func BenchmarkMCPCalls(b *testing.B) {
 					return nil
 				})
 			})
+			b.Run("read_note_tab_raw_http", func(b *testing.B) { runReplay(b, readX) })
+			b.Run("bare_sdk_noop_raw_http", func(b *testing.B) { runReplay(b, noopX) })
 		})
 	}
 }
 
 // BenchmarkToolsList: the tools/list answer, Foundry (served from its
 // pre-encoded cache) against a bare go-sdk server holding the same tool
-// definitions (mcpserver.Tools(nil)), with the same server options. Reports
+// definitions (mcpserver.Tools(nil)) with the same server options. Reports
 // the size of the JSON-RPC result as sent (bytes, bytes/tool), calls/s and
 // process CPU per call; for Foundry also cache-hit-% (answers sent as the
 // pre-encoded JSON rather than by the SDK).
+//
+// foundry and bare_sdk call through go-sdk clients, whose own decoding of a
+// ~15 KB answer is a large share of the process CPU; the *_raw_http variants
+// replay the very request that client sent as plain HTTP and only read the
+// answer, so their CPU per call is much closer to the server's alone.
 func BenchmarkToolsList(b *testing.B) {
 	benchGC(b)
 	for _, proto := range benchProtocols {
@@ -324,42 +419,51 @@ func BenchmarkToolsList(b *testing.B) {
 			}
 			baseline := connectPool(b, bareServer(b, bare), "", proto)
 
+			// One call each, untimed, records the request and the result as sent.
+			tools := map[*target]int{}
+			lists := map[*target]*exchange{}
+			for _, t := range []*target{foundry, baseline} {
+				lists[t] = t.rt.record(b, func() error {
+					res, err := t.clients[0].ListTools(context.Background(), nil)
+					if err == nil {
+						tools[t] = len(res.Tools)
+					}
+					return err
+				})
+			}
+			if tools[foundry] == 0 || tools[foundry] != tools[baseline] {
+				b.Fatalf("Foundry lists %d tools, the bare server %d", tools[foundry], tools[baseline])
+			}
+
 			for _, c := range []struct {
 				name string
 				t    *target
-			}{{"foundry", foundry}, {"bare_sdk", baseline}} {
+				raw  bool
+			}{{"foundry", foundry, false}, {"bare_sdk", baseline, false}, {"foundry_raw_http", foundry, true}, {"bare_sdk_raw_http", baseline, true}} {
 				b.Run(c.name, func(b *testing.B) {
-					// One call outside the timing to keep the result as sent.
-					c.t.rt.capture.Store(true)
-					res, err := c.t.clients[0].ListTools(context.Background(), nil)
-					c.t.rt.capture.Store(false)
-					if err != nil {
-						b.Fatal(err)
-					}
-					c.t.rt.mu.Lock()
-					raw := c.t.rt.captured
-					c.t.rt.mu.Unlock()
-					if raw == nil || len(res.Tools) == 0 {
-						b.Fatalf("tools/list: captured %d bytes, %d tools", len(raw), len(res.Tools))
-					}
-					req0, json0 := c.t.rt.requests.Load(), c.t.rt.jsonResp.Load()
-					runPool(b, c.t, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
-						r, err := cs.ListTools(ctx, nil)
-						if err == nil && len(r.Tools) != len(res.Tools) {
-							err = fmt.Errorf("tools/list: %d tools, want %d", len(r.Tools), len(res.Tools))
+					rt, x := c.t.rt, lists[c.t]
+					req0, json0 := rt.requests.Load(), rt.jsonResp.Load()
+					if c.raw {
+						runReplay(b, x)
+					} else {
+						runClients(b, c.t, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
+							r, err := cs.ListTools(ctx, nil)
+							if err == nil && len(r.Tools) != tools[c.t] {
+								err = fmt.Errorf("tools/list: %d tools, want %d", len(r.Tools), tools[c.t])
+							}
+							return err
+						})
+						reqs, jsons := rt.requests.Load()-req0, rt.jsonResp.Load()-json0
+						if reqs != int64(b.N) {
+							// The client answered from its own cache, or retried: calls/s would not be the server's.
+							b.Logf("%d HTTP requests for %d tools/list calls", reqs, b.N)
 						}
-						return err
-					})
-					reqs, jsons := c.t.rt.requests.Load()-req0, c.t.rt.jsonResp.Load()-json0
-					if reqs != int64(b.N) {
-						// The client answered from its own cache (or retried): calls/s would not be the server's.
-						b.Logf("%d HTTP requests for %d tools/list calls", reqs, b.N)
+						if c.name == "foundry" && reqs > 0 {
+							b.ReportMetric(100*float64(jsons)/float64(reqs), "cache-hit-%")
+						}
 					}
-					b.ReportMetric(float64(len(raw)), "bytes")
-					b.ReportMetric(float64(len(raw))/float64(len(res.Tools)), "bytes/tool")
-					if c.name == "foundry" && reqs > 0 {
-						b.ReportMetric(100*float64(jsons)/float64(reqs), "cache-hit-%")
-					}
+					b.ReportMetric(float64(len(x.result)), "bytes")
+					b.ReportMetric(float64(len(x.result))/float64(tools[c.t]), "bytes/tool")
 				})
 			}
 		})
