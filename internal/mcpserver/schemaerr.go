@@ -26,11 +26,14 @@ func (t *Tool) schemaProblem(err error, inst any) *problem.Problem {
 	msg := err.Error()
 	ptr := ""
 	if m := reSchemaPath.FindAllStringSubmatchIndex(msg, -1); len(m) > 0 {
-		last := m[len(m)-1]
-		if p := msg[last[2]:last[3]]; p != "root" {
-			ptr = p
+		// The place in the arguments is the innermost path outside $defs;
+		// a shared definition ($ref) says what failed, not where.
+		for _, seg := range m {
+			if p := msg[seg[2]:seg[3]]; p != "root" && !strings.Contains(p, "$defs") {
+				ptr = p
+			}
 		}
-		msg = msg[last[1]:]
+		msg = msg[m[len(m)-1][1]:]
 	}
 	field := t.locate(ptr, inst)
 	rule := msg

@@ -69,8 +69,7 @@ func newTool(toolset, name, scope, description, input, output string, handle fun
 	if err != nil {
 		panic(fmt.Sprintf("%s: input schema: %v", name, err))
 	}
-	var raw map[string]any
-	json.Unmarshal([]byte(input), &raw)
+	raw := refSchema(json.RawMessage(input)) // $refs inlined, to walk arguments along it
 	return &Tool{Def: def, Scope: scope, Toolset: toolset, Handle: handle, schema: resolved, raw: raw}
 }
 

@@ -26,7 +26,7 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, typ, id, cur
 	}
 	switch typ {
 	case store.TypeNote:
-		if _, _, err := s.agentNote(ctx, p, id); err != nil {
+		if _, err := s.noteAccess(ctx, p, id); err != nil {
 			return nil, err
 		}
 	case store.TypeRoom:

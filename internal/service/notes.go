@@ -55,18 +55,27 @@ func (s *Service) ListNotes(ctx context.Context, p auth.Principal, query, cursor
 // agentNote loads a Note the principal may reach: same workspace, approved,
 // in the grant. Anything else is not found, never forbidden.
 func (s *Service) agentNote(ctx context.Context, p auth.Principal, id string) (store.Resource, note.Doc, error) {
-	r, err := s.Store.Get(ctx, store.TypeNote, id)
-	if err != nil || r.Workspace != p.Workspace || !r.Approved || !p.CanNote(id) {
-		if err != nil && err != store.ErrNotFound {
-			return store.Resource{}, note.Doc{}, err
-		}
-		return store.Resource{}, note.Doc{}, notFound(store.TypeNote, id)
+	r, err := s.noteAccess(ctx, p, id)
+	if err != nil {
+		return store.Resource{}, note.Doc{}, err
 	}
 	var d note.Doc
 	if err := json.Unmarshal(r.Doc, &d); err != nil {
 		return store.Resource{}, note.Doc{}, fmt.Errorf("note %s: %w", id, err)
 	}
 	return r, d, nil
+}
+
+// noteAccess is agentNote without decoding the document.
+func (s *Service) noteAccess(ctx context.Context, p auth.Principal, id string) (store.Resource, error) {
+	r, err := s.Store.Get(ctx, store.TypeNote, id)
+	if err != nil || r.Workspace != p.Workspace || !r.Approved || !p.CanNote(id) {
+		if err != nil && err != store.ErrNotFound {
+			return store.Resource{}, err
+		}
+		return store.Resource{}, notFound(store.TypeNote, id)
+	}
+	return r, nil
 }
 
 // ListNoteTabs: every tab instance and the Note version.
@@ -368,7 +377,7 @@ func (s *Service) noteWriteMaybe(ctx context.Context, p auth.Principal, noteID s
 	}
 	// Access is checked outside the transaction too, so a Note the caller
 	// can't see answers not found before any key is looked up.
-	if _, _, err := s.agentNote(ctx, p, noteID); err != nil {
+	if _, err := s.noteAccess(ctx, p, noteID); err != nil {
 		return nil, err
 	}
 	return s.guarded(ctx, store.Mutation{

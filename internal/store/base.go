@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"foundry/internal/events"
@@ -15,10 +16,28 @@ import (
 // databases. Reads go to R (a pool); writes run through Tx, which each store
 // provides (SQLite: its single group-commit writer; PostgreSQL: a transaction).
 type Base struct {
-	R   *sql.DB
-	D   Dialect
-	Tx  func(ctx context.Context, fn func(q Querier) error) error
-	Hub *events.Hub
+	R     *sql.DB
+	D     Dialect
+	Tx    func(ctx context.Context, fn func(q Querier) error) error
+	Hub   *events.Hub
+	stmts sync.Map // query → *sql.Stmt for the reads on every call's path
+}
+
+// hot prepares a read that runs on every MCP call (token, resource, feed)
+// once for the pool instead of parsing it each time.
+func (b *Base) hot(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := b.stmts.Load(query); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := b.R.PrepareContext(ctx, b.D.Q(query))
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := b.stmts.LoadOrStore(query, s); loaded {
+		s.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return s, nil
 }
 
 func (b *Base) Get(ctx context.Context, typ, id string) (Resource, error) {
@@ -26,8 +45,11 @@ func (b *Base) Get(ctx context.Context, typ, id string) (Resource, error) {
 	var approved int
 	var doc string
 	var us int64
-	err := b.R.QueryRowContext(ctx, b.D.Q(`SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`), typ, id).
-		Scan(&r.Workspace, &r.Owner, &r.Title, &approved, &r.Version, &doc, &us)
+	st, err := b.hot(ctx, `SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`)
+	if err != nil {
+		return Resource{}, err
+	}
+	err = st.QueryRowContext(ctx, typ, id).Scan(&r.Workspace, &r.Owner, &r.Title, &approved, &r.Version, &doc, &us)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Resource{}, ErrNotFound
 	}
@@ -160,8 +182,11 @@ func (b *Base) ListObjects(ctx context.Context, q ObjectQuery) ([]Object, error)
 }
 
 func (b *Base) Events(ctx context.Context, workspace, typ, id string, after int64, limit int) ([]Event, error) {
-	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT cursor, kind, version, at_us FROM events WHERE resource_type = ? AND resource_id = ? AND workspace_id = ? AND cursor > ? ORDER BY cursor LIMIT ?`),
-		typ, id, workspace, after, limit)
+	st, err := b.hot(ctx, `SELECT cursor, kind, version, at_us FROM events WHERE resource_type = ? AND resource_id = ? AND workspace_id = ? AND cursor > ? ORDER BY cursor LIMIT ?`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, typ, id, workspace, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +295,11 @@ func scanToken(sc interface{ Scan(...any) error }) (Token, error) {
 }
 
 func (b *Base) TokenByHash(ctx context.Context, hash string) (Token, error) {
-	t, err := scanToken(b.R.QueryRowContext(ctx, b.D.Q(`SELECT `+tokenCols+` FROM tokens WHERE hash = ?`), hash))
+	st, err := b.hot(ctx, `SELECT `+tokenCols+` FROM tokens WHERE hash = ?`)
+	if err != nil {
+		return Token{}, err
+	}
+	t, err := scanToken(st.QueryRowContext(ctx, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, ErrNotFound
 	}

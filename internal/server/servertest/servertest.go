@@ -186,3 +186,24 @@ func (e *Env) Serves(name string) bool {
 	}
 	return false
 }
+
+// StartNode runs one more server (a node) on st, a store that already holds
+// the workspace — as a second stateless node sharing one PostgreSQL database
+// does. It creates nothing: no workspace, no demo Note or Room (Demo would
+// add a second "Welcome" Note). Owner is the store's first workspace and its
+// owner; NoteID and RoomID are empty. The server listens on 127.0.0.1 and
+// is closed, with st, when the test ends.
+func StartNode(t testing.TB, st store.Store, c server.Config) *Env {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(nil) // loopback only
+	hs.Start()
+	c.PublicURL = hs.URL
+	srv := server.New(st, c)
+	hs.Config.Handler = srv.Handler
+	t.Cleanup(func() { hs.Close(); st.Close() })
+	owner, err := srv.Service.FirstWorkspace(context.Background())
+	if err != nil {
+		t.Fatalf("StartNode: the shared store has no workspace yet (start the first node with Start): %v", err)
+	}
+	return &Env{URL: hs.URL, Server: srv, HTTP: hs, Owner: owner}
+}

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"time"
 
 	_ "modernc.org/sqlite" // pure Go: the binary builds and runs without cgo
@@ -150,11 +149,13 @@ func (s *Store) submit(ctx context.Context, fn func(q store.Querier) (*store.Eve
 func (s *Store) writer() {
 	defer close(s.stopped)
 	ctx := context.Background()
-	conn, err := s.w.Conn(ctx)
+	raw, err := s.w.Conn(ctx)
 	if err != nil {
 		panic(fmt.Sprintf("sqlite writer: %v", err)) // Open has just used this pool: it can't be gone
 	}
-	defer conn.Close()
+	defer raw.Close()
+	conn := &stmtConn{conn: raw, stmts: map[string]*sql.Stmt{}}
+	defer conn.close()
 	batch := make([]*job, 0, s.opts.MaxBatch)
 	errs := make([]error, 0, s.opts.MaxBatch)
 	for {
@@ -181,12 +182,12 @@ func (s *Store) writer() {
 			}
 			continue
 		}
-		for i, j := range batch {
+		for _, j := range batch {
 			if err := j.ctx.Err(); err != nil {
 				errs = append(errs, err) // the caller gave up before we started: nothing runs
 				continue
 			}
-			errs = append(errs, runSavepoint(ctx, conn, i, j))
+			errs = append(errs, runSavepoint(ctx, conn, j))
 		}
 		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 			conn.ExecContext(ctx, "ROLLBACK")
@@ -201,20 +202,22 @@ func (s *Store) writer() {
 	}
 }
 
-func runSavepoint(ctx context.Context, conn *sql.Conn, i int, j *job) error {
-	sp := "w" + strconv.Itoa(i)
-	if _, err := conn.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
+// runSavepoint runs one job in its own savepoint: a refusal or fault rolls
+// back that job alone, and the batch goes on. The savepoint is released
+// before the next job, so one name serves all.
+func runSavepoint(ctx context.Context, conn *stmtConn, j *job) error {
+	if _, err := conn.ExecContext(ctx, "SAVEPOINT w"); err != nil {
 		return err
 	}
 	ev, err := j.fn(conn)
 	if err != nil {
-		if _, rbErr := conn.ExecContext(ctx, "ROLLBACK TO "+sp); rbErr != nil {
+		if _, rbErr := conn.ExecContext(ctx, "ROLLBACK TO w"); rbErr != nil {
 			return errors.Join(err, rbErr)
 		}
-		conn.ExecContext(ctx, "RELEASE "+sp)
+		conn.ExecContext(ctx, "RELEASE w")
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, "RELEASE "+sp); err != nil {
+	if _, err := conn.ExecContext(ctx, "RELEASE w"); err != nil {
 		return err
 	}
 	j.event = ev

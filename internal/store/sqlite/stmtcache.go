@@ -1,0 +1,58 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+)
+
+// stmtConn is the writer's connection with every statement prepared once.
+// The writer runs ~8 statements per guarded write; parsing them again each
+// time was ~30% of its CPU, and the single writer is what bounds group commit.
+type stmtConn struct {
+	conn  *sql.Conn
+	stmts map[string]*sql.Stmt
+}
+
+func (c *stmtConn) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s := c.stmts[q]; s != nil {
+		return s, nil
+	}
+	s, err := c.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[q] = s
+	return s, nil
+}
+
+func (c *stmtConn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	s, err := c.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
+}
+
+func (c *stmtConn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s, err := c.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+// QueryRowContext reports a prepare error through the returned row, as
+// database/sql does.
+func (c *stmtConn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	s, err := c.stmt(ctx, q)
+	if err != nil {
+		return c.conn.QueryRowContext(ctx, q, args...) // fails the same way, with the error on Scan
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+func (c *stmtConn) close() {
+	for _, s := range c.stmts {
+		s.Close()
+	}
+}
