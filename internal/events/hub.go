@@ -7,8 +7,10 @@ import "sync"
 
 // Hub maps a resource to the channels of the requests waiting on it.
 type Hub struct {
-	mu      sync.Mutex
-	waiters map[string]map[chan struct{}]struct{}
+	mu        sync.Mutex
+	waiters   map[string]map[chan struct{}]struct{}
+	listeners map[int]func(typ, id string)
+	next      int
 }
 
 func NewHub() *Hub { return &Hub{waiters: map[string]map[chan struct{}]struct{}{}} }
@@ -43,8 +45,33 @@ func (h *Hub) Notify(typ, id string) {
 	h.mu.Lock()
 	ws := h.waiters[k]
 	delete(h.waiters, k)
+	ls := make([]func(typ, id string), 0, len(h.listeners))
+	for _, l := range h.listeners {
+		ls = append(ls, l)
+	}
 	h.mu.Unlock()
 	for ch := range ws {
 		close(ch)
+	}
+	for _, l := range ls {
+		l(typ, id)
+	}
+}
+
+// OnNotify calls fn for every Notify (fn must not block); the returned func
+// stops it.
+func (h *Hub) OnNotify(fn func(typ, id string)) func() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.listeners == nil {
+		h.listeners = map[int]func(typ, id string){}
+	}
+	h.next++
+	n := h.next
+	h.listeners[n] = fn
+	return func() {
+		h.mu.Lock()
+		delete(h.listeners, n)
+		h.mu.Unlock()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -56,6 +57,8 @@ type Handler struct {
 // variant is one tool selection (toolsets × read-only) with its own reused
 // *mcp.Server and its pre-encoded tools/list answers.
 type variant struct {
+	srv    *mcp.Server
+	subs   bool // resources can be watched (subscriptions/listen)
 	tools  map[string]*Tool
 	sdk    http.Handler
 	listed map[bool][]byte // new protocol? → result JSON
@@ -73,7 +76,11 @@ func New(svc *service.Service, opts Options) *Handler {
 		opts.Version = "dev"
 	}
 	h := &Handler{svc: svc, opts: opts, all: Tools(svc), log: opts.Logger, variants: map[string]*variant{}}
-	h.variant(h.selection(httptest.NewRequest(http.MethodPost, opts.Path, nil))) // build the default now: a bad schema fails at start
+	if svc != nil {
+		svc.Store.OnChange(h.broadcast)
+	}
+	toolsets, ro := h.selection(httptest.NewRequest(http.MethodPost, opts.Path, nil))
+	h.variant(toolsets, ro, false) // build the default now: a bad schema fails at start
 	return h
 }
 
@@ -99,10 +106,14 @@ type peek struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		Name   string          `json:"name"`
-		Cursor *string         `json:"cursor"`
-		Meta   map[string]any  `json:"_meta"`
-		Args   json.RawMessage `json:"arguments"`
+		Name          string          `json:"name"`
+		URI           string          `json:"uri"`
+		Cursor        *string         `json:"cursor"`
+		Meta          map[string]any  `json:"_meta"`
+		Args          json.RawMessage `json:"arguments"`
+		Notifications struct {
+			ResourceSubscriptions []string `json:"resourceSubscriptions"`
+		} `json:"notifications"`
 	} `json:"params"`
 }
 
@@ -116,7 +127,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusForbidden, nil, -32600, "Origin "+r.Header.Get("Origin")+" is not allowed to call this endpoint")
 		return
 	}
-	v := h.variant(h.selection(r))
+	toolsets, ro := h.selection(r)
+	v := h.variant(toolsets, ro, subscriptionsWanted(r))
 	if r.Method != http.MethodPost {
 		v.sdk.ServeHTTP(w, r)
 		return
@@ -143,6 +155,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				t.Scope, h.ResourceMetadataURL(), m.Params.Name+" needs the "+t.Scope+" scope"))
 			writeRPCError(w, http.StatusForbidden, m.ID, -32001, fmt.Sprintf("insufficient_scope: %s needs the %s scope; this token has %s", m.Params.Name, t.Scope, strings.Join(p.Scopes, " ")))
 			return
+		}
+		withPrincipal(p, v.sdk).ServeHTTP(w, r)
+	case "resources/read", "resources/subscribe", "subscriptions/listen":
+		p, ok := h.authenticate(w, r, m.ID)
+		if !ok {
+			return
+		}
+		if m.Method != "resources/read" {
+			if err := h.checkSubscriptions(r.Context(), p, &m); err != nil {
+				writeRPCError(w, http.StatusOK, m.ID, -32002, err.Error())
+				return
+			}
 		}
 		withPrincipal(p, v.sdk).ServeHTTP(w, r)
 	case "tools/list":
@@ -266,29 +290,45 @@ func (h *Handler) selection(r *http.Request) (toolsets []string, readOnly bool) 
 	return toolsets, h.opts.ReadOnly || ro == "1" || strings.EqualFold(ro, "true")
 }
 
-func (h *Handler) variant(toolsets []string, readOnly bool) *variant {
-	k := fmt.Sprint(toolsets, readOnly)
+func (h *Handler) variant(toolsets []string, readOnly, subs bool) *variant {
+	k := fmt.Sprint(toolsets, readOnly, subs)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if v := h.variants[k]; v != nil {
 		return v
 	}
-	v := h.build(toolsets, readOnly)
+	v := h.build(toolsets, readOnly, subs)
 	h.variants[k] = v
 	return v
 }
 
 // build makes one reused *mcp.Server (never one per request) and captures
 // its tools/list answers once.
-func (h *Handler) build(toolsets []string, readOnly bool) *variant {
+func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 	impl := &mcp.Implementation{Name: "foundry", Title: "Foundry", Version: h.opts.Version}
-	srv := mcp.NewServer(impl, &mcp.ServerOptions{
+	opts := &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       sdkLogger(h.log),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 		PageSize:     1000,
-	})
-	v := &variant{tools: map[string]*Tool{}, listed: map[bool][]byte{}}
+	}
+	if subs {
+		opts.Capabilities.Resources = &mcp.ResourceCapabilities{Subscribe: true}
+		opts.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
+			// Without sessions a 2025-11-25 resources/subscribe has no stream
+			// to deliver on; say what works instead.
+			if ip := req.Session.InitializeParams(); ip == nil || ip.ProtocolVersion < "2026-07-28" {
+				return errors.New("resource subscriptions need MCP 2026-07-28 (subscriptions/listen); on older revisions long-poll poll_resource_events")
+			}
+			return nil
+		}
+		opts.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
+	}
+	srv := mcp.NewServer(impl, opts)
+	v := &variant{srv: srv, subs: subs, tools: map[string]*Tool{}, listed: map[bool][]byte{}}
+	if subs {
+		h.addSubscriptions(srv)
+	}
 	for _, t := range h.all {
 		if !slices.Contains(toolsets, t.Toolset) || (readOnly && !t.ReadOnly()) {
 			continue

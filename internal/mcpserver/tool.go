@@ -125,11 +125,7 @@ func errorResult(p *problem.Problem) *mcp.CallToolResult {
 }
 
 func principalFrom(req *mcp.CallToolRequest) (auth.Principal, bool) {
-	if req.Extra == nil || req.Extra.TokenInfo == nil {
-		return auth.Principal{}, false
-	}
-	p, ok := req.Extra.TokenInfo.Extra[principalKey].(auth.Principal)
-	return p, ok
+	return principalFromExtra(req.Extra)
 }
 
 const principalKey = "foundry.principal"

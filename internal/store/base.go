@@ -212,6 +212,8 @@ func (b *Base) LastCursor(ctx context.Context, workspace string) (int64, error) 
 
 func (b *Base) Wait(typ, id string) (<-chan struct{}, func()) { return b.Hub.Wait(typ, id) }
 
+func (b *Base) OnChange(fn func(typ, id string)) func() { return b.Hub.OnNotify(fn) }
+
 func (b *Base) CreateWorkspace(ctx context.Context, w Workspace, owner User) error {
 	return b.Tx(ctx, func(q Querier) error {
 		if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO workspaces (id, name, created_us) VALUES (?, ?, ?)`), w.ID, w.Name, w.CreatedAt.UnixMicro()); err != nil {

@@ -201,6 +201,9 @@ type Store interface {
 	// Wait returns a channel that is closed at the next committed write to
 	// (typ, id) on any node, and a func to stop waiting.
 	Wait(typ, id string) (<-chan struct{}, func())
+	// OnChange calls fn after every committed write to a Note or Room on any
+	// node (fn must not block); the returned func stops it.
+	OnChange(fn func(typ, id string)) func()
 
 	CreateWorkspace(ctx context.Context, w Workspace, owner User) error
 	Workspaces(ctx context.Context) ([]Workspace, error)
