@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -124,7 +125,7 @@ func (p *peek) newProtocol() bool {
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.originAllowed(r) {
-		writeRPCError(w, http.StatusForbidden, nil, -32600, "Origin "+r.Header.Get("Origin")+" is not allowed to call this endpoint")
+		writeRPCError(w, http.StatusForbidden, nil, -32600, "Host "+r.Host+" / Origin "+r.Header.Get("Origin")+" is not allowed to call this endpoint (set --public-url or --allowed-origins)")
 		return
 	}
 	toolsets, ro := h.selection(r)
@@ -243,22 +244,42 @@ func withPrincipal(p auth.Principal, next http.Handler) http.Handler {
 	return sdkauth.RequireBearerToken(func(context.Context, string, *http.Request) (*sdkauth.TokenInfo, error) { return info, nil }, nil)(next)
 }
 
+// originAllowed guards against DNS rebinding and cross-site calls: the Host
+// must be the public host (or loopback), and a browser Origin must be the
+// public origin, a configured one, or loopback when Foundry itself is.
 func (h *Handler) originAllowed(r *http.Request) bool {
+	pub, _ := url.Parse(h.opts.PublicURL)
+	pubLoopback := pub == nil || isLoopback(pub.Hostname())
+	reqHost := r.Host
+	if hh, _, err := net.SplitHostPort(reqHost); err == nil {
+		reqHost = hh
+	}
+	if !isLoopback(reqHost) && (pub == nil || !strings.EqualFold(r.Host, pub.Host)) {
+		return false
+	}
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true // not a browser
 	}
 	u, err := url.Parse(o)
-	if err != nil {
+	if err != nil || u.Host == "" {
 		return false
 	}
-	if strings.EqualFold(u.Host, r.Host) {
-		return true // same origin
-	}
-	if pu, err := url.Parse(h.opts.PublicURL); err == nil && strings.EqualFold(u.Scheme+"://"+u.Host, pu.Scheme+"://"+pu.Host) {
+	switch {
+	case pub != nil && strings.EqualFold(u.Scheme+"://"+u.Host, pub.Scheme+"://"+pub.Host):
+		return true
+	case pubLoopback && isLoopback(u.Hostname()):
 		return true
 	}
 	return slices.Contains(h.opts.AllowedOrigins, strings.TrimRight(o, "/"))
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // selection is the connection's choice of toolsets and read-only mode

@@ -288,18 +288,37 @@ func TestUnauthenticatedCallsAnd401(t *testing.T) {
 	}
 }
 
+// TestForeignOriginIsRefused: a browser page of another site, or a DNS
+// rebinding (a foreign Host that resolves to this loopback server), gets 403.
 func TestForeignOriginIsRefused(t *testing.T) {
 	e := servertest.Start(t, servertest.Options{})
-	req, _ := http.NewRequest(http.MethodPost, e.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Origin", "https://evil.example")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("foreign origin: %d", resp.StatusCode)
+	for _, c := range []struct {
+		name, host, origin string
+		want               int
+	}{
+		{"foreign origin", "", "https://evil.example", http.StatusForbidden},
+		{"rebinding host", "evil.example", "", http.StatusForbidden},
+		{"rebinding host and origin", "evil.example:8080", "http://evil.example:8080", http.StatusForbidden},
+		{"loopback origin", "", "http://localhost:3000", http.StatusOK},
+		{"no origin", "", "", http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, e.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		if c.host != "" {
+			req.Host = c.host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: %d, want %d", c.name, resp.StatusCode, c.want)
+		}
 	}
 }
 
