@@ -20,6 +20,8 @@ import (
 var (
 	reSchemaPath = regexp.MustCompile(`validating (/[^:]*|root): `)
 	reNames      = regexp.MustCompile(`\["([^"]+)"`)
+	// The validator prints bounds as rationals ("100/1", "50.000000").
+	reRational = regexp.MustCompile(`\b(-?\d+)(/1|\.0+)\b`)
 )
 
 func (t *Tool) schemaProblem(err error, inst any) *problem.Problem {
@@ -50,6 +52,8 @@ func (t *Tool) schemaProblem(err error, inst any) *problem.Problem {
 		rule = "required: the field is missing"
 	case strings.HasPrefix(msg, "enum:"):
 		rule = "not in enum: " + strings.TrimPrefix(msg, "enum: ")
+	default:
+		rule = reRational.ReplaceAllString(msg, "$1")
 	}
 	if field == "" {
 		field = "arguments"
