@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"foundry/internal/server/servertest"
 )
@@ -119,7 +120,22 @@ func TestFirstRunAsTheREADMESays(t *testing.T) {
 	if !strings.Contains(out, "export default () => null") || !strings.Contains(out, "Review all proposed files (1)") {
 		t.Fatalf("proposals show:\n%s", out)
 	}
+	// A long poll already waiting in the server hears the approval made by
+	// another process (the CLI) on the same data.
+	polled := make(chan servertest.Result, 1)
+	go func() {
+		c := servertest.Connect(t, "http://"+addr+"/mcp", token, "", nil)
+		r, _ := servertest.Call(context.Background(), c, "poll_resource_events", map[string]any{"resource_type": "room", "resource_id": roomID, "cursor": p.Str("cursor"), "wait_seconds": 20})
+		polled <- r
+	}()
+	time.Sleep(300 * time.Millisecond)
+	approved := time.Now()
 	runCLI(t, bin, "proposals", "approve", p.Str("proposal_id"), "--data", data)
+	poll := <-polled
+	if evs, _ := poll.Data["events"].([]any); len(evs) != 1 || evs[0].(map[string]any)["kind"] != "app_approved" {
+		t.Fatalf("the waiting poll returned %s, want the approval", poll.Text)
+	}
+	t.Logf("long poll returned %v after the CLI approval started", time.Since(approved))
 	st := servertest.MustCall(t, cs, "read_room_app_status", map[string]any{"room_id": roomID, "instance_id": p.Str("instance_id")})
 	if st.Str("state") != "in_launcher" {
 		t.Fatalf("after CLI approve: %s", st.Text)

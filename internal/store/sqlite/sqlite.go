@@ -35,11 +35,13 @@ type Options struct {
 // Store is the SQLite implementation of store.Store.
 type Store struct {
 	store.Base
-	w       *sql.DB
-	jobs    chan *job
-	done    chan struct{} // closed by Close
-	stopped chan struct{} // closed when the writer has exited
-	opts    Options
+	w         *sql.DB
+	jobs      chan *job
+	done      chan struct{} // closed by Close
+	stopped   chan struct{} // closed when the writer has exited
+	opts      Options
+	w8        watcher
+	watchDone chan struct{}
 }
 
 type job struct {
@@ -97,7 +99,15 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	r.SetMaxIdleConns(n)
 	s := &Store{w: w, jobs: make(chan *job, 1024), done: make(chan struct{}), stopped: make(chan struct{}), opts: opts}
 	s.Base = store.Base{R: r, D: store.SQLite, Hub: events.NewHub(), Tx: s.tx}
+	if err := r.QueryRowContext(ctx, `SELECT COALESCE(MAX(cursor), 0) FROM events`).Scan(&s.w8.last); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	s.w8.own = map[int64]bool{}
+	s.watchDone = make(chan struct{})
 	go s.writer()
+	go s.watch()
 	return s, nil
 }
 
@@ -189,6 +199,13 @@ func (s *Store) writer() {
 			}
 			errs = append(errs, runSavepoint(ctx, conn, j))
 		}
+		// Announced by this process after COMMIT; marked before it, while the
+		// watcher can't see them yet, so it won't announce them again.
+		for i, j := range batch {
+			if errs[i] == nil && j.event != nil {
+				s.w8.mine(j.event.Cursor)
+			}
+		}
 		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 			conn.ExecContext(ctx, "ROLLBACK")
 			for _, j := range batch {
@@ -233,5 +250,8 @@ func (s *Store) Close() error {
 	}
 	close(s.done)
 	<-s.stopped
+	if s.watchDone != nil {
+		<-s.watchDone
+	}
 	return errors.Join(s.R.Close(), s.w.Close())
 }
