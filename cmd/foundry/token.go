@@ -10,6 +10,7 @@ import (
 
 	"foundry/internal/auth"
 	"foundry/internal/service"
+	"foundry/internal/store"
 )
 
 func cmdToken(args []string) error {
@@ -55,26 +56,18 @@ func tokenCreate(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ctx := context.Background()
-	st, err := d.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	o, err := service.New(st).FirstWorkspace(ctx)
-	if err != nil {
-		return err
-	}
-	secret, tok, err := auth.CreateToken(ctx, st, auth.NewTokenSpec{
-		Workspace: o.Workspace.ID, User: o.User.ID, Name: *name,
-		Scopes: grant(*scopes), Notes: grant(*notes), Rooms: grant(*rooms),
+	return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+		secret, tok, err := auth.CreateToken(ctx, svc.Store, auth.NewTokenSpec{
+			Workspace: o.Workspace.ID, User: o.User.ID, Name: *name,
+			Scopes: grant(*scopes), Notes: grant(*notes), Rooms: grant(*rooms),
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "Created token %s (%s) with scopes %s. It is shown once; store it now.\n", tok.ID, tok.Name, strings.Join(tok.Scopes, " "))
+		fmt.Println(secret)
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "Created token %s (%s) with scopes %s. It is shown once; store it now.\n", tok.ID, tok.Name, strings.Join(tok.Scopes, " "))
-	fmt.Println(secret)
-	return nil
 }
 
 func tokenList(args []string) error {
@@ -84,17 +77,11 @@ func tokenList(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ctx := context.Background()
-	st, err := d.open(ctx)
-	if err != nil {
+	var toks []store.Token
+	err := withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) (err error) {
+		toks, err = svc.Store.Tokens(ctx, o.Workspace.ID)
 		return err
-	}
-	defer st.Close()
-	o, err := service.New(st).FirstWorkspace(ctx)
-	if err != nil {
-		return err
-	}
-	toks, err := st.Tokens(ctx, o.Workspace.ID)
+	})
 	if err != nil {
 		return err
 	}
@@ -125,19 +112,11 @@ func tokenRevoke(args []string) error {
 		fmt.Fprintln(os.Stderr, "usage: foundry token revoke TOKEN_ID [--data DIR] (IDs are in `foundry token list`)")
 		return errUsage
 	}
-	ctx := context.Background()
-	st, err := d.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	o, err := service.New(st).FirstWorkspace(ctx)
-	if err != nil {
-		return err
-	}
-	if err := st.RevokeToken(ctx, o.Workspace.ID, fs.Arg(0)); err != nil {
-		return fmt.Errorf("revoke %s: %w (see `foundry token list`)", fs.Arg(0), err)
-	}
-	fmt.Printf("revoked %s\n", fs.Arg(0))
-	return nil
+	return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+		if err := svc.Store.RevokeToken(ctx, o.Workspace.ID, fs.Arg(0)); err != nil {
+			return fmt.Errorf("revoke %s: %w (see `foundry token list`)", fs.Arg(0), err)
+		}
+		fmt.Printf("revoked %s\n", fs.Arg(0))
+		return nil
+	})
 }

@@ -2,22 +2,18 @@ package server_test
 
 import (
 	"context"
-	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/note"
@@ -26,6 +22,7 @@ import (
 	"foundry/internal/server/servertest"
 	"foundry/internal/store"
 	"foundry/internal/store/postgres"
+	"foundry/internal/store/postgres/pgtest"
 	"foundry/internal/urlnorm"
 )
 
@@ -34,57 +31,12 @@ import (
 // behind a load balancer do (SPEC §6), and check that the write contract
 // (SPEC §2) and the event feed hold across them.
 
-const pgURLEnv = "FOUNDRY_TEST_POSTGRES_URL"
-
-// pgSchemaURL creates an empty schema, drops it when the test ends (after
-// the nodes on it are closed: this cleanup is registered before theirs), and
-// returns the URL whose search_path is that schema. Without
-// FOUNDRY_TEST_POSTGRES_URL the test is skipped.
-func pgSchemaURL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv(pgURLEnv)
-	if base == "" {
-		t.Skip("set " + pgURLEnv + " (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to run the multi-node PostgreSQL tests")
-	}
-	var b [6]byte
-	crand.Read(b[:])
-	schema := "foundry_test_" + hex.EncodeToString(b[:])
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("admin connection: %v", err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("admin connection: %v", err)
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s is not a URL: %v", pgURLEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // startTwoNodes starts node A (which creates the workspace and the demo Note
 // and Room) and node B (which creates nothing) on two stores opened on one
 // fresh schema. wrapA, if not nil, wraps A's store.
 func startTwoNodes(t *testing.T, wrapA func(store.Store) store.Store) (a, b *servertest.Env) {
 	t.Helper()
-	u := pgSchemaURL(t)
+	u, _ := pgtest.Schema(t)
 	ctx := context.Background()
 	open := func() store.Store {
 		st, err := postgres.Open(ctx, u)

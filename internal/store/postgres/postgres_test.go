@@ -2,12 +2,9 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -17,59 +14,13 @@ import (
 
 	"foundry/internal/store"
 	"foundry/internal/store/postgres"
+	"foundry/internal/store/postgres/pgtest"
 	"foundry/internal/store/storetest"
 )
 
-const urlEnv = "FOUNDRY_TEST_POSTGRES_URL"
+func baseURL(tb testing.TB) string { return pgtest.BaseURL(tb) }
 
-func baseURL(tb testing.TB) string {
-	tb.Helper()
-	u := os.Getenv(urlEnv)
-	if u == "" {
-		tb.Skip("set " + urlEnv + " (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to run the PostgreSQL contract suite")
-	}
-	return u
-}
-
-// freshSchema creates an empty schema with an admin connection, drops it when
-// the test ends (after the stores opened on it are closed: cleanups run last
-// registered first, so register this before opening them), and returns the
-// URL whose search_path is that schema, plus its name.
-func freshSchema(tb testing.TB) (string, string) {
-	tb.Helper()
-	base := baseURL(tb)
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "foundry_test_" + hex.EncodeToString(b[:])
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		tb.Fatalf("admin connection: %v", err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		admin, err := pgx.Connect(ctx, base)
-		if err != nil {
-			tb.Errorf("admin connection: %v", err)
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			tb.Errorf("drop schema: %v", err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		tb.Fatalf("%s is not a URL: %v", urlEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), schema
-}
+func freshSchema(tb testing.TB) (string, string) { return pgtest.Schema(tb) }
 
 func open(tb testing.TB, u string) *postgres.Store {
 	tb.Helper()
@@ -96,8 +47,8 @@ func TestContract(t *testing.T) {
 func TestTwoNodesSameKey(t *testing.T) {
 	u, _ := freshSchema(t)
 	nodes := []*postgres.Store{open(t, u), open(t, u)}
-	ws := seed(t, nodes[0])
-	id := create(t, nodes[1], ws)
+	ws := storetest.Seed(t, nodes[0])
+	id := storetest.Create(t, nodes[1], ws)
 
 	const each = 8
 	var wg sync.WaitGroup
@@ -109,7 +60,7 @@ func TestTwoNodesSameKey(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			outs[i], errs[i] = nodes[i%2].Guarded(context.Background(), appendLine(ws, id, "two-nodes-key", 1, "once"))
+			outs[i], errs[i] = nodes[i%2].Guarded(context.Background(), storetest.AppendLine(ws, id, "two-nodes-key", 1, "once"))
 		}()
 	}
 	close(start)
@@ -131,7 +82,7 @@ func TestTwoNodesSameKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var d counterDoc
+		var d storetest.CounterDoc
 		json.Unmarshal(r.Doc, &d)
 		if applied != 1 || d.N != 1 || r.Version != 2 {
 			t.Fatalf("node %d: applied %d, n = %d, version %d; want 1, 1, 2", n, applied, d.N, r.Version)
@@ -142,7 +93,7 @@ func TestTwoNodesSameKey(t *testing.T) {
 func TestTwoNodesSameCreateKey(t *testing.T) {
 	u, _ := freshSchema(t)
 	nodes := []*postgres.Store{open(t, u), open(t, u)}
-	ws := seed(t, nodes[0])
+	ws := storetest.Seed(t, nodes[0])
 	id := store.NewID("note")
 	const each = 4
 	var wg sync.WaitGroup
@@ -154,7 +105,7 @@ func TestTwoNodesSameCreateKey(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			m := createMutation(ws, id)
+			m := storetest.CreateMutation(ws, id)
 			m.Key, m.Fingerprint = "create-key-1", "create"
 			outs[i], errs[i] = nodes[i%2].Guarded(context.Background(), m)
 		}()
@@ -205,11 +156,11 @@ func TestNodesStartTogether(t *testing.T) {
 func TestNotifyReachesOtherNode(t *testing.T) {
 	u, _ := freshSchema(t)
 	a, b := open(t, u), open(t, u)
-	ws := seed(t, b)
-	id := create(t, b, ws)
+	ws := storetest.Seed(t, b)
+	id := storetest.Create(t, b, ws)
 	wake, stop := a.Wait(store.TypeNote, id)
 	defer stop()
-	if _, err := b.Guarded(context.Background(), appendLine(ws, id, "key-notify", 1, "n")); err != nil {
+	if _, err := b.Guarded(context.Background(), storetest.AppendLine(ws, id, "key-notify", 1, "n")); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -232,13 +183,13 @@ func TestListenerReconnects(t *testing.T) {
 	q.Set("application_name", appName)
 	ua.RawQuery = q.Encode()
 	a, b := open(t, ua.String()), open(t, u)
-	ws := seed(t, b)
-	id := create(t, b, ws)
+	ws := storetest.Seed(t, b)
+	id := storetest.Create(t, b, ws)
 
 	// Let node A hear the create first, so that nothing but the reconnect
 	// can wake the waiter below.
 	settled, stopSettled := a.Wait(store.TypeNote, id)
-	if _, err := b.Guarded(context.Background(), appendLine(ws, id, "key-settle", 1, "s")); err != nil {
+	if _, err := b.Guarded(context.Background(), storetest.AppendLine(ws, id, "key-settle", 1, "s")); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -273,7 +224,7 @@ func TestListenerReconnects(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for v := int64(2); ; v++ {
 		wake, stop := a.Wait(store.TypeNote, id)
-		if _, err := b.Guarded(context.Background(), appendLine(ws, id, fmt.Sprintf("key-reconnect-%d", v), v, "r")); err != nil {
+		if _, err := b.Guarded(context.Background(), storetest.AppendLine(ws, id, fmt.Sprintf("key-reconnect-%d", v), v, "r")); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -296,57 +247,3 @@ func TestBadURL(t *testing.T) {
 }
 
 // The helpers below mirror storetest's (which are unexported).
-
-type counterDoc struct {
-	N   int      `json:"n"`
-	Log []string `json:"log"`
-}
-
-func seed(tb testing.TB, s store.Store) string {
-	tb.Helper()
-	ws := store.NewID("ws")
-	now := time.Now()
-	if err := s.CreateWorkspace(context.Background(), store.Workspace{ID: ws, Name: "test", CreatedAt: now},
-		store.User{ID: store.NewID("usr"), Email: ws + "@example.org", Name: "Owner", Role: "owner", CreatedAt: now}); err != nil {
-		tb.Fatal(err)
-	}
-	return ws
-}
-
-func createMutation(ws, id string) store.Mutation {
-	return store.Mutation{
-		Workspace: ws, Type: store.TypeNote, ID: id, Actor: "test",
-		Create: &store.Resource{Owner: "o", Title: "T", Doc: json.RawMessage(`{"n":0,"log":[]}`)},
-		Apply: func(cur *store.Resource) (*store.Change, error) {
-			return &store.Change{Kind: "created", Result: json.RawMessage(`{}`)}, nil
-		},
-	}
-}
-
-func create(tb testing.TB, s store.Store, ws string) string {
-	tb.Helper()
-	id := store.NewID("note")
-	if _, err := s.Guarded(context.Background(), createMutation(ws, id)); err != nil {
-		tb.Fatal(err)
-	}
-	return id
-}
-
-// appendLine is a guarded edit that appends line and answers the new length.
-func appendLine(ws, id, key string, expected int64, line string) store.Mutation {
-	return store.Mutation{
-		Workspace: ws, Type: store.TypeNote, ID: id, Key: key, Fingerprint: "append:" + line,
-		ExpectedVersion: expected, Actor: "test",
-		Apply: func(cur *store.Resource) (*store.Change, error) {
-			var d counterDoc
-			if err := json.Unmarshal(cur.Doc, &d); err != nil {
-				return nil, err
-			}
-			d.N++
-			d.Log = append(d.Log, line)
-			doc, _ := json.Marshal(d)
-			res, _ := json.Marshal(map[string]any{"n": d.N, "version": cur.Version + 1})
-			return &store.Change{Doc: doc, Result: res, Kind: "edited", Changed: []string{"tab-" + line}}, nil
-		},
-	}
-}

@@ -2,12 +2,8 @@ package sqlite_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -15,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"foundry/internal/store"
 	"foundry/internal/store/postgres"
+	"foundry/internal/store/postgres/pgtest"
 	"foundry/internal/store/sqlite"
 )
 
@@ -151,7 +146,7 @@ func BenchmarkDurableWrites16(b *testing.B) {
 		durableWrites16(b, openSQLite(b, sqlite.Options{Sync: "full", MaxBatch: 1}))
 	})
 	b.Run("postgres", func(b *testing.B) {
-		u := freshPostgresSchema(b)
+		u, _ := pgtest.Schema(b)
 		s, err := postgres.Open(context.Background(), u)
 		if err != nil {
 			b.Fatal(err)
@@ -198,49 +193,4 @@ func durableWrites16(b *testing.B, s store.Store) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
-}
-
-// freshPostgresSchema creates an empty schema, drops it when the benchmark
-// ends (registered before the store is opened, so it runs after the store is
-// closed), and returns a URL whose search_path is that schema. Copied in
-// small from the postgres package's tests, which a test of this package
-// cannot import.
-func freshPostgresSchema(tb testing.TB) string {
-	tb.Helper()
-	const urlEnv = "FOUNDRY_TEST_POSTGRES_URL"
-	base := os.Getenv(urlEnv)
-	if base == "" {
-		tb.Skip("set " + urlEnv + " (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable) to compare with PostgreSQL")
-	}
-	var r [6]byte
-	rand.Read(r[:])
-	schema := "foundry_bench_" + hex.EncodeToString(r[:])
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		tb.Fatalf("admin connection: %v", err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		admin, err := pgx.Connect(ctx, base)
-		if err != nil {
-			tb.Errorf("admin connection: %v", err)
-			return
-		}
-		defer admin.Close(ctx)
-		if _, err := admin.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			tb.Errorf("drop schema: %v", err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		tb.Fatalf("%s is not a URL: %v", urlEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }

@@ -42,13 +42,14 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 }
 
-// Counter documents are {"n": int, "log": [..]}; the edits are pure.
-type counterDoc struct {
+// CounterDoc: counter documents are {"n": int, "log": [..]}; the edits are pure.
+type CounterDoc struct {
 	N   int      `json:"n"`
 	Log []string `json:"log"`
 }
 
-func seed(t *testing.T, s store.Store) (ws string) {
+// Seed creates a workspace with its owner.
+func Seed(t testing.TB, s store.Store) (ws string) {
 	t.Helper()
 	ctx := context.Background()
 	ws = store.NewID("ws")
@@ -60,29 +61,34 @@ func seed(t *testing.T, s store.Store) (ws string) {
 	return ws
 }
 
-func create(t *testing.T, s store.Store, ws string) string {
+// Create makes a Note whose document is a counter and a log of lines.
+func Create(t testing.TB, s store.Store, ws string) string {
 	t.Helper()
 	id := store.NewID("note")
-	_, err := s.Guarded(context.Background(), store.Mutation{
-		Workspace: ws, Type: store.TypeNote, ID: id, Actor: "test",
-		Create: &store.Resource{Owner: "o", Title: "T", Doc: json.RawMessage(`{"n":0,"log":[]}`)},
-		Apply: func(cur *store.Resource) (*store.Change, error) {
-			return &store.Change{Kind: "created", Result: json.RawMessage(`{}`)}, nil
-		},
-	})
-	if err != nil {
+	if _, err := s.Guarded(context.Background(), CreateMutation(ws, id)); err != nil {
 		t.Fatal(err)
 	}
 	return id
 }
 
-// appendLine is a guarded edit that appends line and answers the new length.
-func appendLine(ws, id, key string, expected int64, line string) store.Mutation {
+// CreateMutation creates the counter Note id.
+func CreateMutation(ws, id string) store.Mutation {
+	return store.Mutation{
+		Workspace: ws, Type: store.TypeNote, ID: id, Actor: "test",
+		Create: &store.Resource{Owner: "o", Title: "T", Doc: json.RawMessage(`{"n":0,"log":[]}`)},
+		Apply: func(cur *store.Resource) (*store.Change, error) {
+			return &store.Change{Kind: "created", Result: json.RawMessage(`{}`)}, nil
+		},
+	}
+}
+
+// AppendLine is a guarded edit that appends line and answers the new length.
+func AppendLine(ws, id, key string, expected int64, line string) store.Mutation {
 	return store.Mutation{
 		Workspace: ws, Type: store.TypeNote, ID: id, Key: key, Fingerprint: "append:" + line,
 		ExpectedVersion: expected, Actor: "test",
 		Apply: func(cur *store.Resource) (*store.Change, error) {
-			var d counterDoc
+			var d CounterDoc
 			if err := json.Unmarshal(cur.Doc, &d); err != nil {
 				return nil, err
 			}
@@ -95,13 +101,13 @@ func appendLine(ws, id, key string, expected int64, line string) store.Mutation 
 	}
 }
 
-func doc(t *testing.T, s store.Store, id string) (counterDoc, int64) {
+func doc(t *testing.T, s store.Store, id string) (CounterDoc, int64) {
 	t.Helper()
 	r, err := s.Get(context.Background(), store.TypeNote, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d counterDoc
+	var d CounterDoc
 	if err := json.Unmarshal(r.Doc, &d); err != nil {
 		t.Fatal(err)
 	}
@@ -109,13 +115,13 @@ func doc(t *testing.T, s store.Store, id string) (counterDoc, int64) {
 }
 
 func testVersionCounter(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
 	if _, v := doc(t, s, id); v != 1 {
 		t.Fatalf("new resource version = %d, want 1", v)
 	}
 	for i := int64(1); i <= 3; i++ {
-		out, err := s.Guarded(context.Background(), appendLine(ws, id, fmt.Sprintf("key-%08d", i), i, fmt.Sprint(i)))
+		out, err := s.Guarded(context.Background(), AppendLine(ws, id, fmt.Sprintf("key-%08d", i), i, fmt.Sprint(i)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,14 +132,14 @@ func testVersionCounter(t *testing.T, s store.Store) {
 }
 
 func testKeyBeforeVersion(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
-	first, err := s.Guarded(context.Background(), appendLine(ws, id, "same-key-1", 1, "a"))
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
+	first, err := s.Guarded(context.Background(), AppendLine(ws, id, "same-key-1", 1, "a"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The resend after a lost response carries the old version.
-	again, err := s.Guarded(context.Background(), appendLine(ws, id, "same-key-1", 1, "a"))
+	again, err := s.Guarded(context.Background(), AppendLine(ws, id, "same-key-1", 1, "a"))
 	if err != nil {
 		t.Fatalf("resend: %v (a key must be checked before the version)", err)
 	}
@@ -146,12 +152,12 @@ func testKeyBeforeVersion(t *testing.T, s store.Store) {
 }
 
 func testKeyReused(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
-	if _, err := s.Guarded(context.Background(), appendLine(ws, id, "reused-key", 1, "a")); err != nil {
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
+	if _, err := s.Guarded(context.Background(), AppendLine(ws, id, "reused-key", 1, "a")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Guarded(context.Background(), appendLine(ws, id, "reused-key", 2, "b"))
+	_, err := s.Guarded(context.Background(), AppendLine(ws, id, "reused-key", 2, "b"))
 	var kr *store.KeyReusedError
 	if !errors.As(err, &kr) || kr.Key != "reused-key" {
 		t.Fatalf("err = %v, want KeyReusedError", err)
@@ -162,14 +168,14 @@ func testKeyReused(t *testing.T, s store.Store) {
 }
 
 func testConflict(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
 	for i, line := range []string{"x", "y"} {
-		if _, err := s.Guarded(context.Background(), appendLine(ws, id, "key-conf-"+line, int64(i+1), line)); err != nil {
+		if _, err := s.Guarded(context.Background(), AppendLine(ws, id, "key-conf-"+line, int64(i+1), line)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := s.Guarded(context.Background(), appendLine(ws, id, "key-conf-z", 1, "z"))
+	_, err := s.Guarded(context.Background(), AppendLine(ws, id, "key-conf-z", 1, "z"))
 	var ce *store.ConflictError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want ConflictError", err)
@@ -181,16 +187,16 @@ func testConflict(t *testing.T, s store.Store) {
 		t.Fatalf("n = %d after conflict, want 2", d.N)
 	}
 	// The refused key was not recorded: it can be used once the call is fixed.
-	if out, err := s.Guarded(context.Background(), appendLine(ws, id, "key-conf-z", 3, "z")); err != nil || out.Replayed {
+	if out, err := s.Guarded(context.Background(), AppendLine(ws, id, "key-conf-z", 3, "z")); err != nil || out.Replayed {
 		t.Fatalf("fixed call: %+v %v", out, err)
 	}
 }
 
 func testApplyRefused(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
 	refusal := errors.New("refused by a domain rule")
-	m := appendLine(ws, id, "key-refused", 1, "a")
+	m := AppendLine(ws, id, "key-refused", 1, "a")
 	m.Apply = func(*store.Resource) (*store.Change, error) { return nil, refusal }
 	if _, err := s.Guarded(context.Background(), m); !errors.Is(err, refusal) {
 		t.Fatalf("err = %v, want the refusal", err)
@@ -198,16 +204,16 @@ func testApplyRefused(t *testing.T, s store.Store) {
 	if _, v := doc(t, s, id); v != 1 {
 		t.Fatalf("version %d after a refused apply, want 1", v)
 	}
-	if out, err := s.Guarded(context.Background(), appendLine(ws, id, "key-refused", 1, "a")); err != nil || out.Replayed {
+	if out, err := s.Guarded(context.Background(), AppendLine(ws, id, "key-refused", 1, "a")); err != nil || out.Replayed {
 		t.Fatalf("key after refusal: %+v %v", out, err)
 	}
 }
 
 func testWorkspaceIsolation(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	other := seed(t, s)
-	id := create(t, s, ws)
-	_, err := s.Guarded(context.Background(), appendLine(other, id, "key-other", 1, "a"))
+	ws := Seed(t, s)
+	other := Seed(t, s)
+	id := Create(t, s, ws)
+	_, err := s.Guarded(context.Background(), AppendLine(other, id, "key-other", 1, "a"))
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -217,8 +223,8 @@ func testWorkspaceIsolation(t *testing.T, s store.Store) {
 }
 
 func testConcurrentSameKey(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
 	const n = 16
 	var wg sync.WaitGroup
 	outs := make([]store.Outcome, n)
@@ -227,7 +233,7 @@ func testConcurrentSameKey(t *testing.T, s store.Store) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[i], errs[i] = s.Guarded(context.Background(), appendLine(ws, id, "concurrent-key", 1, "once"))
+			outs[i], errs[i] = s.Guarded(context.Background(), AppendLine(ws, id, "concurrent-key", 1, "once"))
 		}()
 	}
 	wg.Wait()
@@ -249,8 +255,8 @@ func testConcurrentSameKey(t *testing.T, s store.Store) {
 }
 
 func testConcurrentCAS(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
 	const writers, each = 4, 25
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -261,7 +267,7 @@ func testConcurrentCAS(t *testing.T, s store.Store) {
 				line := fmt.Sprintf("w%d-%d", w, i)
 				for attempt := 0; ; attempt++ {
 					_, v := doc(t, s, id) // re-read, then redo the change
-					_, err := s.Guarded(context.Background(), appendLine(ws, id, fmt.Sprintf("%s-a%d", line, attempt), v, line))
+					_, err := s.Guarded(context.Background(), AppendLine(ws, id, fmt.Sprintf("%s-a%d", line, attempt), v, line))
 					var ce *store.ConflictError
 					if errors.As(err, &ce) && attempt < 1000 {
 						continue
@@ -282,8 +288,8 @@ func testConcurrentCAS(t *testing.T, s store.Store) {
 }
 
 func testEvents(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
 	ctx := context.Background()
 	before, err := s.LastCursor(ctx, ws)
 	if err != nil {
@@ -291,7 +297,7 @@ func testEvents(t *testing.T, s store.Store) {
 	}
 	wake, stop := s.Wait(store.TypeNote, id)
 	defer stop()
-	if _, err := s.Guarded(ctx, appendLine(ws, id, "key-event", 1, "e")); err != nil {
+	if _, err := s.Guarded(ctx, AppendLine(ws, id, "key-event", 1, "e")); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -307,16 +313,16 @@ func testEvents(t *testing.T, s store.Store) {
 		t.Fatalf("events after cursor %d = %+v, want one 'edited' at version 2", before, evs)
 	}
 	// A refused write appends nothing.
-	s.Guarded(ctx, appendLine(ws, id, "key-event-2", 1, "stale"))
+	s.Guarded(ctx, AppendLine(ws, id, "key-event-2", 1, "stale"))
 	if evs, _ := s.Events(ctx, ws, store.TypeNote, id, evs[0].Cursor, 50); len(evs) != 0 {
 		t.Fatalf("a refused write appended %d events", len(evs))
 	}
 }
 
 func testHistory(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
-	s.Guarded(context.Background(), appendLine(ws, id, "key-hist-1", 1, "h1"))
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
+	s.Guarded(context.Background(), AppendLine(ws, id, "key-hist-1", 1, "h1"))
 	h, err := s.History(context.Background(), store.TypeNote, id)
 	if err != nil {
 		t.Fatal(err)
@@ -331,7 +337,7 @@ func testHistory(t *testing.T, s store.Store) {
 }
 
 func testTokens(t *testing.T, s store.Store) {
-	ws := seed(t, s)
+	ws := Seed(t, s)
 	ctx := context.Background()
 	users, err := s.Users(ctx, ws)
 	if err != nil || len(users) != 1 {
@@ -352,15 +358,15 @@ func testTokens(t *testing.T, s store.Store) {
 	if got, _ := s.TokenByHash(ctx, tok.Hash); got.RevokedAt == nil {
 		t.Fatal("revoked token has no revocation time")
 	}
-	if err := s.RevokeToken(ctx, seed(t, s), tok.ID); !errors.Is(err, store.ErrNotFound) {
+	if err := s.RevokeToken(ctx, Seed(t, s), tok.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoking from another workspace: %v, want ErrNotFound", err)
 	}
 }
 
 func testObjects(t *testing.T, s store.Store) {
-	ws := seed(t, s)
-	id := create(t, s, ws)
-	m := appendLine(ws, id, "key-object", 1, "o")
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
+	m := AppendLine(ws, id, "key-object", 1, "o")
 	inner := m.Apply
 	m.Apply = func(cur *store.Resource) (*store.Change, error) {
 		ch, err := inner(cur)
