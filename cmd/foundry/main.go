@@ -17,6 +17,7 @@ Usage:
   foundry rooms   list|create …
   foundry proposals list|show|approve|decline [ID] [--data DIR | --database URL]
   foundry repo    push DIR --name NAME [--data DIR | --database URL]
+  foundry sim     [EXPERIMENT…] [--seed N] [--quick] [--check] [--url URL --token T | --database URL] [--out DIR]
   foundry migrate [--data DIR | --database URL]
   foundry version
 
@@ -42,6 +43,8 @@ func run(args []string) int {
 		err = cmdProposals(args[1:])
 	case "repo":
 		err = cmdRepo(args[1:])
+	case "sim":
+		err = cmdSim(args[1:])
 	case "migrate":
 		err = cmdMigrate(args[1:])
 	case "version", "--version":

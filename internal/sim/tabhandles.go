@@ -1,0 +1,525 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"foundry/internal/note"
+)
+
+// Experiment 1 (seed 000): how an agent's handle on a deck survives a person
+// working the tab strip. A Note has K slides tabs; the agent lists the tabs,
+// picks a deck and keeps a handle to it — its position, its type, its label
+// or its exact ID; a person then makes 0–2 changes (move 40%, rename to one
+// of five labels 35%, add a slides tab 25%); the agent lists again and
+// resolves its handle.
+//
+// Foundry's write path takes exact IDs only, so position, type and label
+// handles are resolved on the client's side, like osFoundry's desktop
+// shortcut resolveTabInstanceId(). The full 10,000 trials per K run on an
+// in-memory model of the strip; a sample of the same trials runs against
+// Foundry over MCP, with the person's changes made through the service,
+// and there every handle's write is really sent.
+
+func init() {
+	registerNumbered(1, Experiment{Name: "tab-handles", Seed: "000",
+		Title: "Tab handles: position, type, label or exact ID while a person edits the strip", Run: runTabHandles})
+}
+
+var handleNames = []string{"position", "type", "label", "ID"}
+
+// deckLabels are the five labels a person renames decks to; the first K
+// are the decks' labels at the start of a trial.
+var deckLabels = []string{"Research", "Pitch", "Draft", "Final", "Appendix"}
+
+// seedHandles are seed 000's published figures: correct, wrong deck, not
+// found (percent), per K and handle.
+var seedHandles = map[int][4][3]string{
+	2: {{"83.7%", "16.3%", "0.0%"}, {"50.7%", "49.3%", "0.0%"}, {"85.6%", "2.1%", "12.3%"}, {"100%", "0", "0"}},
+	5: {{"82.7%", "17.3%", "0.0%"}, {"19.7%", "80.3%", "0.0%"}, {"92.1%", "3.0%", "5.0%"}, {"100%", "0", "0"}},
+}
+
+type stripTab struct{ id, typ, label string }
+
+// Outcomes of resolving a handle.
+const (
+	outCorrect = iota
+	outWrong
+	outNotFound
+)
+
+// personAct is one change to the strip: move the tab at index from to
+// index to, rename the slides tab with ordinal deck (among slides tabs) to
+// label, or add a slides tab labelled label.
+type personAct struct {
+	kind     string // "move", "rename", "add"
+	from, to int
+	deck     int
+	label    string
+}
+
+// handlePlan is one trial: which deck (ordinal among the K decks) and what
+// the person does, drawn from the trial's own generator so the model and
+// the MCP run replay the same trial.
+type handlePlan struct {
+	target int
+	acts   []personAct
+}
+
+func trialRNG(seed int64, k, trial int) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), uint64(k)<<32|uint64(trial)))
+}
+
+// planTrial draws a trial. Acts are drawn against the strip as it evolves,
+// so the plan needs the strip's shape (apply acts to the model as you go).
+func planTrial(rng *rand.Rand, k int, strip []stripTab, apply func(personAct)) handlePlan {
+	p := handlePlan{target: rng.IntN(k)}
+	n := rng.IntN(3) // zero to two changes
+	for range n {
+		var a personAct
+		switch r := rng.Float64(); {
+		case r < 0.40:
+			a = personAct{kind: "move", from: rng.IntN(len(strip)), to: rng.IntN(len(strip))}
+		case r < 0.75:
+			a = personAct{kind: "rename", deck: rng.IntN(countType(strip, note.TypeSlides)), label: deckLabels[rng.IntN(len(deckLabels))]}
+		default:
+			a = personAct{kind: "add", label: deckLabels[rng.IntN(len(deckLabels))]}
+		}
+		p.acts = append(p.acts, a)
+		strip = applyAct(strip, a, "")
+		if apply != nil {
+			apply(a)
+		}
+	}
+	return p
+}
+
+func countType(strip []stripTab, typ string) int {
+	n := 0
+	for _, t := range strip {
+		if t.typ == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// nthOfType is the index in the strip of the n-th tab of a type.
+func nthOfType(strip []stripTab, typ string, n int) int {
+	for i, t := range strip {
+		if t.typ == typ {
+			if n == 0 {
+				return i
+			}
+			n--
+		}
+	}
+	return -1
+}
+
+// applyAct changes a copy of the strip the way note.MoveTab, RenameTab and
+// CreateTab change a Note (newID names an added tab).
+func applyAct(strip []stripTab, a personAct, newID string) []stripTab {
+	s := append([]stripTab(nil), strip...)
+	switch a.kind {
+	case "move":
+		to := min(max(a.to, 0), len(s)-1)
+		t := s[a.from]
+		s = append(s[:a.from], s[a.from+1:]...)
+		s = append(s[:to], append([]stripTab{t}, s[to:]...)...)
+	case "rename":
+		s[nthOfType(s, note.TypeSlides, a.deck)].label = a.label
+	case "add":
+		if newID == "" {
+			newID = fmt.Sprintf("slides-new-%d", len(s))
+		}
+		s = append(s, stripTab{id: newID, typ: note.TypeSlides, label: a.label})
+	}
+	return s
+}
+
+// handles are the four ways to hold on to the deck at strip index i.
+type handles struct {
+	position   int
+	typ, label string
+	id         string
+}
+
+func takeHandles(strip []stripTab, i int) handles {
+	return handles{position: i, typ: strip[i].typ, label: strip[i].label, id: strip[i].id}
+}
+
+// resolve finds a handle's tab in the strip the way the desktop shortcut
+// does: the first match. It returns the index or -1.
+func (h handles) resolve(strip []stripTab, kind int) int {
+	switch kind {
+	case 0:
+		if h.position < len(strip) {
+			return h.position
+		}
+	case 1:
+		for i, t := range strip {
+			if t.typ == h.typ {
+				return i
+			}
+		}
+	case 2:
+		for i, t := range strip {
+			if t.label == h.label {
+				return i
+			}
+		}
+	case 3:
+		for i, t := range strip {
+			if t.id == h.id {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func outcome(strip []stripTab, i int, targetID string) int {
+	switch {
+	case i < 0:
+		return outNotFound
+	case strip[i].id == targetID:
+		return outCorrect
+	}
+	return outWrong
+}
+
+func initialStrip(k int) []stripTab {
+	s := []stripTab{{"markdown", note.TypeMarkdown, "Note"}, {"files", note.TypeFiles, "Files"}, {"sources", note.TypeSources, "Sources"}}
+	for i := range k {
+		s = append(s, stripTab{fmt.Sprintf("slides-%d", i+1), note.TypeSlides, deckLabels[i]})
+	}
+	return s
+}
+
+// modelTrial runs trial i on the in-memory strip: the outcome per handle.
+func modelTrial(seed int64, k, trial int) [4]int {
+	rng := trialRNG(seed, k, trial)
+	strip := initialStrip(k)
+	cur := strip
+	plan := planTrial(rng, k, strip, func(a personAct) { cur = applyAct(cur, a, "") })
+	target := nthOfType(strip, note.TypeSlides, plan.target)
+	h := takeHandles(strip, target)
+	var out [4]int
+	for kind := range 4 {
+		out[kind] = outcome(cur, h.resolve(cur, kind), h.id)
+	}
+	return out
+}
+
+// mcpHandleTrial is what one trial against Foundry found.
+type mcpHandleTrial struct {
+	outcome      [4]int
+	landedWrong  [4]bool // a write landed in another tab than the target and was accepted
+	refusedType  [4]bool // resolved to a tab that is not a deck: refused with wrong_tab_type
+	changes      int
+	staleRefused bool // the write made with the pre-change version was refused
+	idVerified   bool // the target deck holds exactly the slide sent through the ID handle
+}
+
+func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
+	seed := seedOr(env, 7)
+	trials, sample, workers := 10_000, 500, 2
+	if env.Quick {
+		trials, sample = 1_000, 25
+	}
+	ks := []int{2, 5}
+
+	// The model: every trial, every K.
+	model := map[int][][4]int{}
+	for _, k := range ks {
+		res := make([][4]int, trials)
+		for i := range trials {
+			res[i] = modelTrial(seed, k, i)
+		}
+		model[k] = res
+	}
+
+	// Foundry over MCP: the first `sample` trials of each K.
+	maker, _ := env.People.(noteMaker)
+	canMCP := env.People != nil && maker != nil
+	live := map[int][]mcpHandleTrial{}
+	if canMCP {
+		for _, k := range ks {
+			res := make([]mcpHandleTrial, sample)
+			m := newMeter(env, fmt.Sprintf("tab-handles K=%d over MCP", k), sample)
+			var next, done atomic.Int64
+			var wg sync.WaitGroup
+			errs := make([]error, workers)
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					cs, err := dialAgent(ctx, env, nil)
+					if err != nil {
+						errs[w] = err
+						return
+					}
+					defer cs.Close()
+					for {
+						i := int(next.Add(1)) - 1
+						if i >= sample || ctx.Err() != nil {
+							return
+						}
+						r, err := liveHandleTrial(ctx, env, maker, cs, seed, k, i)
+						if err != nil {
+							errs[w] = fmt.Errorf("K=%d trial %d: %w", k, i, err)
+							return
+						}
+						res[i] = r
+						m.step(int(done.Add(1)))
+					}
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					return nil, err
+				}
+			}
+			live[k] = res
+		}
+	}
+
+	rep := &Report{}
+	rep.Table.Header = []string{"K decks", "handle", "correct", "wrong deck", "not found", "seed 000: correct / wrong / not found",
+		fmt.Sprintf("Foundry over MCP (%d trials): correct / wrong / not found", sample), "wrong-deck writes that passed the version check"}
+	rep.CSV = [][]string{{"k", "handle", "trials", "correct", "wrong_deck", "not_found", "seed_correct", "seed_wrong_deck", "seed_not_found",
+		"mcp_trials", "mcp_correct", "mcp_wrong_deck", "mcp_not_found", "mcp_wrong_deck_writes_accepted", "mcp_wrong_tab_refused_by_type"}}
+	var cats []string
+	var oursCorrect, seedCorrect, oursWrong []float64
+	agree, compared := 0, 0
+	idCorrect, idTrials, idVerified := 0, 0, 0
+	staleRefused, withChanges := 0, 0
+	for _, k := range ks {
+		for kind, hn := range handleNames {
+			var c [3]int
+			for _, o := range model[k] {
+				c[o[kind]]++
+			}
+			var lc [3]int
+			accepted, refusedType, wrongTotal := 0, 0, 0
+			for i, t := range live[k] {
+				lc[t.outcome[kind]]++
+				if t.landedWrong[kind] {
+					accepted++
+				}
+				if t.refusedType[kind] {
+					refusedType++
+				}
+				if t.outcome[kind] == outWrong {
+					wrongTotal++
+				}
+				compared++
+				if t.outcome[kind] == model[k][i][kind] {
+					agree++
+				}
+				if kind == 3 {
+					idTrials++
+					if t.outcome[3] == outCorrect {
+						idCorrect++
+					}
+					if t.idVerified {
+						idVerified++
+					}
+					if t.changes > 0 {
+						withChanges++
+						if t.staleRefused {
+							staleRefused++
+						}
+					}
+				}
+			}
+			s := seedHandles[k][kind]
+			liveCell, passed := "not run (no people's side)", "–"
+			if canMCP {
+				liveCell = fmt.Sprintf("%s / %s / %s", pct(lc[0], sample), pct(lc[1], sample), pct(lc[2], sample))
+				passed = fmt.Sprintf("%d of %d", accepted, wrongTotal-refusedType)
+				if refusedType > 0 {
+					passed += fmt.Sprintf(" (+%d on a non-deck tab, refused: wrong_tab_type)", refusedType)
+				}
+			}
+			ours := [3]string{pct(c[0], trials), pct(c[1], trials), pct(c[2], trials)}
+			if kind == 3 && c[0] == trials {
+				ours = [3]string{"100%", "0", "0"}
+			}
+			rep.Table.Rows = append(rep.Table.Rows, []string{itoa(k), hn, ours[0], ours[1], ours[2], s[0] + " / " + s[1] + " / " + s[2], liveCell, passed})
+			rep.CSV = append(rep.CSV, []string{itoa(k), hn, itoa(trials), itoa(c[0]), itoa(c[1]), itoa(c[2]), s[0], s[1], s[2],
+				itoa(len(live[k])), itoa(lc[0]), itoa(lc[1]), itoa(lc[2]), itoa(accepted), itoa(refusedType)})
+			cats = append(cats, fmt.Sprintf("K=%d\n%s", k, hn))
+			oursCorrect = append(oursCorrect, 100*float64(c[0])/float64(trials))
+			seedCorrect = append(seedCorrect, parsePct(s[0]))
+			oursWrong = append(oursWrong, 100*float64(c[1])/float64(trials))
+		}
+	}
+	rep.SVG = barChartSVG("Tab handles: share resolved to the right deck (seed 000 setup, 10,000 trials per K)", "% of trials", cats, []barSeries{
+		{Name: "correct (ours)", Color: colorFoundry, Values: oursCorrect},
+		{Name: "correct (seed 000)", Color: colorSeed, Values: seedCorrect},
+		{Name: "wrong deck, written silently (ours)", Color: colorBad, Values: oursWrong},
+	}, 100, "%")
+	rep.Notes = []string{
+		fmt.Sprintf("Columns 3–5: the in-memory model of the tab strip, %s trials per K, seed %d (simulated: Foundry resolves no handle but the ID; position, type and label are resolved client-side, first match, like osFoundry's resolveTabInstanceId()). "+
+			"A trial: K decks labelled %s…; the agent picks one at random; the person makes 0–2 changes (move any tab to any position 40%%, rename a deck to one of %d labels 35%%, add a deck with one of those labels 25%%).",
+			commas(trials), seed, strings.Join(deckLabels[:2], ", "), len(deckLabels)),
+		fmt.Sprintf("Last two columns: Foundry over MCP, the first %d of those trials per K (the same draws): a fresh Note per trial, the person's changes made through the service, list_note_tabs before and after, "+
+			"and one slide_add per handle to the tab it resolved to, sent with the version from the second list. Wrong-deck writes pass the version check: the version proves the agent saw the latest Note, not that it found the right tab.", sample),
+	}
+	if canMCP {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("Over MCP, the agent's first write of each trial used the version from before the person's changes: Foundry refused %d of the %d such writes that followed a change (version_conflict), then the agent listed again. "+
+			"The model and Foundry gave the same outcome on %s of %s sampled (trial, handle) pairs. In the model a position that now holds a fixed tab (Note, Files, Sources) counts as a wrong deck, as the seed counts no position failure as not found; over MCP a slide_add there is refused (wrong_tab_type).", staleRefused, withChanges, commas(agree), commas(compared)))
+		rep.Invariants = append(rep.Invariants,
+			Invariant{Name: "ID handles resolve 100% correctly (Foundry over MCP)", Held: idCorrect == idTrials && idVerified == idTrials && idTrials > 0,
+				Got: fmt.Sprintf("%s of %s correct; the target deck held the ID handle's slide in %s of %s", commas(idCorrect), commas(idTrials), commas(idVerified), commas(idTrials))},
+			Invariant{Name: "the tab-strip model matches Foundry on every sampled trial", Held: agree == compared,
+				Got: fmt.Sprintf("%s of %s (trial, handle) outcomes equal", commas(agree), commas(compared))},
+		)
+	} else {
+		rep.Notes = append(rep.Notes, "The MCP part needs the people's side (an in-process server); only the model ran.")
+	}
+	var modelID int
+	for _, k := range ks {
+		for _, o := range model[k] {
+			if o[3] == outCorrect {
+				modelID++
+			}
+		}
+	}
+	rep.Invariants = append(rep.Invariants, Invariant{Name: "ID handles resolve 100% correctly (model)", Held: modelID == trials*len(ks),
+		Got: fmt.Sprintf("%s of %s", commas(modelID), commas(trials*len(ks)))})
+	return rep, nil
+}
+
+func parsePct(s string) float64 {
+	var f float64
+	fmt.Sscanf(strings.TrimSuffix(s, "%"), "%g", &f)
+	return f
+}
+
+// liveHandleTrial runs trial i against Foundry.
+func liveHandleTrial(ctx context.Context, env *Env, maker noteMaker, cs *mcp.ClientSession, seed int64, k, i int) (mcpHandleTrial, error) {
+	var res mcpHandleTrial
+	now := time.Now()
+	noteID, err := maker.NewNote(ctx, fmt.Sprintf("Handles K=%d trial %d", k, i), func(d *note.Doc) error {
+		for j := range k {
+			if _, err := note.CreateTab(d, note.TypeSlides, deckLabels[j], nil, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	tabs, v1, err := listTabs(ctx, cs, noteID)
+	if err != nil {
+		return res, err
+	}
+	strip := make([]stripTab, len(tabs))
+	for j, t := range tabs {
+		strip[j] = stripTab{t.ID, t.Type, t.Label}
+	}
+	start := append([]stripTab(nil), strip...)
+
+	// The plan is drawn exactly as the model draws it; the person's acts are
+	// made for real as they are drawn.
+	rng := trialRNG(seed, k, i)
+	cur := strip
+	var actErr error
+	plan := planTrial(rng, k, start, func(a personAct) {
+		if actErr != nil {
+			return
+		}
+		newID := ""
+		switch a.kind {
+		case "move":
+			actErr = env.People.MoveTab(ctx, noteID, cur[a.from].id, a.to)
+		case "rename":
+			actErr = env.People.RenameTab(ctx, noteID, cur[nthOfType(cur, note.TypeSlides, a.deck)].id, a.label)
+		case "add":
+			newID, actErr = env.People.AddSlidesTab(ctx, noteID, a.label)
+		}
+		cur = applyAct(cur, a, newID)
+	})
+	if actErr != nil {
+		return res, fmt.Errorf("person: %w", actErr)
+	}
+	res.changes = len(plan.acts)
+	target := nthOfType(start, note.TypeSlides, plan.target)
+	h := takeHandles(start, target)
+
+	// A write with the version from before the changes.
+	stale, err := mcpTool(ctx, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": h.id, "expected_version": v1,
+		"idempotency_key": fmt.Sprintf("stale-%d-%d-%d", k, i, seed), "operation": "slide_add", "title": "stale write"})
+	if err != nil {
+		return res, err
+	}
+	res.staleRefused = stale.Conflict()
+	if res.changes == 0 && stale.IsError {
+		return res, fmt.Errorf("write with an unchanged version refused: %s", stale.Text)
+	}
+
+	tabs, v, err := listTabs(ctx, cs, noteID)
+	if err != nil {
+		return res, err
+	}
+	now2 := make([]stripTab, len(tabs))
+	for j, t := range tabs {
+		now2[j] = stripTab{t.ID, t.Type, t.Label}
+	}
+	if len(now2) != len(cur) {
+		return res, fmt.Errorf("strip has %d tabs, the model %d", len(now2), len(cur))
+	}
+	for j := range now2 {
+		if now2[j] != cur[j] {
+			return res, fmt.Errorf("strip position %d is %v, the model says %v", j, now2[j], cur[j])
+		}
+	}
+	for kind, hn := range handleNames {
+		idx := h.resolve(now2, kind)
+		res.outcome[kind] = outcome(now2, idx, h.id)
+		if idx < 0 {
+			continue
+		}
+		w, err := mcpTool(ctx, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": now2[idx].id, "expected_version": v,
+			"idempotency_key": fmt.Sprintf("h-%s-%d-%d-%d", hn, k, i, seed), "operation": "slide_add", "title": "via " + hn + " handle"})
+		if err != nil {
+			return res, err
+		}
+		switch {
+		case !w.IsError:
+			v = w.Int("version")
+			if w.Str("tab_id") != now2[idx].id {
+				return res, fmt.Errorf("write answered tab %s, sent to %s", w.Str("tab_id"), now2[idx].id)
+			}
+			res.landedWrong[kind] = now2[idx].id != h.id
+		case w.Code() == note.CodeWrongTabType:
+			res.refusedType[kind] = true
+		default:
+			return res, fmt.Errorf("%s handle's write refused: %s", hn, w.Text)
+		}
+	}
+	deck, err := mustTool(ctx, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": h.id})
+	if err != nil {
+		return res, err
+	}
+	n := 0
+	for _, s := range deck.List("slides") {
+		if m, _ := s.(map[string]any); m["title"] == "via ID handle" {
+			n++
+		}
+	}
+	res.idVerified = n == 1
+	return res, nil
+}
