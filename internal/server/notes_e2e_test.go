@@ -468,3 +468,56 @@ func TestTwoWritersLoseNothing(t *testing.T) {
 	}
 	t.Logf("0 lines lost; conflicts: agent %d, person %d", conflicts[0], conflicts[1])
 }
+
+// TestToolsetsAndReadOnlyPerConnection: a client loads only the toolsets it
+// asks for, and read-only mode serves no write tool.
+func TestToolsetsAndReadOnlyPerConnection(t *testing.T) {
+	e := servertest.Start(t, servertest.Options{})
+	list := func(query string) []string {
+		req, _ := http.NewRequest(http.MethodPost, e.URL+"/mcp"+query, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Result struct {
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+			} `json:"result"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range out.Result.Tools {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+	all := list("")
+	notes := list("?toolsets=notes")
+	ro := list("?readonly=1")
+	events := list("?toolsets=events&readonly=1")
+	if len(all) != 16 || len(notes) != 8 || fmt.Sprint(events) != "[poll_resource_events]" {
+		t.Fatalf("all %d tools, notes %d, events %v", len(all), len(notes), events)
+	}
+	for _, n := range notes {
+		if strings.Contains(n, "room") || strings.Contains(n, "repositor") {
+			t.Fatalf("notes toolset lists %s", n)
+		}
+	}
+	for _, n := range ro {
+		for _, w := range []string{"create_", "edit_", "add_", "propose_"} {
+			if strings.HasPrefix(n, w) {
+				t.Fatalf("read-only lists %s", n)
+			}
+		}
+	}
+	if len(ro) != 11 {
+		t.Fatalf("read-only lists %d tools, want 11: %v", len(ro), ro)
+	}
+}
