@@ -3,15 +3,34 @@
 // body. Programming faults stay plain Go errors.
 package problem
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
-// Problem is a refusal that names the field and the rule.
+// Problem is a refusal that names the field and the rule. It is written as
+// one flat JSON object, {"error", "field", "message", …details}, so that a
+// client finds e.g. current_version where it finds error.
 type Problem struct {
-	Code    string `json:"error"`           // stable machine code, e.g. "unknown_tab"
-	Field   string `json:"field,omitempty"` // JSON path of the offending argument, e.g. "slides[0].title"
-	Message string `json:"message"`         // the rule and the next step, for a model or a person
-	// Details carries structured extras (e.g. the list of current tabs).
-	Details map[string]any `json:"details,omitempty"`
+	Code    string // stable machine code, e.g. "unknown_tab"
+	Field   string // JSON path of the offending argument, e.g. "slides[0].title"
+	Message string // the rule and the next step, for a model or a person
+	// Details carries structured extras (e.g. current_version, the list of
+	// current tabs); they are written beside error, field and message.
+	Details map[string]any
+}
+
+// MarshalJSON writes the problem flat.
+func (p *Problem) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(p.Details)+3)
+	for k, v := range p.Details {
+		m[k] = v
+	}
+	m["error"], m["message"] = p.Code, p.Message
+	if p.Field != "" {
+		m["field"] = p.Field
+	}
+	return json.Marshal(m)
 }
 
 func (p *Problem) Error() string {

@@ -61,7 +61,7 @@ func startTwoNodes(t *testing.T, wrapA func(store.Store) store.Store) (a, b *ser
 
 // conflictVersion returns details.current_version of a version_conflict.
 func conflictVersion(r servertest.Result) int64 {
-	d, _ := r.Data["details"].(map[string]any)
+	d := r.Data
 	f, _ := d["current_version"].(float64)
 	return int64(f)
 }
@@ -141,7 +141,7 @@ func TestTwoNodesShareEverything(t *testing.T) {
 	if !stale.IsError || stale.Str("error") != "version_conflict" || conflictVersion(stale) != vA+1 {
 		t.Fatalf("stale write on B: %s, want version_conflict with current_version %d", stale.Text, vA+1)
 	}
-	if d, _ := stale.Data["details"].(map[string]any); !strings.Contains(fmt.Sprint(d["changed_tab_ids"]), first.Str("tab_id")) {
+	if d := stale.Data; !strings.Contains(fmt.Sprint(d["changed_tab_ids"]), first.Str("tab_id")) {
 		t.Fatalf("conflict on B does not name the tab created on A (%s): %v", first.Str("tab_id"), d)
 	}
 	md := servertest.MustCall(t, csA, "read_note_tab", map[string]any{"note_id": a.NoteID, "tab_id": "markdown"})

@@ -166,7 +166,7 @@ func TestStaleVersionConflictWritesNothing(t *testing.T) {
 	if !stale.IsError || stale.Str("error") != "version_conflict" {
 		t.Fatalf("stale write: %s", stale.Text)
 	}
-	d := stale.Data["details"].(map[string]any)
+	d := stale.Data
 	if int64(d["current_version"].(float64)) != v+1 || fmt.Sprint(d["changed_tab_ids"]) != "["+deck+"]" {
 		t.Fatalf("conflict details %v, want current %d and changed [%s]", d, v+1, deck)
 	}

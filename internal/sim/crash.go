@@ -498,9 +498,7 @@ func createToken(ctx context.Context, bin, data string) (string, error) {
 
 // connectBearer connects the go-sdk client to a Foundry /mcp URL.
 func connectBearer(ctx context.Context, endpoint, token string) (*mcp.ClientSession, error) {
-	c := mcp.NewClient(&mcp.Implementation{Name: "foundry-sim-crash", Version: "1"}, nil)
-	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token: token}}, DisableStandaloneSSE: true, MaxRetries: -1}
-	cs, err := c.Connect(ctx, tr, nil)
+	cs, err := dialMCP(ctx, "foundry-sim-crash", endpoint, token, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", endpoint, err)
 	}
@@ -526,40 +524,20 @@ func welcomeNote(ctx context.Context, cs *mcp.ClientSession) (string, int64, err
 
 // noteTabIDs lists a Note's tab IDs and its version.
 func noteTabIDs(ctx context.Context, cs *mcp.ClientSession, noteID string) (map[string]bool, int64, error) {
-	res, err := mcpTool(ctx, cs, "list_note_tabs", map[string]any{"note_id": noteID})
-	if err != nil || res.IsError {
-		return nil, 0, fmt.Errorf("list_note_tabs: %v %s", err, res.Text)
-	}
+	tabs, version, err := listTabs(ctx, cs, noteID)
 	out := map[string]bool{}
-	for _, t := range res.List("tabs") {
-		m, _ := t.(map[string]any)
-		id, _ := m["tab_id"].(string)
-		out[id] = true
+	for _, t := range tabs {
+		out[t.ID] = true
 	}
-	return out, res.Int("version"), nil
+	return out, version, err
 }
 
 // noteSourceIDs pages through a Note's sources.
 func noteSourceIDs(ctx context.Context, cs *mcp.ClientSession, noteID string) (map[string]bool, error) {
 	out := map[string]bool{}
-	cursor := ""
-	for page := 0; page < 10000; page++ {
-		args := map[string]any{"note_id": noteID, "kind": "sources", "limit": 50}
-		if cursor != "" {
-			args["cursor"] = cursor
-		}
-		res, err := mcpTool(ctx, cs, "list_note_attachments", args)
-		if err != nil || res.IsError {
-			return nil, fmt.Errorf("list_note_attachments: %v %s", err, res.Text)
-		}
-		for _, s := range res.List("items") {
-			m, _ := s.(map[string]any)
-			id, _ := m["source_id"].(string)
-			out[id] = true
-		}
-		if cursor = res.Str("next_cursor"); cursor == "" {
-			return out, nil
-		}
-	}
-	return nil, errors.New("list_note_attachments: too many pages")
+	err := eachItem(ctx, cs, "list_note_attachments", map[string]any{"note_id": noteID, "kind": "sources"}, "items", func(m map[string]any) {
+		id, _ := m["source_id"].(string)
+		out[id] = true
+	})
+	return out, err
 }

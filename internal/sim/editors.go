@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -117,7 +118,7 @@ func (e *textEditor) actor(start float64) *evActor {
 				break
 			}
 			e.conflicts++
-			if e.writerTab != "" && !containsString(changed, e.writerTab) {
+			if e.writerTab != "" && !slices.Contains(changed, e.writerTab) {
 				e.falseConflicts++
 			}
 			t, v, err := e.be.read(e.ctx)
@@ -140,15 +141,6 @@ func (e *textEditor) actor(start float64) *evActor {
 		return nil
 	}
 	return a
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // countLines counts which of an editor's lines are in the final text.
@@ -239,16 +231,8 @@ func (b mcpText) write(ctx context.Context, expected int64, text string) (bool, 
 	return false, r.Int("version"), nil, nil
 }
 
-func changedTabs(r toolReply) []string {
-	d, _ := r.Data["details"].(map[string]any)
-	var out []string
-	for _, x := range asList(d["changed_tab_ids"]) {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// changedTabs is changed_tab_ids of a refused edit_note_tab.
+func changedTabs(r toolReply) []string { return strs(r.Detail("changed_tab_ids")) }
 
 func asList(v any) []any { l, _ := v.([]any); return l }
 
@@ -277,18 +261,21 @@ func (b personText) write(ctx context.Context, expected int64, text string) (boo
 func conflictChanged(err error) []string {
 	var pr *problem.Problem
 	if errors.As(err, &pr) {
-		switch ids := pr.Details["changed_tab_ids"].(type) {
-		case []string:
-			return ids
-		case []any:
-			var out []string
-			for _, x := range ids {
-				if s, ok := x.(string); ok {
-					out = append(out, s)
-				}
-			}
-			return out
-		}
+		return strs(pr.Details["changed_tab_ids"])
 	}
 	return nil
+}
+
+// strs is the strings of a []string or of a decoded JSON array.
+func strs(v any) []string {
+	if ids, ok := v.([]string); ok {
+		return ids
+	}
+	var out []string
+	for _, x := range asList(v) {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -293,7 +293,7 @@ func runKeyOrder(ctx context.Context, env *Env) (*Report, error) {
 		{Name: "exactly one tab per intent with key-then-version and a kept key (Foundry over MCP)", Held: kept,
 			Got: fmt.Sprintf("%d intents each; %s", n, strings.Join(got, "; "))},
 		{Name: "the in-memory model matches Foundry call by call (key, then version)", Held: same,
-			Got: fmt.Sprintf("model %s vs Foundry %s (same policy order)", cellAll(model, orderKeyFirst), cellLive(live))},
+			Got: fmt.Sprintf("model %s vs Foundry %s (same policy order)", cellAll(model, orderKeyFirst), cellAll(live, ""))},
 	}
 	rep.Notes = []string{
 		fmt.Sprintf("%d create_note_tab intents a run; an answer that carried a result (a commit or a replay) is lost with probability %.0f%% after the server committed, drawn by a seeded generator per seed so every row meets the same draws call by call. "+
@@ -351,20 +351,11 @@ func meanSeedTabs(s string) float64 {
 	return sum / n
 }
 
-func cellAll(model map[string][]keyOrderRun, order string) string {
+// cellAll lists the runs of every policy under order+policy ("" for live).
+func cellAll(runs map[string][]keyOrderRun, order string) string {
 	var parts []string
 	for _, p := range keyPolicies {
-		for _, r := range model[order+p] {
-			parts = append(parts, fmt.Sprintf("%d(%d)", r.tabs, r.calls))
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-func cellLive(live map[string][]keyOrderRun) string {
-	var parts []string
-	for _, p := range keyPolicies {
-		for _, r := range live[p] {
+		for _, r := range runs[order+p] {
 			parts = append(parts, fmt.Sprintf("%d(%d)", r.tabs, r.calls))
 		}
 	}

@@ -155,20 +155,17 @@ func runLinearizability(ctx context.Context, env *Env) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if env.Client == nil {
-		return nil, fmt.Errorf("no MCP client: Env.Client is nil")
-	}
 	// The state the history starts from.
-	first, err := env.Client(ctx, nil)
+	first, err := dialAgent(ctx, env, nil)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, err
 	}
-	r0, err := mcpTool(ctx, first, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown"})
+	text, version, err := readMarkdown(ctx, first, noteID)
 	first.Close()
-	if err != nil || r0.IsError {
-		return nil, fmt.Errorf("read_note_tab: %v %s", err, r0.Text)
+	if err != nil {
+		return nil, err
 	}
-	init := regState{version: r0.Int("version"), text: r0.Str("text")}
+	init := regState{version: version, text: text}
 
 	start := time.Now()
 	now := func() int64 { return int64(time.Since(start)) }

@@ -10,7 +10,7 @@ import (
 )
 
 // toolReply is one decoded tool result: a write's {note_id, version,
-// replayed, …} or a refusal's {error, field, message, details}.
+// replayed, …} or a refusal's {error, field, message, …details}.
 type toolReply struct {
 	IsError bool
 	Data    map[string]any
@@ -33,10 +33,12 @@ func (r toolReply) Code() string {
 // Conflict reports a version_conflict refusal.
 func (r toolReply) Conflict() bool { return r.Code() == "version_conflict" }
 
-// CurrentVersion is details.current_version of a conflict.
+// Detail is a refusal's detail k, written beside error.
+func (r toolReply) Detail(k string) any { return r.Data[k] }
+
+// CurrentVersion is current_version of a conflict.
 func (r toolReply) CurrentVersion() int64 {
-	d, _ := r.Data["details"].(map[string]any)
-	f, _ := d["current_version"].(float64)
+	f, _ := r.Detail("current_version").(float64)
 	return int64(f)
 }
 
@@ -78,6 +80,28 @@ func mustTool(ctx context.Context, cs *mcp.ClientSession, name string, args any)
 		return r, fmt.Errorf("%s refused: %s", name, r.Text)
 	}
 	return r, nil
+}
+
+// eachItem pages through a list tool, 50 at a time following next_cursor,
+// and calls f with every object in the answers' list field.
+func eachItem(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any, list string, f func(map[string]any)) error {
+	args["limit"] = 50
+	for page := 0; page < 10000; page++ {
+		r, err := mustTool(ctx, cs, tool, args)
+		if err != nil {
+			return err
+		}
+		for _, x := range r.List(list) {
+			m, _ := x.(map[string]any)
+			f(m)
+		}
+		next := r.Str("next_cursor")
+		if next == "" {
+			return nil
+		}
+		args["cursor"] = next
+	}
+	return fmt.Errorf("%s: more than 10000 pages", tool)
 }
 
 // tabInfo is one entry of list_note_tabs.

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -223,41 +222,22 @@ func runOutline(ctx context.Context, env *Env) (*Report, error) {
 	if maker != nil && reader != nil {
 		for _, a := range approaches {
 			res := make([]deckResult, sample)
-			m := newMeter(env, "outline over MCP, "+a, sample)
-			var next, done atomic.Int64
-			var wg sync.WaitGroup
-			errs := make([]error, workers)
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					inj := newFaultInjector(nil)
-					cs, err := dialAgent(ctx, env, inj)
-					if err != nil {
-						errs[w] = err
-						return
-					}
-					defer cs.Close()
-					for {
-						d := int(next.Add(1)) - 1
-						if d >= sample || ctx.Err() != nil {
-							return
-						}
-						r, err := liveDeck(ctx, env, maker, reader, cs, inj, seed, d, a)
-						if err != nil {
-							errs[w] = fmt.Errorf("%s, deck %d: %w", a, d, err)
-							return
-						}
-						res[d] = r
-						m.step(int(done.Add(1)))
-					}
-				}()
-			}
-			wg.Wait()
-			for _, err := range errs {
+			err := parallel(ctx, sample, workers, newMeter(env, "outline over MCP, "+a, sample), func(decks iter.Seq[int]) error {
+				inj := newFaultInjector(nil)
+				cs, err := dialAgent(ctx, env, inj)
 				if err != nil {
-					return nil, err
+					return err
 				}
+				defer cs.Close()
+				for d := range decks {
+					if res[d], err = liveDeck(ctx, env, maker, reader, cs, inj, seed, d, a); err != nil {
+						return fmt.Errorf("%s, deck %d: %w", a, d, err)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 			live[a] = res
 		}

@@ -1,13 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -283,30 +283,11 @@ func approveAndSee(ctx context.Context, env *Env, cs *mcp.ClientSession, r *prop
 // launcherApps pages through list_room_apps and returns the instance IDs.
 func launcherApps(ctx context.Context, cs *mcp.ClientSession, roomID string) (map[string]bool, error) {
 	out := map[string]bool{}
-	cursor := ""
-	for page := 0; page < 1000; page++ {
-		args := map[string]any{"room_id": roomID, "limit": 50}
-		if cursor != "" {
-			args["cursor"] = cursor
-		}
-		res, err := mcpTool(ctx, cs, "list_room_apps", args)
-		if err != nil {
-			return nil, fmt.Errorf("list_room_apps: %w", err)
-		}
-		if res.IsError {
-			return nil, fmt.Errorf("list_room_apps: %s", res.Text)
-		}
-		for _, a := range res.List("apps") {
-			if m, ok := a.(map[string]any); ok {
-				id, _ := m["instance_id"].(string)
-				out[id] = true
-			}
-		}
-		if cursor = res.Str("next_cursor"); cursor == "" {
-			return out, nil
-		}
-	}
-	return nil, errors.New("list_room_apps: more than 1000 pages")
+	err := eachItem(ctx, cs, "list_room_apps", map[string]any{"room_id": roomID}, "apps", func(m map[string]any) {
+		id, _ := m["instance_id"].(string)
+		out[id] = true
+	})
+	return out, err
 }
 
 // appState is read_room_app_status's state for one instance ("" when the
@@ -360,38 +341,22 @@ func nextInstance(ctx context.Context, cs *mcp.ClientSession, roomID string) (in
 // pending review and those in the launcher.
 func instanceStates(ctx context.Context, cs *mcp.ClientSession, roomID string, first, calls, workers int) (pending, inLauncher int, err error) {
 	var p, l atomic.Int64
-	errc := make(chan error, workers)
-	next := atomic.Int64{}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= calls {
-					return
-				}
-				st, err := appState(ctx, cs, roomID, "app-"+strconv.Itoa(first+i))
-				if err != nil {
-					errc <- err
-					return
-				}
-				switch st {
-				case room.StatePendingReview:
-					p.Add(1)
-				case room.StateInLauncher:
-					l.Add(1)
-				}
+	err = parallel(ctx, calls, workers, nil, func(instances iter.Seq[int]) error {
+		for i := range instances {
+			st, err := appState(ctx, cs, roomID, "app-"+itoa(first+i))
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errc)
-	if err := <-errc; err != nil {
-		return 0, 0, err
-	}
-	return int(p.Load()), int(l.Load()), nil
+			switch st {
+			case room.StatePendingReview:
+				p.Add(1)
+			case room.StateInLauncher:
+				l.Add(1)
+			}
+		}
+		return nil
+	})
+	return int(p.Load()), int(l.Load()), cmp.Or(err, ctx.Err())
 }
 
 // snippetApp is intended app i: a small standup timer like the seed's (an
@@ -467,53 +432,4 @@ func randomKey(rng *rand.Rand) string {
 		b[i] = byte(rng.Uint32())
 	}
 	return "rnd-" + hex.EncodeToString(b[:])
-}
-
-// simRoom is a cloud Room for an experiment: a fresh one when the runner can
-// make it, else the run's Room. No Room is an error, never a silent pass.
-func simRoom(ctx context.Context, env *Env) (string, error) {
-	if env.Fresh != nil {
-		_, roomID, err := env.Fresh(ctx)
-		if err != nil {
-			return "", fmt.Errorf("fresh Room: %w", err)
-		}
-		if roomID != "" {
-			return roomID, nil
-		}
-	}
-	if env.RoomID == "" {
-		return "", errors.New("this experiment needs a cloud Room: Env.RoomID is empty and Env.Fresh gave none (does the server have Rooms? pass --room ROOM_ID with --url)")
-	}
-	return env.RoomID, nil
-}
-
-// simNote is an approved Note for an experiment: a fresh one when the runner
-// can make it, else the run's Note.
-func simNote(ctx context.Context, env *Env) (string, error) {
-	if env.Fresh != nil {
-		noteID, _, err := env.Fresh(ctx)
-		if err != nil {
-			return "", fmt.Errorf("fresh Note: %w", err)
-		}
-		if noteID != "" {
-			return noteID, nil
-		}
-	}
-	if env.NoteID == "" {
-		return "", errors.New("this experiment needs an approved Note: Env.NoteID is empty and Env.Fresh gave none")
-	}
-	return env.NoteID, nil
-}
-
-func progress(env *Env, format string, args ...any) {
-	if env.Progress != nil {
-		fmt.Fprintf(env.Progress, "  "+format+"\n", args...)
-	}
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-// fmtSeconds renders seconds the way the seed's tables do ("2.4s").
-func fmtSeconds(s float64) string {
-	return strconv.FormatFloat(s, 'f', 1, 64) + "s"
 }

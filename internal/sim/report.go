@@ -89,6 +89,11 @@ func pct(num, den int) string {
 
 func ftoa(f float64, prec int) string { return strconv.FormatFloat(f, 'f', prec, 64) }
 
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// fmtSeconds renders seconds the way the seed's tables do ("2.4s").
+func fmtSeconds(s float64) string { return ftoa(s, 1) + "s" }
+
 // barSeries is one colour of a grouped bar chart.
 type barSeries struct {
 	Name   string

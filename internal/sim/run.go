@@ -10,10 +10,14 @@ package sim
 //   register(e)             add an experiment (call from init)
 //   registerNumbered(n, e)  the same, with its number in the issue (1–11)
 //   seedOr, seedsFrom       the run's seed, or the seed's published seeds
-//   newMeter                progress lines every ~10% on Env.Progress
+//   simNote, simRoom        a fresh Note / Room for an experiment
+//   newMeter, progress      progress lines on Env.Progress
+//   parallel                share items among workers (e.g. one agent each)
 //   newFaultInjector        an http.RoundTripper that loses answers after commit
-//   mcpTool                 call a tool, decode structured content (toolReply)
-//   barChartSVG             a small grouped bar chart, by hand
+//   dialAgent               an agent's MCP session, through an injector or not
+//   mcpTool, mustTool       call a tool, decode structured content (toolReply)
+//   eachItem                page through a list tool
+//   itoa, ftoa, commas, pct table cells; barChartSVG, a small bar chart by hand
 //   Person                  the people's side over *service.Service
 
 import (
@@ -21,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net"
 	"net/http"
@@ -31,6 +36,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -400,12 +406,9 @@ func remoteTarget(ctx context.Context, cfg Config) (*target, error) {
 			return nil, fmt.Errorf("connect to %s: %w", url, err)
 		}
 		defer cs.Close()
-		r, err := mcpTool(ctx, cs, "list_notes", map[string]any{"limit": 1})
+		r, err := mustTool(ctx, cs, "list_notes", map[string]any{"limit": 1})
 		if err != nil {
-			return nil, fmt.Errorf("list_notes: %w", err)
-		}
-		if r.IsError {
-			return nil, fmt.Errorf("list_notes: %s", r.Text)
+			return nil, err
 		}
 		notes := r.List("notes")
 		if len(notes) == 0 {
@@ -418,8 +421,14 @@ func remoteTarget(ctx context.Context, cfg Config) (*target, error) {
 
 // connect opens a go-sdk client session to the target through rt.
 func (t *target) connect(ctx context.Context, rt http.RoundTripper) (*mcp.ClientSession, error) {
-	c := mcp.NewClient(&mcp.Implementation{Name: "foundry-sim", Version: "1"}, nil)
-	tr := &mcp.StreamableClientTransport{Endpoint: t.url, HTTPClient: &http.Client{Transport: bearer{token: t.token, base: rt}},
+	return dialMCP(ctx, "foundry-sim", t.url, t.token, rt)
+}
+
+// dialMCP connects a go-sdk client called name to an MCP endpoint with a
+// bearer token, its HTTP through rt (nil: plain).
+func dialMCP(ctx context.Context, name, endpoint, token string, rt http.RoundTripper) (*mcp.ClientSession, error) {
+	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token: token, base: rt}},
 		DisableStandaloneSSE: true, MaxRetries: -1}
 	return c.Connect(ctx, tr, nil)
 }
@@ -488,6 +497,49 @@ func seedsFrom(env *Env, first int64, n int) []int64 {
 	return out
 }
 
+// simRoom is a cloud Room for an experiment: a fresh one when the runner can
+// make it, else the run's Room. No Room is an error, never a silent pass.
+func simRoom(ctx context.Context, env *Env) (string, error) {
+	if env.Fresh != nil {
+		_, roomID, err := env.Fresh(ctx)
+		if err != nil {
+			return "", fmt.Errorf("fresh Room: %w", err)
+		}
+		if roomID != "" {
+			return roomID, nil
+		}
+	}
+	if env.RoomID == "" {
+		return "", errors.New("this experiment needs a cloud Room: Env.RoomID is empty and Env.Fresh gave none (does the server have Rooms? pass --room ROOM_ID with --url)")
+	}
+	return env.RoomID, nil
+}
+
+// simNote is an approved Note for an experiment: a fresh one when the runner
+// can make it, else the run's Note.
+func simNote(ctx context.Context, env *Env) (string, error) {
+	if env.Fresh != nil {
+		noteID, _, err := env.Fresh(ctx)
+		if err != nil {
+			return "", fmt.Errorf("fresh Note: %w", err)
+		}
+		if noteID != "" {
+			return noteID, nil
+		}
+	}
+	if env.NoteID == "" {
+		return "", errors.New("this experiment needs an approved Note: Env.NoteID is empty and Env.Fresh gave none")
+	}
+	return env.NoteID, nil
+}
+
+// progress prints one indented progress line on Env.Progress.
+func progress(env *Env, format string, args ...any) {
+	if env.Progress != nil {
+		fmt.Fprintf(env.Progress, "  "+format+"\n", args...)
+	}
+}
+
 // meter prints a progress line about every 10% of a long loop; workers
 // may share one.
 type meter struct {
@@ -514,4 +566,33 @@ func (m *meter) step(done int) {
 		fmt.Fprintf(m.w, "  %s: %d%% (%d/%d, %s)\n", m.label, m.next*10, done, m.total, time.Since(m.start).Round(100*time.Millisecond))
 		m.next++
 	}
+}
+
+// parallel shares the items 0…n-1 among workers goroutines. Each runs work
+// once, which ranges over the items it takes (until they run out or ctx is
+// done); m steps after each item whose loop body finished. A worker stops
+// at its first error; the first worker's error (in worker order) is returned.
+func parallel(ctx context.Context, n, workers int, m *meter, work func(items iter.Seq[int]) error) error {
+	var next, done atomic.Int64
+	items := func(yield func(int) bool) {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= n || ctx.Err() != nil || !yield(i) {
+				return
+			}
+			m.step(int(done.Add(1)))
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Go(func() { errs[w] = work(items) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

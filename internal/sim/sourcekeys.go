@@ -5,9 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -250,43 +249,25 @@ func runSourceKeys(ctx context.Context, env *Env) (*Report, error) {
 				n = sampled
 			}
 			tallies := make([]sourceTally, n)
-			m := newMeter(env, "source-keys over MCP, "+sch, n)
-			var next, done atomic.Int64
-			var wg sync.WaitGroup
-			errs := make([]error, workers)
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						s := int(next.Add(1)) - 1
-						if s >= n || ctx.Err() != nil {
-							return
-						}
-						// One client per session, its injector seeded like the
-						// model's dropper for that session.
-						inj := newFaultInjector(newDropper(seed, 0x3100_0000|uint64(s), loss), "add_note_source")
-						cs, err := dialAgent(ctx, env, inj)
-						if err != nil {
-							errs[w] = err
-							return
-						}
-						t, err := liveSession(ctx, cs, maker, seed, s, sch, inj)
-						cs.Close()
-						if err != nil {
-							errs[w] = err
-							return
-						}
-						tallies[s] = t
-						m.step(int(done.Add(1)))
+			err := parallel(ctx, n, workers, newMeter(env, "source-keys over MCP, "+sch, n), func(sessions iter.Seq[int]) error {
+				for s := range sessions {
+					// One client per session, its injector seeded like the
+					// model's dropper for that session.
+					inj := newFaultInjector(newDropper(seed, 0x3100_0000|uint64(s), loss), "add_note_source")
+					cs, err := dialAgent(ctx, env, inj)
+					if err != nil {
+						return err
 					}
-				}()
-			}
-			wg.Wait()
-			for _, err := range errs {
-				if err != nil {
-					return nil, err
+					tallies[s], err = liveSession(ctx, cs, maker, seed, s, sch, inj)
+					cs.Close()
+					if err != nil {
+						return err
+					}
 				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 			live[sch] = &sourceTally{}
 			for _, t := range tallies {

@@ -3,10 +3,10 @@ package sim
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
+	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -165,23 +165,11 @@ func (h handles) resolve(strip []stripTab, kind int) int {
 			return h.position
 		}
 	case 1:
-		for i, t := range strip {
-			if t.typ == h.typ {
-				return i
-			}
-		}
+		return slices.IndexFunc(strip, func(t stripTab) bool { return t.typ == h.typ })
 	case 2:
-		for i, t := range strip {
-			if t.label == h.label {
-				return i
-			}
-		}
+		return slices.IndexFunc(strip, func(t stripTab) bool { return t.label == h.label })
 	case 3:
-		for i, t := range strip {
-			if t.id == h.id {
-				return i
-			}
-		}
+		return slices.IndexFunc(strip, func(t stripTab) bool { return t.id == h.id })
 	}
 	return -1
 }
@@ -254,40 +242,21 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 	if canMCP {
 		for _, k := range ks {
 			res := make([]mcpHandleTrial, sample)
-			m := newMeter(env, fmt.Sprintf("tab-handles K=%d over MCP", k), sample)
-			var next, done atomic.Int64
-			var wg sync.WaitGroup
-			errs := make([]error, workers)
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					cs, err := dialAgent(ctx, env, nil)
-					if err != nil {
-						errs[w] = err
-						return
-					}
-					defer cs.Close()
-					for {
-						i := int(next.Add(1)) - 1
-						if i >= sample || ctx.Err() != nil {
-							return
-						}
-						r, err := liveHandleTrial(ctx, env, maker, cs, seed, k, i)
-						if err != nil {
-							errs[w] = fmt.Errorf("K=%d trial %d: %w", k, i, err)
-							return
-						}
-						res[i] = r
-						m.step(int(done.Add(1)))
-					}
-				}()
-			}
-			wg.Wait()
-			for _, err := range errs {
+			err := parallel(ctx, sample, workers, newMeter(env, fmt.Sprintf("tab-handles K=%d over MCP", k), sample), func(trials iter.Seq[int]) error {
+				cs, err := dialAgent(ctx, env, nil)
 				if err != nil {
-					return nil, err
+					return err
 				}
+				defer cs.Close()
+				for i := range trials {
+					if res[i], err = liveHandleTrial(ctx, env, maker, cs, seed, k, i); err != nil {
+						return fmt.Errorf("K=%d trial %d: %w", k, i, err)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 			live[k] = res
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,7 +78,7 @@ func (e *sheetEditor) actor(start float64) *evActor {
 				break
 			}
 			e.conflicts++
-			if e.tabID != "" && !containsString(changed, e.tabID) {
+			if e.tabID != "" && !slices.Contains(changed, e.tabID) {
 				e.falseConflicts++
 			}
 			if e.version, err = e.be.version(e.ctx); err != nil {

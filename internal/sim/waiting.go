@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -173,10 +172,10 @@ func runWaiting(ctx context.Context, env *Env) (*Report, error) {
 	for _, p := range pollPolicies {
 		o := p.over(reviews, reviewBudget)
 		row := []string{p.name, fmt.Sprintf("%.1f", o.callsMean), fmtSeconds(o.p50), fmtSeconds(o.p95), itoa(o.gaveUp), "—"}
-		csv := []string{p.name, f2(o.callsMean), f2(o.p50), f2(o.p95), itoa(o.gaveUp), itoa(n), "", "", "", ""}
+		csv := []string{p.name, ftoa(o.callsMean, 2), ftoa(o.p50, 2), ftoa(o.p95, 2), itoa(o.gaveUp), itoa(n), "", "", "", ""}
 		if s := p.seed; s != nil {
 			row[5] = fmt.Sprintf("%.1f / %s / %s / %d", s.calls, fmtSeconds(s.p50), fmtSeconds(s.p95), s.gaveUp)
-			csv[6], csv[7], csv[8], csv[9] = f2(s.calls), f2(s.p50), f2(s.p95), itoa(s.gaveUp)
+			csv[6], csv[7], csv[8], csv[9] = ftoa(s.calls, 2), ftoa(s.p50, 2), ftoa(s.p95, 2), itoa(s.gaveUp)
 			points = append(points, chartPoint{name: p.name, calls: s.calls, p95: s.p95, seed: true})
 		}
 		rep.Table.Rows = append(rep.Table.Rows, row)
@@ -196,7 +195,7 @@ func runWaiting(ctx context.Context, env *Env) (*Report, error) {
 		name := fmt.Sprintf("Foundry long poll over MCP (measured, n=%d)", rl.n)
 		rep.Table.Rows = append(rep.Table.Rows, []string{name, fmt.Sprintf("%.1f", rl.callsMean),
 			fmtMillis(rl.lagP50), fmtMillis(rl.lagP95), "0", "—"})
-		rep.CSV = append(rep.CSV, []string{name, f2(rl.callsMean), f6(rl.lagP50.Seconds()), f6(rl.lagP95.Seconds()), "0", itoa(rl.n), "", "", "", ""})
+		rep.CSV = append(rep.CSV, []string{name, ftoa(rl.callsMean, 2), ftoa(rl.lagP50.Seconds(), 6), ftoa(rl.lagP95.Seconds(), 6), "0", itoa(rl.n), "", "", "", ""})
 		points = append(points, chartPoint{name: "Foundry long poll, measured lag", calls: lp.callsMean, p95: rl.lagP95.Seconds()})
 		rep.Notes = append(rep.Notes, fmt.Sprintf(
 			"Measured: %d proposals over real MCP; each poll_resource_events call waited up to 25 s from the cursor the proposal returned, and a person approved after %s–%s. Lag is from clicking Approve to the waiting call returning (the approval itself took %s at p50).",
@@ -231,12 +230,9 @@ func measureLongPoll(ctx context.Context, env *Env, n int) (realLongPoll, string
 	if err != nil {
 		return realLongPoll{}, "", err
 	}
-	if env.Client == nil {
-		return realLongPoll{}, "", fmt.Errorf("no MCP client: Env.Client is nil")
-	}
-	agent, err := env.Client(ctx, nil)
+	agent, err := dialAgent(ctx, env, nil)
 	if err != nil {
-		return realLongPoll{}, "", fmt.Errorf("connect: %w", err)
+		return realLongPoll{}, "", err
 	}
 	defer agent.Close()
 	rng := rand.New(rand.NewPCG(uint64(seedOr(env, 2)), 10))
@@ -358,11 +354,8 @@ func durPercentile(ds []time.Duration, p float64) time.Duration {
 }
 
 func fmtMillis(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + " ms"
+	return ftoa(float64(d)/float64(time.Millisecond), 1) + " ms"
 }
-
-func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
-func f6(x float64) string { return strconv.FormatFloat(x, 'f', 6, 64) }
 
 // chartPoint is one strategy on the chart.
 type chartPoint struct {
