@@ -107,11 +107,10 @@ type peek struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		Name          string          `json:"name"`
-		URI           string          `json:"uri"`
-		Cursor        *string         `json:"cursor"`
-		Meta          map[string]any  `json:"_meta"`
-		Args          json.RawMessage `json:"arguments"`
+		Name          string         `json:"name"`
+		URI           string         `json:"uri"`
+		Cursor        *string        `json:"cursor"`
+		Meta          map[string]any `json:"_meta"`
 		Notifications struct {
 			ResourceSubscriptions []string `json:"resourceSubscriptions"`
 		} `json:"notifications"`

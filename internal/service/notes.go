@@ -59,16 +59,26 @@ func (s *Service) agentNote(ctx context.Context, p auth.Principal, id string) (s
 	if err != nil {
 		return store.Resource{}, note.Doc{}, err
 	}
+	if d, ok := s.docs.get(id, r.Version); ok {
+		return r, d, nil
+	}
+	full, err := s.Store.Get(ctx, store.TypeNote, id)
+	if err != nil {
+		return store.Resource{}, note.Doc{}, err
+	}
 	var d note.Doc
-	if err := json.Unmarshal(r.Doc, &d); err != nil {
+	if err := json.Unmarshal(full.Doc, &d); err != nil {
 		return store.Resource{}, note.Doc{}, fmt.Errorf("note %s: %w", id, err)
 	}
-	return r, d, nil
+	s.docs.put(id, full.Version, d)
+	return full, d, nil
 }
 
-// noteAccess is agentNote without decoding the document.
+// noteAccess checks that the principal may reach the Note: same workspace,
+// approved, in the grant; anything else is not found, never forbidden. It
+// reads no document.
 func (s *Service) noteAccess(ctx context.Context, p auth.Principal, id string) (store.Resource, error) {
-	r, err := s.Store.Get(ctx, store.TypeNote, id)
+	r, err := s.Store.Head(ctx, store.TypeNote, id)
 	if err != nil || r.Workspace != p.Workspace || !r.Approved || !p.CanNote(id) {
 		if err != nil && err != store.ErrNotFound {
 			return store.Resource{}, err

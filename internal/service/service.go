@@ -21,6 +21,7 @@ import (
 type Service struct {
 	Store store.Store
 	Now   func() time.Time
+	docs  docCache
 }
 
 // New returns a Service over s.

@@ -57,6 +57,22 @@ func (b *Base) Get(ctx context.Context, typ, id string) (Resource, error) {
 	return r, err
 }
 
+func (b *Base) Head(ctx context.Context, typ, id string) (Resource, error) {
+	r := Resource{Type: typ, ID: id}
+	var approved int
+	var us int64
+	st, err := b.hot(ctx, `SELECT workspace_id, owner_id, title, approved, version, updated_us FROM resources WHERE type = ? AND id = ?`)
+	if err != nil {
+		return Resource{}, err
+	}
+	err = st.QueryRowContext(ctx, typ, id).Scan(&r.Workspace, &r.Owner, &r.Title, &approved, &r.Version, &us)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Resource{}, ErrNotFound
+	}
+	r.Approved, r.UpdatedAt = approved != 0, time.UnixMicro(us).UTC()
+	return r, err
+}
+
 func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 	if q.IDs != nil && len(q.IDs) == 0 {
 		return nil, nil

@@ -188,6 +188,9 @@ type ObjectQuery struct {
 type Store interface {
 	Guarded(ctx context.Context, m Mutation) (Outcome, error)
 	Get(ctx context.Context, typ, id string) (Resource, error)
+	// Head is Get without the document: enough to check access and to tell
+	// whether a cached copy of the document is current.
+	Head(ctx context.Context, typ, id string) (Resource, error)
 	List(ctx context.Context, q ListQuery) ([]Resource, error)
 	History(ctx context.Context, typ, id string) ([]VersionInfo, error)
 	VersionDoc(ctx context.Context, typ, id string, version int64) (json.RawMessage, error)
