@@ -158,7 +158,9 @@ Next steps:
        foundry token create %s --scopes osfoundry:read,osfoundry:write
   2. Connect a client to %s/mcp with the header "Authorization: Bearer <token>", e.g. Claude Code:
        claude mcp add --transport http foundry %s/mcp --header "Authorization: Bearer <token>"
-  3. In Foundry, a Note is reachable by agents only once its owner approves connected access.
+  3. Agents reach a Note only once its owner switches on connected access:
+       foundry notes create %s --title "My note" --approve     (or: foundry notes approve NOTE_ID)
+     (start with --demo on a fresh data folder for a Welcome Note, a Room and a repository)
 
-`, where(c), dataArg, publicURL, publicURL)
+`, where(c), dataArg, publicURL, publicURL, dataArg)
 }
