@@ -14,22 +14,27 @@ const (
 	outProposal = `{"type":"object","properties":{"proposal_id":{"type":"string"},"instance_id":{"type":"string"}}}`
 )
 
+// paged is the handler of a list that takes only a page (cursor, limit).
+func paged(list func(ctx context.Context, p auth.Principal, cursor string, limit int) (map[string]any, error)) func(context.Context, auth.Principal, json.RawMessage) (any, error) {
+	return func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
+		a, err := decode[struct {
+			Cursor string `json:"cursor"`
+			Limit  int    `json:"limit"`
+		}](args)
+		if err != nil {
+			return nil, err
+		}
+		return list(ctx, p, a.Cursor, a.Limit)
+	}
+}
+
 func roomTools(svc *service.Service) []*Tool {
 	return []*Tool{
 		newTool(ToolsetRooms, "list_rooms", auth.ScopeRead,
 			"List the cloud Rooms this connection can reach. Local Rooms are unavailable.",
 			`{"type":"object","additionalProperties":false,"properties":{`+cursor+`,`+limit+`}}`,
 			`{"type":"object","properties":{"rooms":{"type":"array"}}}`,
-			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
-				a, err := decode[struct {
-					Cursor string `json:"cursor"`
-					Limit  int    `json:"limit"`
-				}](args)
-				if err != nil {
-					return nil, err
-				}
-				return svc.ListRooms(ctx, p, a.Cursor, a.Limit)
-			}),
+			paged(svc.ListRooms)),
 
 		newTool(ToolsetRooms, "read_room", auth.ScopeRead,
 			"Read a cloud Room and its launcher apps. Local Rooms are unavailable: tell the user.",
@@ -106,16 +111,7 @@ func roomTools(svc *service.Service) []*Tool {
 			"List repositories and their pinned versions, for propose_room_repo_app.",
 			`{"type":"object","additionalProperties":false,"properties":{`+cursor+`,`+limit+`}}`,
 			`{"type":"object","properties":{"repositories":{"type":"array"}}}`,
-			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
-				a, err := decode[struct {
-					Cursor string `json:"cursor"`
-					Limit  int    `json:"limit"`
-				}](args)
-				if err != nil {
-					return nil, err
-				}
-				return svc.ListRepositories(ctx, p, a.Cursor, a.Limit)
-			}),
+			paged(svc.ListRepositories)),
 
 		newTool(ToolsetEvents, "poll_resource_events", auth.ScopeRead,
 			"Events of a Note or Room after cursor (from a write or a poll). wait_seconds (≤ 25) returns as soon as one arrives.",
