@@ -8,6 +8,11 @@ import (
 // stmtConn is the writer's connection with every statement prepared once.
 // The writer runs ~8 statements per guarded write; parsing them again each
 // time was ~30% of its CPU, and the single writer is what bounds group commit.
+//
+// It runs every statement without the caller's cancellation: a job whose
+// caller is gone is skipped before it starts, and once started it finishes,
+// because interrupting a statement inside the shared transaction would roll
+// back the whole batch, other callers' writes included.
 type stmtConn struct {
 	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
@@ -17,7 +22,7 @@ func (c *stmtConn) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if s := c.stmts[q]; s != nil {
 		return s, nil
 	}
-	s, err := c.conn.PrepareContext(ctx, q)
+	s, err := c.conn.PrepareContext(context.WithoutCancel(ctx), q)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +35,7 @@ func (c *stmtConn) ExecContext(ctx context.Context, q string, args ...any) (sql.
 	if err != nil {
 		return nil, err
 	}
-	return s.ExecContext(ctx, args...)
+	return s.ExecContext(context.WithoutCancel(ctx), args...)
 }
 
 func (c *stmtConn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
@@ -38,7 +43,7 @@ func (c *stmtConn) QueryContext(ctx context.Context, q string, args ...any) (*sq
 	if err != nil {
 		return nil, err
 	}
-	return s.QueryContext(ctx, args...)
+	return s.QueryContext(context.WithoutCancel(ctx), args...)
 }
 
 // QueryRowContext reports a prepare error through the returned row, as
@@ -48,7 +53,7 @@ func (c *stmtConn) QueryRowContext(ctx context.Context, q string, args ...any) *
 	if err != nil {
 		return c.conn.QueryRowContext(ctx, q, args...) // fails the same way, with the error on Scan
 	}
-	return s.QueryRowContext(ctx, args...)
+	return s.QueryRowContext(context.WithoutCancel(ctx), args...)
 }
 
 func (c *stmtConn) close() {
