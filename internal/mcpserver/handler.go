@@ -253,7 +253,10 @@ func (h *Handler) originAllowed(r *http.Request) bool {
 	if hh, _, err := net.SplitHostPort(reqHost); err == nil {
 		reqHost = hh
 	}
-	if !isLoopback(reqHost) && (pub == nil || !strings.EqualFold(r.Host, pub.Host)) {
+	// Listening on every interface with no public URL set (0.0.0.0): any
+	// Host may reach it, so only browser Origins are checked.
+	anyHost := pub != nil && net.ParseIP(pub.Hostname()) != nil && net.ParseIP(pub.Hostname()).IsUnspecified()
+	if !anyHost && !isLoopback(reqHost) && (pub == nil || !strings.EqualFold(r.Host, pub.Host)) {
 		return false
 	}
 	o := r.Header.Get("Origin")
