@@ -279,7 +279,7 @@ func runOutline(ctx context.Context, env *Env) (*Report, error) {
 	}
 	pw := 1 - math.Exp(-thinkSeconds/meanSaveSeconds)
 	rep.Notes = []string{
-		fmt.Sprintf("Writes and bytes: Foundry over MCP, deck 0 (the same 12 slides every deck: title, body, some speaker notes); request bytes are the JSON of the tool arguments of the first attempt of each write, as the seed counted them, and HTTP request bytes the JSON-RPC bodies the client sent (retries included). Every deck is read back afterwards: 12 slides in order."),
+		"Writes and bytes: Foundry over MCP, deck 0 (the same 12 slides every deck: title, body, some speaker notes); request bytes are the JSON of the tool arguments of the first attempt of each write, as the seed counted them, and HTTP request bytes the JSON-RPC bodies the client sent (retries included). Every deck is read back afterwards: 12 slides in order.",
 		fmt.Sprintf("Conflicts: the seed's model in virtual time — 4 s between the version the agent has and each write, a person saving anywhere in the Note about once a minute (Poisson), a refused write redone at once after a re-read. "+
 			"A write conflicts with probability 1 − e^(−4/60) = %.3f, so 13 writes risk about 13 times as many conflicts. Seed %d; the Foundry column replays the first %d decks of the same clock with the person's saves made for real through the service (a version-guarded edit of the markdown tab), so Foundry's compare-and-swap decides each conflict.", pw, seed, sample),
 	}

@@ -7,8 +7,7 @@ package sim
 // Helpers the experiment files share (defined in this package's framework
 // files run.go, inject.go, mcpcall.go, report.go, people.go):
 //
-//   register(e)             add an experiment (call from init)
-//   registerNumbered(n, e)  the same, with its number in the issue (1–11)
+//   registerNumbered(n, e)  add an experiment with its number in the issue (1–11), from init
 //   seedOr, seedsFrom       the run's seed, or the seed's published seeds
 //   simNote, simRoom        a fresh Note / Room for an experiment
 //   newMeter, progress      progress lines on Env.Progress
@@ -55,9 +54,6 @@ type registered struct {
 	n int // the experiment's number in the issue; 0 = unnumbered (after the numbered ones)
 	e Experiment
 }
-
-// register adds an experiment to the registry; call it from init().
-func register(e Experiment) { registerNumbered(0, e) }
 
 // registerNumbered adds an experiment with its number in the issue, which
 // orders the report and names its files (e.g. 03-source-keys.csv).

@@ -240,8 +240,8 @@ func measureLongPoll(ctx context.Context, env *Env, n int) (realLongPoll, string
 	var calls int
 	var approves []time.Duration
 	for i := 0; i < n; i++ {
-		name, files := snippetApp(100000 + i)
-		name = fmt.Sprintf("Waiting probe %d (%s)", i, time.Now().Format(time.RFC3339Nano))
+		_, files := snippetApp(100000 + i)
+		name := fmt.Sprintf("Waiting probe %d (%s)", i, time.Now().Format(time.RFC3339Nano))
 		res, err := mcpTool(ctx, agent, "propose_room_snippet_app", map[string]any{
 			"room_id": roomID, "name": name, "files": files, "idempotency_key": room.SnippetKey(roomID, name, files),
 		})
