@@ -114,7 +114,7 @@ func roomTools(svc *service.Service) []*Tool {
 			paged(svc.ListRepositories)),
 
 		newTool(ToolsetEvents, "poll_resource_events", auth.ScopeRead,
-			"Events of a Note or Room after cursor (from a write or a poll). wait_seconds (≤ 25) returns as soon as one arrives.",
+			"Events of a Note or Room after cursor (from a write or a poll; none: from now). wait_seconds (≤ 25) returns as soon as one arrives.",
 			`{"type":"object","additionalProperties":false,"required":["resource_type","resource_id"],"properties":{"resource_type":{"enum":["note","room"]},"resource_id":{"type":"string","minLength":1,"maxLength":64},`+cursor+`,`+limit+`,"wait_seconds":{"type":"integer","minimum":0,"maximum":25}}}`,
 			`{"type":"object","properties":{"events":{"type":"array"}}}`,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {

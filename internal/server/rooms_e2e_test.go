@@ -151,6 +151,21 @@ func TestPollWithoutEventsKeepsTheCursor(t *testing.T) {
 	if r.IsError || len(r.Data["events"].([]any)) != 0 || r.Str("next_cursor") != cur {
 		t.Fatalf("empty poll: %s (cursor was %s)", r.Text, cur)
 	}
+	// Without a cursor a poll waits for what happens next, not for history.
+	next := make(chan servertest.Result, 1)
+	go func() {
+		c := e.Client(t, e.WriteToken(t), "")
+		next <- servertest.MustCall(t, c, "poll_resource_events", map[string]any{"resource_type": "note", "resource_id": e.NoteID, "wait_seconds": 20})
+	}()
+	time.Sleep(300 * time.Millisecond)
+	md := servertest.MustCall(t, cs, "read_note_tab", map[string]any{"note_id": e.NoteID, "tab_id": "markdown"})
+	w := servertest.MustCall(t, cs, "edit_note_tab", map[string]any{"note_id": e.NoteID, "tab_id": "markdown", "expected_version": md.Int("version"),
+		"idempotency_key": "poll-next-write-1", "operation": "replace_text", "text": "next"})
+	got := <-next
+	evs, _ := got.Data["events"].([]any)
+	if w.IsError || len(evs) != 1 || int64(evs[0].(map[string]any)["version"].(float64)) != w.Int("version") {
+		t.Fatalf("poll without a cursor returned %s; want only the next write (version %d)", got.Text, w.Int("version"))
+	}
 	bad := servertest.MustCall(t, cs, "poll_resource_events", map[string]any{"resource_type": "room", "resource_id": e.RoomID, "wait_seconds": 26})
 	if !bad.IsError || !strings.Contains(bad.Text, "wait_seconds") {
 		t.Fatalf("wait 26: %s", bad.Text)

@@ -68,7 +68,7 @@ func New(st store.Store, c Config) *Server {
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", h.ResourceMetadata)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if _, err := st.LastCursor(r.Context(), ""); err != nil {
+		if _, err := st.LastCursor(r.Context(), "", "", ""); err != nil {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "error": err.Error()})
 			return

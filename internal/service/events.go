@@ -13,8 +13,8 @@ import (
 // MaxWait is the longest a poll may wait for an event.
 const MaxWait = 25 * time.Second
 
-// PollEvents returns the events of one Note or Room after cursor; with wait
-// > 0 and nothing new it waits, returning as soon as an event commits on any
+// PollEvents returns the events of one Note or Room after cursor (or, with
+// none, after now); with wait > 0 and nothing new it waits, returning as soon as an event commits on any
 // node, or with an empty page and the same cursor when the wait ends.
 func (s *Service) PollEvents(ctx context.Context, p auth.Principal, typ, id, cursor string, limit int, wait time.Duration) (map[string]any, error) {
 	limit, err := pageLimit(limit)
@@ -36,8 +36,14 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, typ, id, cur
 	default:
 		return nil, problem.New(problem.Invalid, "resource_type", "must be \"note\" or \"room\" (got %q)", typ)
 	}
+	// Without a cursor, a poll waits for what happens next; a write's result
+	// carries the cursor to see what followed that write.
 	after := int64(0)
-	if cursor != "" {
+	if cursor == "" {
+		if after, err = s.Store.LastCursor(ctx, p.Workspace, typ, id); err != nil {
+			return nil, err
+		}
+	} else {
 		c, err := decodeCursor(cursor, "e")
 		if err != nil {
 			return nil, err

@@ -220,9 +220,13 @@ func (b *Base) Events(ctx context.Context, workspace, typ, id string, after int6
 	return out, rows.Err()
 }
 
-func (b *Base) LastCursor(ctx context.Context, workspace string) (int64, error) {
+func (b *Base) LastCursor(ctx context.Context, workspace, typ, id string) (int64, error) {
+	st, err := b.hot(ctx, `SELECT COALESCE(MAX(cursor), 0) FROM events WHERE resource_type = ? AND resource_id = ? AND workspace_id = ?`)
+	if err != nil {
+		return 0, err
+	}
 	var c int64
-	err := b.R.QueryRowContext(ctx, b.D.Q(`SELECT COALESCE(MAX(cursor), 0) FROM events WHERE workspace_id = ?`), workspace).Scan(&c)
+	err = st.QueryRowContext(ctx, typ, id, workspace).Scan(&c)
 	return c, err
 }
 

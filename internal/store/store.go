@@ -200,7 +200,9 @@ type Store interface {
 	ListObjects(ctx context.Context, q ObjectQuery) ([]Object, error)
 
 	Events(ctx context.Context, workspace, typ, id string, after int64, limit int) ([]Event, error)
-	LastCursor(ctx context.Context, workspace string) (int64, error)
+	// LastCursor is the cursor of the newest event of (typ, id): polling
+	// after it sees only what happens next.
+	LastCursor(ctx context.Context, workspace, typ, id string) (int64, error)
 	// Wait returns a channel that is closed at the next committed write to
 	// (typ, id) on any node, and a func to stop waiting.
 	Wait(typ, id string) (<-chan struct{}, func())

@@ -291,7 +291,7 @@ func testEvents(t *testing.T, s store.Store) {
 	ws := Seed(t, s)
 	id := Create(t, s, ws)
 	ctx := context.Background()
-	before, err := s.LastCursor(ctx, ws)
+	before, err := s.LastCursor(ctx, ws, store.TypeNote, id)
 	if err != nil {
 		t.Fatal(err)
 	}
