@@ -49,6 +49,10 @@ func newTool(toolset, name, scope, description, input, output string, handle fun
 	ann := &mcp.ToolAnnotations{ReadOnlyHint: scope == auth.ScopeRead}
 	if scope == auth.ScopeWrite {
 		ann.DestructiveHint = boolPtr(true)
+		// Every write takes an idempotency key: the same arguments (key
+		// included) sent again replay the first result, so a client may
+		// retry safely.
+		ann.IdempotentHint = true
 	}
 	if toolset == ToolsetRooms && scope == auth.ScopeWrite {
 		ann.OpenWorldHint = boolPtr(false) // as published for Room proposals: nothing leaves Foundry
