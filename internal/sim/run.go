@@ -396,12 +396,15 @@ func remoteTarget(ctx context.Context, cfg Config) (*target, error) {
 	}
 	t := &target{url: url, token: cfg.Token, noteID: cfg.NoteID, roomID: cfg.RoomID, progress: cfg.Progress,
 		describe: "the Foundry server at " + url + " (no people's side)"}
+	if t.noteID != "" && t.roomID != "" {
+		return t, nil
+	}
+	cs, err := t.connect(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", url, err)
+	}
+	defer cs.Close()
 	if t.noteID == "" {
-		cs, err := t.connect(ctx, nil)
-		if err != nil {
-			return nil, fmt.Errorf("connect to %s: %w", url, err)
-		}
-		defer cs.Close()
 		r, err := mustTool(ctx, cs, "list_notes", map[string]any{"limit": 1})
 		if err != nil {
 			return nil, err
@@ -411,6 +414,14 @@ func remoteTarget(ctx context.Context, cfg Config) (*target, error) {
 			return nil, errors.New("the server has no approved Note this token can reach; approve one or pass --note")
 		}
 		t.noteID, _ = notes[0].(map[string]any)["note_id"].(string)
+	}
+	if t.roomID == "" {
+		// The Room experiments need one; without any they say so themselves.
+		if r, err := mustTool(ctx, cs, "list_rooms", map[string]any{"limit": 1}); err == nil {
+			if rooms := r.List("rooms"); len(rooms) > 0 {
+				t.roomID, _ = rooms[0].(map[string]any)["room_id"].(string)
+			}
+		}
 	}
 	return t, nil
 }
