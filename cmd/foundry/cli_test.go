@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/server/servertest"
 )
 
@@ -122,10 +123,10 @@ func TestFirstRunAsTheREADMESays(t *testing.T) {
 	}
 	// A long poll already waiting in the server hears the approval made by
 	// another process (the CLI) on the same data.
-	polled := make(chan servertest.Result, 1)
+	polled := make(chan mcpclient.Result, 1)
 	go func() {
 		c := servertest.Connect(t, "http://"+addr+"/mcp", token, "", nil)
-		r, _ := servertest.Call(context.Background(), c, "poll_resource_events", map[string]any{"resource_type": "room", "resource_id": roomID, "cursor": p.Str("cursor"), "wait_seconds": 20})
+		r, _ := mcpclient.Call(context.Background(), c, "poll_resource_events", map[string]any{"resource_type": "room", "resource_id": roomID, "cursor": p.Str("cursor"), "wait_seconds": 20})
 		polled <- r
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -169,7 +170,7 @@ func TestFirstRunAsTheREADMESays(t *testing.T) {
 	out, _ = runCLI(t, bin, "token", "list", "--data", data)
 	id := strings.Fields(strings.Split(out, "\n")[1])[0]
 	runCLI(t, bin, "token", "revoke", id, "--data", data)
-	if _, err := servertest.Call(context.Background(), cs, "list_notes", map[string]any{}); err == nil {
+	if _, err := mcpclient.Call(context.Background(), cs, "list_notes", map[string]any{}); err == nil {
 		t.Fatal("a revoked token still works")
 	}
 }

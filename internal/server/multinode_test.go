@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/note"
 	"foundry/internal/room"
 	"foundry/internal/server"
@@ -60,7 +61,7 @@ func startTwoNodes(t *testing.T, wrapA func(store.Store) store.Store) (a, b *ser
 }
 
 // conflictVersion returns details.current_version of a version_conflict.
-func conflictVersion(r servertest.Result) int64 {
+func conflictVersion(r mcpclient.Result) int64 {
 	d := r.Data
 	f, _ := d["current_version"].(float64)
 	return int64(f)
@@ -118,20 +119,10 @@ func TestTwoNodesShareEverything(t *testing.T) {
 
 	// create_note_tab on A; the resend after a lost response goes to B
 	// (another node behind the balancer) with the old version: a replay.
-	args := map[string]any{"note_id": a.NoteID, "expected_version": vA, "idempotency_key": "two-nodes-deck-1", "tab_type": "slides", "label": "Cross-node deck"}
-	first := servertest.MustCall(t, csA, "create_note_tab", args)
-	if first.IsError || first.Data["replayed"] != false || first.Int("version") != vA+1 {
-		t.Fatalf("create on A: %s", first.Text)
-	}
-	again := servertest.MustCall(t, csB, "create_note_tab", args)
-	if again.IsError || again.Str("tab_id") != first.Str("tab_id") || again.Data["replayed"] != true {
-		t.Fatalf("resend on B: %s, want tab %s replayed", again.Text, first.Str("tab_id"))
-	}
-	for name, cs := range map[string]*mcp.ClientSession{"A": csA, "B": csB} {
-		v2, after := tabs(t, cs, a.NoteID)
-		if len(after["slides"]) != len(beforeA["slides"])+1 || v2 != vA+1 {
-			t.Fatalf("node %s: slides tabs %d → %d, version %d → %d; want exactly one new tab", name, len(beforeA["slides"]), len(after["slides"]), vA, v2)
-		}
+	// Each node sees exactly one new tab.
+	_, first := createThenResend(t, csA, csB, csB, a.NoteID, "two-nodes-deck-1")
+	if vA2, afterA := tabs(t, csA, a.NoteID); len(afterA["slides"]) != len(beforeA["slides"])+1 || vA2 != vA+1 {
+		t.Fatalf("node A: slides tabs %d → %d, version %d → %d; want exactly one new tab", len(beforeA["slides"]), len(afterA["slides"]), vA, vA2)
 	}
 
 	// A stale version on B is a version_conflict naming the current version
@@ -177,7 +168,7 @@ func TestSameKeyOnBothNodesAppliesOnce(t *testing.T) {
 		clients[i] = nodes[i%2].Client(t, tok, "")
 	}
 	args := map[string]any{"note_id": a.NoteID, "expected_version": v, "idempotency_key": "both-nodes-same-key", "tab_type": "sheet", "label": "Once"}
-	results := make([]servertest.Result, len(clients))
+	results := make([]mcpclient.Result, len(clients))
 	errs := make([]error, len(clients))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -186,7 +177,7 @@ func TestSameKeyOnBothNodesAppliesOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			results[i], errs[i] = servertest.Call(context.Background(), clients[i], "create_note_tab", args)
+			results[i], errs[i] = mcpclient.Call(context.Background(), clients[i], "create_note_tab", args)
 		}()
 	}
 	close(start)
@@ -262,14 +253,14 @@ func TestLongPollOnOneNodeWakesOnWriteOnOtherNode(t *testing.T) {
 	}
 
 	type polled struct {
-		r   servertest.Result
+		r   mcpclient.Result
 		err error
 		at  time.Time
 	}
 	spy.watch(store.TypeRoom, a.RoomID)
 	done := make(chan polled, 1)
 	go func() {
-		r, err := servertest.Call(ctx, poller, "poll_resource_events", map[string]any{"resource_type": "room", "resource_id": a.RoomID, "cursor": first.Str("cursor"), "wait_seconds": 20})
+		r, err := mcpclient.Call(ctx, poller, "poll_resource_events", map[string]any{"resource_type": "room", "resource_id": a.RoomID, "cursor": first.Str("cursor"), "wait_seconds": 20})
 		done <- polled{r, err, time.Now()}
 	}()
 	// The poll has registered its wait and read an empty page: it waits.
@@ -403,11 +394,11 @@ const maxSends = 60 // a lost response is resent; 60 losses in a row at 30% don'
 
 // send calls tool until an answer arrives, resending the same arguments (so
 // the same key) after a lost response.
-func (ag *lossyAgent) send(ctx context.Context, tool string, args map[string]any) (servertest.Result, error) {
+func (ag *lossyAgent) send(ctx context.Context, tool string, args map[string]any) (mcpclient.Result, error) {
 	var last error
 	for attempt := range maxSends {
 		ag.calls++
-		r, err := servertest.Call(ctx, ag.cs, tool, args)
+		r, err := mcpclient.Call(ctx, ag.cs, tool, args)
 		if err != nil {
 			ag.lost++
 			last = err
@@ -421,7 +412,7 @@ func (ag *lossyAgent) send(ctx context.Context, tool string, args map[string]any
 		}
 		return r, nil
 	}
-	return servertest.Result{}, fmt.Errorf("agent %d: %s: no answer after %d sends: %v", ag.n, tool, maxSends, last)
+	return mcpclient.Result{}, fmt.Errorf("agent %d: %s: no answer after %d sends: %v", ag.n, tool, maxSends, last)
 }
 
 const maxRetries = 400 // re-read-and-reapply rounds for one change
@@ -468,10 +459,10 @@ func (ag *lossyAgent) appendLine(ctx context.Context, noteID string, edit int, l
 // versioned writes a create-like call whose key names the intent: after a
 // conflict (which wrote nothing) it is resent with the new version and the
 // same key.
-func (ag *lossyAgent) versioned(ctx context.Context, tool, noteID string, args map[string]any) (servertest.Result, error) {
+func (ag *lossyAgent) versioned(ctx context.Context, tool, noteID string, args map[string]any) (mcpclient.Result, error) {
 	v, err := ag.version(ctx, noteID)
 	if err != nil {
-		return servertest.Result{}, err
+		return mcpclient.Result{}, err
 	}
 	for range maxRetries {
 		args["expected_version"] = v
@@ -488,7 +479,7 @@ func (ag *lossyAgent) versioned(ctx context.Context, tool, noteID string, args m
 		ag.conflicts++
 		v = conflictVersion(r)
 	}
-	return servertest.Result{}, fmt.Errorf("agent %d: %s: still conflicting after %d rounds", ag.n, tool, maxRetries)
+	return mcpclient.Result{}, fmt.Errorf("agent %d: %s: still conflicting after %d rounds", ag.n, tool, maxRetries)
 }
 
 func TestEightAgentsAcrossNodesUnderLostResponses(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
+	"foundry/internal/mcpclient"
 	"foundry/internal/server/servertest"
 )
 
@@ -125,30 +126,39 @@ func TestCreateTabKeyReplaysAndReuseIsRefused(t *testing.T) {
 		t.Run(proto, func(t *testing.T) {
 			e := servertest.Start(t, servertest.Options{})
 			cs := e.Client(t, e.WriteToken(t), proto)
-			v, before := tabs(t, cs, e.NoteID)
-			args := map[string]any{"note_id": e.NoteID, "expected_version": v, "idempotency_key": "deck-q3-review", "tab_type": "slides", "label": "Q3"}
-			first := servertest.MustCall(t, cs, "create_note_tab", args)
-			if first.IsError || first.Data["replayed"] != false || first.Int("version") != v+1 {
-				t.Fatalf("first create: %s", first.Text)
-			}
-			// The resend after a lost response carries the old version.
-			again := servertest.MustCall(t, cs, "create_note_tab", args)
-			if again.IsError || again.Str("tab_id") != first.Str("tab_id") || again.Data["replayed"] != true {
-				t.Fatalf("resend: %s, want tab %s replayed", again.Text, first.Str("tab_id"))
-			}
-			v2, after := tabs(t, cs, e.NoteID)
-			if len(after["slides"]) != len(before["slides"])+1 || v2 != v+1 {
-				t.Fatalf("slides tabs %d → %d, version %d → %d; want exactly one new tab", len(before["slides"]), len(after["slides"]), v, v2)
-			}
+			args, _ := createThenResend(t, cs, cs, cs, e.NoteID, "deck-q3-review")
 			// The same key for another request is refused by name.
 			args["label"] = "Another deck"
-			args["expected_version"] = v2
+			args["expected_version"] = args["expected_version"].(int64) + 1
 			reused := servertest.MustCall(t, cs, "create_note_tab", args)
 			if !reused.IsError || reused.Str("error") != "idempotency_key_reused" || !strings.Contains(reused.Text, "deck-q3-review") {
 				t.Fatalf("reused key: %s", reused.Text)
 			}
 		})
 	}
+}
+
+// createThenResend creates a slides tab through first with key, resends the
+// same call through again (the resend after a lost response carries the old
+// version) and checks, through check, that it replayed and that exactly one
+// tab was created. It returns the call's arguments and the first answer.
+func createThenResend(t *testing.T, first, again, check *mcp.ClientSession, noteID, key string) (map[string]any, mcpclient.Result) {
+	t.Helper()
+	v, before := tabs(t, check, noteID)
+	args := map[string]any{"note_id": noteID, "expected_version": v, "idempotency_key": key, "tab_type": "slides", "label": "Deck " + key}
+	r1 := servertest.MustCall(t, first, "create_note_tab", args)
+	if r1.IsError || r1.Data["replayed"] != false || r1.Int("version") != v+1 {
+		t.Fatalf("first create: %s", r1.Text)
+	}
+	r2 := servertest.MustCall(t, again, "create_note_tab", args)
+	if r2.IsError || r2.Str("tab_id") != r1.Str("tab_id") || r2.Data["replayed"] != true {
+		t.Fatalf("resend: %s, want tab %s replayed", r2.Text, r1.Str("tab_id"))
+	}
+	v2, after := tabs(t, check, noteID)
+	if len(after["slides"]) != len(before["slides"])+1 || v2 != v+1 {
+		t.Fatalf("slides tabs %d → %d, version %d → %d; want exactly one new tab", len(before["slides"]), len(after["slides"]), v, v2)
+	}
+	return args, r1
 }
 
 func TestStaleVersionConflictWritesNothing(t *testing.T) {
@@ -376,7 +386,7 @@ func TestConcurrentSameKeyAppliesOnce(t *testing.T) {
 	v, before := tabs(t, cs, e.NoteID)
 	const n = 12
 	var wg sync.WaitGroup
-	results := make([]servertest.Result, n)
+	results := make([]mcpclient.Result, n)
 	for i := range n {
 		wg.Add(1)
 		go func() {

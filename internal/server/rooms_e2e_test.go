@@ -16,11 +16,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/room"
 	"foundry/internal/server/servertest"
 )
 
-func propose(t *testing.T, cs *mcp.ClientSession, roomID, name string, files map[string]string, key string) servertest.Result {
+func propose(t *testing.T, cs *mcp.ClientSession, roomID, name string, files map[string]string, key string) mcpclient.Result {
 	t.Helper()
 	return servertest.MustCall(t, cs, "propose_room_snippet_app", map[string]any{"room_id": roomID, "name": name, "files": files, "idempotency_key": key})
 }
@@ -83,14 +84,14 @@ func TestProposalLifecycle(t *testing.T) {
 
 	// A long poll waiting on the Room is woken by the approval.
 	type polled struct {
-		r   servertest.Result
+		r   mcpclient.Result
 		err error
 		at  time.Time
 	}
 	done := make(chan polled, 1)
 	go func() {
 		c := e.Client(t, e.WriteToken(t), "")
-		r, err := servertest.Call(ctx, c, "poll_resource_events", map[string]any{"resource_type": "room", "resource_id": e.RoomID, "cursor": first.Str("cursor"), "wait_seconds": 20})
+		r, err := mcpclient.Call(ctx, c, "poll_resource_events", map[string]any{"resource_type": "room", "resource_id": e.RoomID, "cursor": first.Str("cursor"), "wait_seconds": 20})
 		done <- polled{r, err, time.Now()}
 	}()
 	time.Sleep(300 * time.Millisecond) // let the poll start waiting
@@ -137,7 +138,7 @@ func TestProposalLifecycle(t *testing.T) {
 			t.Fatalf("tool %s acts on proposals", n)
 		}
 	}
-	if _, err := servertest.Call(ctx, cs, "approve_proposal", map[string]any{"proposal_id": d.Str("proposal_id")}); err == nil {
+	if _, err := mcpclient.Call(ctx, cs, "approve_proposal", map[string]any{"proposal_id": d.Str("proposal_id")}); err == nil {
 		t.Fatal("approve_proposal answered")
 	}
 }
@@ -152,7 +153,7 @@ func TestPollWithoutEventsKeepsTheCursor(t *testing.T) {
 		t.Fatalf("empty poll: %s (cursor was %s)", r.Text, cur)
 	}
 	// Without a cursor a poll waits for what happens next, not for history.
-	next := make(chan servertest.Result, 1)
+	next := make(chan mcpclient.Result, 1)
 	go func() {
 		c := e.Client(t, e.WriteToken(t), "")
 		next <- servertest.MustCall(t, c, "poll_resource_events", map[string]any{"resource_type": "note", "resource_id": e.NoteID, "wait_seconds": 20})
@@ -232,7 +233,7 @@ func TestProposalsUnderLostResponses(t *testing.T) {
 						key = "rnd-" + hex.EncodeToString(b[:])
 					}
 					calls++
-					r, err := servertest.Call(ctx, cs, "propose_room_snippet_app", map[string]any{"room_id": roomID, "name": name, "files": files, "idempotency_key": key})
+					r, err := mcpclient.Call(ctx, cs, "propose_room_snippet_app", map[string]any{"room_id": roomID, "name": name, "files": files, "idempotency_key": key})
 					if err != nil {
 						continue // lost: resend
 					}

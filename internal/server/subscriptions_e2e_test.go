@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
+	"foundry/internal/mcpclient"
 	"foundry/internal/mcpserver"
 	"foundry/internal/server/servertest"
 )
@@ -38,7 +39,7 @@ func subscriber(t *testing.T, e *servertest.Env, token, version string, updates 
 			}
 		},
 	})
-	rt := headerTransport{h: http.Header{"X-Mcp-Subscriptions": {"true"}}, base: servertest.BearerTransport{Token: token}}
+	rt := headerTransport{h: http.Header{"X-Mcp-Subscriptions": {"true"}}, base: mcpclient.Bearer{Token: token}}
 	var opts *mcp.ClientSessionOptions
 	if version != "" {
 		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}

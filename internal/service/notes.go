@@ -352,30 +352,28 @@ func (s *Service) AddNoteSource(ctx context.Context, p auth.Principal, a AddSour
 	}
 	// The fingerprint is the normalized URL alone, so re-adding a page with a
 	// better title under the same key returns the first source.
-	return s.noteWriteMaybe(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint("add_note_source:"+norm), "source_added",
-		func(d *note.Doc, version int64) (map[string]any, []string, bool, error) {
+	return s.noteWrite(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint("add_note_source:"+norm), "source_added",
+		func(d *note.Doc, version int64) (map[string]any, []string, error) {
 			src, dup, err := note.AddSource(d, a.Title, a.URL, s.Now())
 			if err != nil {
-				return nil, nil, false, err
+				return nil, nil, err
 			}
-			return map[string]any{"source_id": src.ID, "url": src.URL, "normalized_url": src.NormURL, "title": src.Title, "already_attached": dup},
-				[]string{note.TypeSources}, dup, nil
+			var changed []string
+			if !dup {
+				changed = []string{note.TypeSources}
+			}
+			return map[string]any{"source_id": src.ID, "url": src.URL, "normalized_url": src.NormURL, "title": src.Title, "already_attached": dup}, changed, nil
 		})
 }
 
+// noteEdit is a pure edit of a Note's document: the answer, and the tab IDs
+// it changed. An edit that changed no tab (a source already attached)
+// changes nothing: no new version, only the key is recorded.
 type noteEdit func(d *note.Doc, version int64) (res map[string]any, changed []string, err error)
 
-func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string, expected int64, key, fp, kind string, edit noteEdit) (Written, error) {
-	return s.noteWriteMaybe(ctx, p, noteID, expected, key, fp, kind, func(d *note.Doc, v int64) (map[string]any, []string, bool, error) {
-		res, changed, err := edit(d, v)
-		return res, changed, false, err
-	})
-}
-
-// noteWriteMaybe is the one way agents write a Note: access check, then the
+// noteWrite is the one way agents write a Note: access check, then the
 // guarded write with the Note as key scope and a pure edit of its document.
-func (s *Service) noteWriteMaybe(ctx context.Context, p auth.Principal, noteID string, expected int64, key, fp, kind string,
-	edit func(d *note.Doc, version int64) (map[string]any, []string, bool, error)) (Written, error) {
+func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string, expected int64, key, fp, kind string, edit noteEdit) (Written, error) {
 	if !p.Has(auth.ScopeWrite) {
 		return nil, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
 	}
@@ -401,10 +399,11 @@ func (s *Service) noteWriteMaybe(ctx context.Context, p auth.Principal, noteID s
 			if err := json.Unmarshal(cur.Doc, &d); err != nil {
 				return nil, err
 			}
-			res, changed, unchanged, err := edit(&d, cur.Version)
+			res, changed, err := edit(&d, cur.Version)
 			if err != nil {
 				return nil, err
 			}
+			unchanged := len(changed) == 0
 			version := cur.Version + 1
 			if unchanged {
 				version = cur.Version

@@ -185,8 +185,8 @@ func (s *Service) ProposeSnippet(ctx context.Context, p auth.Principal, a Propos
 		Name  string
 		Files map[string]string
 	}{"propose_room_snippet_app", a.Name, a.Files})
-	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc, id string) (room.Proposal, error) {
-		return room.NewSnippetProposal(d, id, a.RoomID, a.Name, a.Files, "token:"+p.TokenID, s.Now())
+	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc) (room.Proposal, error) {
+		return room.NewSnippetProposal(d, "", a.RoomID, a.Name, a.Files, "token:"+p.TokenID, s.Now())
 	})
 }
 
@@ -212,14 +212,14 @@ func (s *Service) ProposeRepoApp(ctx context.Context, p auth.Principal, a Propos
 		return nil, err
 	}
 	fp := fingerprint([]string{"propose_room_repo_app", a.Name, a.RepositoryID, a.VersionID})
-	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc, id string) (room.Proposal, error) {
-		return room.NewRepoProposal(d, id, a.RoomID, a.Name, a.RepositoryID, a.VersionID, "token:"+p.TokenID, s.Now())
+	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc) (room.Proposal, error) {
+		return room.NewRepoProposal(d, "", a.RoomID, a.Name, a.RepositoryID, a.VersionID, "token:"+p.TokenID, s.Now())
 	})
 }
 
 // propose is the one way agents write a Room: the guarded write with the
 // Room as key scope; the proposal row is stored in the same transaction.
-func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp string, build func(d *room.Doc, id string) (room.Proposal, error)) (Written, error) {
+func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp string, build func(d *room.Doc) (room.Proposal, error)) (Written, error) {
 	if !p.Has(auth.ScopeWrite) {
 		return nil, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
 	}
@@ -236,17 +236,13 @@ func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp
 			if err := json.Unmarshal(cur.Doc, &d); err != nil {
 				return nil, err
 			}
-			// The instance ID is reserved inside the transaction, so the
-			// proposal ID derived from it is unique.
-			next := d
-			inst := room.ReserveInstance(&next)
-			pr, err := build(&d, proposalID(roomID, inst))
+			pr, err := build(&d)
 			if err != nil {
 				return nil, err
 			}
-			if pr.InstanceID != inst {
-				return nil, fmt.Errorf("reserved instance %s, proposal got %s", inst, pr.InstanceID)
-			}
+			// The instance ID is reserved inside the transaction, so the
+			// proposal ID derived from it is unique.
+			pr.ID = proposalID(roomID, pr.InstanceID)
 			res := map[string]any{"proposal_id": pr.ID, "instance_id": pr.InstanceID, "room_id": roomID, "status": room.StatePendingReview,
 				"version": cur.Version + 1, "next_step": NextStep}
 			return &store.Change{Doc: mustJSON(d), Result: mustJSON(res), Kind: "app_proposed", Changed: []string{pr.InstanceID},

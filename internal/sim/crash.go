@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/problem"
 )
 
@@ -135,7 +136,7 @@ func runCrash(ctx context.Context, env *Env) (*Report, error) {
 				for attempt := 0; ; attempt++ {
 					cw.args["expected_version"] = latest.Load()
 					cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-					res, err := mcpTool(cctx, cs, cw.tool(), cw.args)
+					res, err := mcpclient.Call(cctx, cs, cw.tool(), cw.args)
 					cancel()
 					if err != nil {
 						mu.Lock()
@@ -148,7 +149,7 @@ func runCrash(ctx context.Context, env *Env) (*Report, error) {
 						return
 					}
 					if res.IsError && res.Str("error") == problem.Conflict && attempt < 200 {
-						bump(&latest, res.CurrentVersion())
+						bump(&latest, res.Int("current_version"))
 						continue
 					}
 					if res.IsError {
@@ -240,7 +241,7 @@ func runCrash(ctx context.Context, env *Env) (*Report, error) {
 	var replayedSame, replayBad int
 	var badExample string
 	for _, a := range acked {
-		res, err := mcpTool(ctx, cs2, a.tool(), a.args)
+		res, err := mcpclient.Call(ctx, cs2, a.tool(), a.args)
 		if err != nil {
 			return nil, fmt.Errorf("resend %s: %w", a.key, err)
 		}
@@ -257,7 +258,7 @@ func runCrash(ctx context.Context, env *Env) (*Report, error) {
 	// replays) or did not (a resend with the old version is a conflict).
 	var flightCommitted, flightNot, flightOther int
 	for _, f := range inFlight {
-		res, err := mcpTool(ctx, cs2, f.tool(), f.args)
+		res, err := mcpclient.Call(ctx, cs2, f.tool(), f.args)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("resend in-flight %s: %w", f.key, err)
@@ -498,7 +499,7 @@ func createToken(ctx context.Context, bin, data string) (string, error) {
 
 // connectBearer connects the go-sdk client to a Foundry /mcp URL.
 func connectBearer(ctx context.Context, endpoint, token string) (*mcp.ClientSession, error) {
-	cs, err := dialMCP(ctx, "foundry-sim-crash", endpoint, token, nil)
+	cs, err := mcpclient.Dial(ctx, "foundry-sim-crash", endpoint, token, "", nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", endpoint, err)
 	}
@@ -507,7 +508,7 @@ func connectBearer(ctx context.Context, endpoint, token string) (*mcp.ClientSess
 
 // welcomeNote finds the demo Note "Welcome" and its version.
 func welcomeNote(ctx context.Context, cs *mcp.ClientSession) (string, int64, error) {
-	res, err := mcpTool(ctx, cs, "list_notes", map[string]any{"query": "Welcome", "limit": 50})
+	res, err := mcpclient.Call(ctx, cs, "list_notes", map[string]any{"query": "Welcome", "limit": 50})
 	if err != nil || res.IsError {
 		return "", 0, fmt.Errorf("list_notes: %v %s", err, res.Text)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/note"
 	"foundry/internal/problem"
 )
@@ -217,13 +218,13 @@ func (b mcpText) read(ctx context.Context) (string, int64, error) {
 
 func (b mcpText) write(ctx context.Context, expected int64, text string) (bool, int64, []string, error) {
 	*b.n++
-	r, err := mcpTool(ctx, b.cs, "edit_note_tab", map[string]any{"note_id": b.noteID, "tab_id": note.TypeMarkdown, "expected_version": expected,
+	r, err := mcpclient.Call(ctx, b.cs, "edit_note_tab", map[string]any{"note_id": b.noteID, "tab_id": note.TypeMarkdown, "expected_version": expected,
 		"idempotency_key": fmt.Sprintf("%s-%06d", b.tag, *b.n), "operation": "replace_text", "text": text})
 	if err != nil {
 		return false, 0, nil, err
 	}
 	if r.Conflict() {
-		return true, r.CurrentVersion(), changedTabs(r), nil
+		return true, r.Int("current_version"), changedTabs(r), nil
 	}
 	if r.IsError {
 		return false, 0, nil, fmt.Errorf("edit_note_tab refused: %s", r.Text)
@@ -232,7 +233,7 @@ func (b mcpText) write(ctx context.Context, expected int64, text string) (bool, 
 }
 
 // changedTabs is changed_tab_ids of a refused edit_note_tab.
-func changedTabs(r toolReply) []string { return strs(r.Detail("changed_tab_ids")) }
+func changedTabs(r mcpclient.Result) []string { return strs(r.Data["changed_tab_ids"]) }
 
 func asList(v any) []any { l, _ := v.([]any); return l }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/note"
 )
 
@@ -152,13 +153,13 @@ func (c *mcpCreator) readVersion(ctx context.Context) (int64, error) {
 }
 
 func (c *mcpCreator) create(ctx context.Context, expected int64, key, label string) (createAnswer, error) {
-	r, err := mcpTool(ctx, c.cs, "create_note_tab", map[string]any{"note_id": c.noteID, "expected_version": expected,
+	r, err := mcpclient.Call(ctx, c.cs, "create_note_tab", map[string]any{"note_id": c.noteID, "expected_version": expected,
 		"idempotency_key": key, "tab_type": note.TypeSlides, "label": label})
 	if err != nil {
 		return createAnswer{}, err
 	}
 	if r.Conflict() {
-		return createAnswer{conflict: true, version: r.CurrentVersion()}, nil
+		return createAnswer{conflict: true, version: r.Int("current_version")}, nil
 	}
 	if r.IsError {
 		return createAnswer{}, fmt.Errorf("create_note_tab refused: %s", r.Text)

@@ -16,6 +16,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/problem"
 )
 
@@ -336,7 +337,7 @@ func (n *linCounts) add(out regOutput, resend bool) {
 // linCall performs one operation over MCP and decodes the answer.
 func linCall(ctx context.Context, cs *mcp.ClientSession, noteID string, in regInput) (regOutput, error) {
 	if !in.write {
-		res, err := mcpTool(ctx, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown"})
+		res, err := mcpclient.Call(ctx, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown"})
 		if err != nil {
 			return regOutput{}, err
 		}
@@ -345,7 +346,7 @@ func linCall(ctx context.Context, cs *mcp.ClientSession, noteID string, in regIn
 		}
 		return regOutput{kind: outRead, version: res.Int("version"), text: res.Str("text")}, nil
 	}
-	res, err := mcpTool(ctx, cs, "edit_note_tab", map[string]any{
+	res, err := mcpclient.Call(ctx, cs, "edit_note_tab", map[string]any{
 		"note_id": noteID, "tab_id": "markdown", "expected_version": in.expected, "idempotency_key": in.key,
 		"operation": "replace_text", "text": in.text,
 	})
@@ -357,7 +358,7 @@ func linCall(ctx context.Context, cs *mcp.ClientSession, noteID string, in regIn
 	}
 	switch res.Str("error") {
 	case problem.Conflict:
-		return regOutput{kind: outConflict, version: res.CurrentVersion()}, nil
+		return regOutput{kind: outConflict, version: res.Int("current_version")}, nil
 	case problem.KeyReused:
 		return regOutput{kind: outReused}, nil
 	}

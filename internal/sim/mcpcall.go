@@ -2,77 +2,16 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
+	"foundry/internal/mcpclient"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// toolReply is one decoded tool result: a write's {note_id, version,
-// replayed, …} or a refusal's {error, field, message, …details}.
-type toolReply struct {
-	IsError bool
-	Data    map[string]any
-	Text    string
-}
-
-func (r toolReply) Str(k string) string { s, _ := r.Data[k].(string); return s }
-func (r toolReply) Bool(k string) bool  { b, _ := r.Data[k].(bool); return b }
-func (r toolReply) Int(k string) int64  { f, _ := r.Data[k].(float64); return int64(f) }
-func (r toolReply) List(k string) []any { l, _ := r.Data[k].([]any); return l }
-
-// Code is a refusal's error code ("version_conflict", "unknown_tab", …).
-func (r toolReply) Code() string {
-	if !r.IsError {
-		return ""
-	}
-	return r.Str("error")
-}
-
-// Conflict reports a version_conflict refusal.
-func (r toolReply) Conflict() bool { return r.Code() == "version_conflict" }
-
-// Detail is a refusal's detail k, written beside error.
-func (r toolReply) Detail(k string) any { return r.Data[k] }
-
-// CurrentVersion is current_version of a conflict.
-func (r toolReply) CurrentVersion() int64 {
-	f, _ := r.Detail("current_version").(float64)
-	return int64(f)
-}
-
-// mcpTool calls a tool over MCP and decodes its structured content. A
-// transport error, a lost answer included, is err.
-func mcpTool(ctx context.Context, cs *mcp.ClientSession, name string, args any) (toolReply, error) {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		return toolReply{}, err
-	}
-	r := toolReply{IsError: res.IsError}
-	if res.StructuredContent != nil {
-		b, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			return toolReply{}, err
-		}
-		if err := json.Unmarshal(b, &r.Data); err != nil {
-			return toolReply{}, fmt.Errorf("%s: structured content: %w", name, err)
-		}
-	}
-	var texts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			texts = append(texts, tc.Text)
-		}
-	}
-	r.Text = strings.Join(texts, "\n")
-	return r, nil
-}
-
-// mustTool is mcpTool for calls that must succeed (reads, setup): a lost
+// mustTool is mcpclient.Call for calls that must succeed (reads, setup): a lost
 // answer, a transport error or a refusal is an error.
-func mustTool(ctx context.Context, cs *mcp.ClientSession, name string, args any) (toolReply, error) {
-	r, err := mcpTool(ctx, cs, name, args)
+func mustTool(ctx context.Context, cs *mcp.ClientSession, name string, args any) (mcpclient.Result, error) {
+	r, err := mcpclient.Call(ctx, cs, name, args)
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", name, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/note"
 )
 
@@ -163,7 +164,7 @@ func liveDeck(ctx context.Context, env *Env, maker noteMaker, reader noteReader,
 				res.argBytes += int64(len(b))
 			}
 			res.calls++
-			r, err := mcpTool(ctx, cs, tool, args)
+			r, err := mcpclient.Call(ctx, cs, tool, args)
 			if err != nil {
 				return res, err
 			}

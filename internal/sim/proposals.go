@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/room"
 )
 
@@ -172,7 +173,7 @@ func proposeAll(ctx context.Context, env *Env, cs *mcp.ClientSession, inj *fault
 				key = randomKey(keyRNG)
 			}
 			r.calls++
-			res, err := mcpTool(ctx, cs, "propose_room_snippet_app", map[string]any{
+			res, err := mcpclient.Call(ctx, cs, "propose_room_snippet_app", map[string]any{
 				"room_id": roomID, "name": name, "files": files, "idempotency_key": key,
 			})
 			if isAnswerLost(err) {
@@ -256,7 +257,7 @@ func approveAndSee(ctx context.Context, env *Env, cs *mcp.ClientSession, r *prop
 	if err != nil {
 		return false, "", err
 	}
-	rr, err := mcpTool(ctx, cs, "read_room", map[string]any{"room_id": r.roomID})
+	rr, err := mcpclient.Call(ctx, cs, "read_room", map[string]any{"room_id": r.roomID})
 	if err != nil || rr.IsError {
 		return false, "", fmt.Errorf("read_room: %v %s", err, rr.Text)
 	}
@@ -293,7 +294,7 @@ func launcherApps(ctx context.Context, cs *mcp.ClientSession, roomID string) (ma
 // appState is read_room_app_status's state for one instance ("" when the
 // instance is unknown).
 func appState(ctx context.Context, cs *mcp.ClientSession, roomID, instanceID string) (string, error) {
-	res, err := mcpTool(ctx, cs, "read_room_app_status", map[string]any{"room_id": roomID, "instance_id": instanceID})
+	res, err := mcpclient.Call(ctx, cs, "read_room_app_status", map[string]any{"room_id": roomID, "instance_id": instanceID})
 	if err != nil {
 		return "", fmt.Errorf("read_room_app_status %s: %w", instanceID, err)
 	}

@@ -14,7 +14,7 @@ package sim
 //   parallel                share items among workers (e.g. one agent each)
 //   newFaultInjector        an http.RoundTripper that loses answers after commit
 //   dialAgent               an agent's MCP session, through an injector or not
-//   mcpTool, mustTool       call a tool, decode structured content (toolReply)
+//   mustTool, eachItem      call a tool that must answer, page through a list (mcpclient.Call)
 //   eachItem                page through a list tool
 //   itoa, ftoa, commas, pct table cells; barChartSVG, a small bar chart by hand
 //   Person                  the people's side over *service.Service
@@ -41,6 +41,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
+	"foundry/internal/mcpclient"
 	"foundry/internal/server"
 	"foundry/internal/service"
 )
@@ -428,16 +429,7 @@ func remoteTarget(ctx context.Context, cfg Config) (*target, error) {
 
 // connect opens a go-sdk client session to the target through rt.
 func (t *target) connect(ctx context.Context, rt http.RoundTripper) (*mcp.ClientSession, error) {
-	return dialMCP(ctx, "foundry-sim", t.url, t.token, rt)
-}
-
-// dialMCP connects a go-sdk client called name to an MCP endpoint with a
-// bearer token, its HTTP through rt (nil: plain).
-func dialMCP(ctx context.Context, name, endpoint, token string, rt http.RoundTripper) (*mcp.ClientSession, error) {
-	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
-	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token: token, base: rt}},
-		DisableStandaloneSSE: true, MaxRetries: -1}
-	return c.Connect(ctx, tr, nil)
+	return mcpclient.Dial(ctx, "foundry-sim", t.url, t.token, "", rt)
 }
 
 // env builds an experiment's Env: in-process, a fresh approved Note (and
@@ -466,24 +458,6 @@ func (t *target) env(ctx context.Context, cfg Config) (*Env, error) {
 	var err error
 	e.NoteID, e.RoomID, err = e.Fresh(ctx)
 	return e, err
-}
-
-// bearer adds the token to every request.
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	base := b.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return base.RoundTrip(r)
 }
 
 // seedOr is the run's seed, or the published one when the run gave none.

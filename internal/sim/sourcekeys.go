@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/urlnorm"
 )
 
@@ -179,7 +180,7 @@ func liveSession(ctx context.Context, cs *mcp.ClientSession, maker noteMaker, se
 				return t, fmt.Errorf("session %d: no answer after 50 resends", session)
 			}
 			t.calls++
-			r, err := mcpTool(ctx, cs, "add_note_source", map[string]any{"note_id": noteID, "expected_version": v,
+			r, err := mcpclient.Call(ctx, cs, "add_note_source", map[string]any{"note_id": noteID, "expected_version": v,
 				"idempotency_key": key, "title": c.title, "url": c.url})
 			if isAnswerLost(err) {
 				continue // resend: same key, same (now stale) version

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/note"
 )
 
@@ -429,7 +430,7 @@ func liveHandleTrial(ctx context.Context, env *Env, maker noteMaker, cs *mcp.Cli
 	h := takeHandles(start, target)
 
 	// A write with the version from before the changes.
-	stale, err := mcpTool(ctx, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": h.id, "expected_version": v1,
+	stale, err := mcpclient.Call(ctx, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": h.id, "expected_version": v1,
 		"idempotency_key": fmt.Sprintf("stale-%d-%d-%d", k, i, seed), "operation": "slide_add", "title": "stale write"})
 	if err != nil {
 		return res, err
@@ -461,7 +462,7 @@ func liveHandleTrial(ctx context.Context, env *Env, maker noteMaker, cs *mcp.Cli
 		if idx < 0 {
 			continue
 		}
-		w, err := mcpTool(ctx, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": now2[idx].id, "expected_version": v,
+		w, err := mcpclient.Call(ctx, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": now2[idx].id, "expected_version": v,
 			"idempotency_key": fmt.Sprintf("h-%s-%d-%d-%d", hn, k, i, seed), "operation": "slide_add", "title": "via " + hn + " handle"})
 		if err != nil {
 			return res, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/note"
 )
 
@@ -55,14 +56,14 @@ func raceEditor(ctx context.Context, cs *mcp.ClientSession, noteID, name string,
 				return fmt.Errorf("%s: edit %d starved", name, i)
 			}
 			payload := text + line + "\n"
-			r, err := mcpTool(ctx, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": note.TypeMarkdown, "expected_version": v,
+			r, err := mcpclient.Call(ctx, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": note.TypeMarkdown, "expected_version": v,
 				"idempotency_key": fmt.Sprintf("ts-%s-%s-%d-%d", noteID, name, i, n), "operation": "replace_text", "text": payload})
 			if err != nil {
 				return err
 			}
 			if r.Conflict() {
 				mu.Lock()
-				*tries = append(*tries, staleTry{v, r.CurrentVersion()})
+				*tries = append(*tries, staleTry{v, r.Int("current_version")})
 				mu.Unlock()
 				if text, v, err = readMarkdown(ctx, cs, noteID); err != nil {
 					return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/mcpclient"
 	"foundry/internal/room"
 )
 
@@ -242,7 +243,7 @@ func measureLongPoll(ctx context.Context, env *Env, n int) (realLongPoll, string
 	for i := 0; i < n; i++ {
 		_, files := snippetApp(100000 + i)
 		name := fmt.Sprintf("Waiting probe %d (%s)", i, time.Now().Format(time.RFC3339Nano))
-		res, err := mcpTool(ctx, agent, "propose_room_snippet_app", map[string]any{
+		res, err := mcpclient.Call(ctx, agent, "propose_room_snippet_app", map[string]any{
 			"room_id": roomID, "name": name, "files": files, "idempotency_key": room.SnippetKey(roomID, name, files),
 		})
 		if err != nil || res.IsError {
@@ -268,7 +269,7 @@ func measureLongPoll(ctx context.Context, env *Env, n int) (realLongPoll, string
 			for {
 				once.Do(func() { close(started) })
 				calls++
-				res, err := mcpTool(ctx, agent, "poll_resource_events", map[string]any{
+				res, err := mcpclient.Call(ctx, agent, "poll_resource_events", map[string]any{
 					"resource_type": "room", "resource_id": roomID, "cursor": c, "limit": 50, "wait_seconds": 25,
 				})
 				at := time.Now()
@@ -332,7 +333,7 @@ func latestCursor(ctx context.Context, cs *mcp.ClientSession, roomID string) (st
 		if cursor != "" {
 			args["cursor"] = cursor
 		}
-		res, err := mcpTool(ctx, cs, "poll_resource_events", args)
+		res, err := mcpclient.Call(ctx, cs, "poll_resource_events", args)
 		if err != nil || res.IsError {
 			return "", fmt.Errorf("poll_resource_events: %v %s", err, res.Text)
 		}

@@ -4,15 +4,14 @@ package servertest
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
+	"foundry/internal/mcpclient"
 	"foundry/internal/server"
 	"foundry/internal/service"
 	"foundry/internal/store"
@@ -84,24 +83,6 @@ func (e *Env) WriteToken(t testing.TB) string {
 	return e.Token(t, nil, auth.ScopeRead, auth.ScopeWrite)
 }
 
-// BearerTransport adds a bearer token to every request.
-type BearerTransport struct {
-	Token string
-	Base  http.RoundTripper
-}
-
-func (b BearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.Token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.Token)
-	}
-	base := b.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return base.RoundTrip(r)
-}
-
 // Client connects the official go-sdk client over real HTTP. version ""
 // uses the SDK's newest protocol (2026-07-28, stateless).
 func (e *Env) Client(t testing.TB, token, version string) *mcp.ClientSession {
@@ -112,13 +93,7 @@ func (e *Env) Client(t testing.TB, token, version string) *mcp.ClientSession {
 // Connect connects a go-sdk client to any Foundry /mcp URL.
 func Connect(t testing.TB, url, token, version string, base http.RoundTripper) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "foundry-test", Version: "1"}, nil)
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: BearerTransport{Token: token, Base: base}}, DisableStandaloneSSE: true, MaxRetries: -1}
-	var opts *mcp.ClientSessionOptions
-	if version != "" {
-		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
-	}
-	cs, err := c.Connect(context.Background(), tr, opts)
+	cs, err := mcpclient.Dial(context.Background(), "foundry-test", url, token, version, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,55 +101,14 @@ func Connect(t testing.TB, url, token, version string, base http.RoundTripper) *
 	return cs
 }
 
-// Result is a tool result decoded for assertions.
-type Result struct {
-	IsError bool
-	Data    map[string]any
-	Text    string
-}
-
-// Call calls a tool and decodes its structured content. A protocol or HTTP
-// error is returned as err.
-func Call(ctx context.Context, cs *mcp.ClientSession, tool string, args any) (Result, error) {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		return Result{}, err
-	}
-	r := Result{IsError: res.IsError}
-	if res.StructuredContent != nil {
-		b, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(b, &r.Data)
-	}
-	var texts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			texts = append(texts, tc.Text)
-		}
-	}
-	r.Text = strings.Join(texts, "\n")
-	return r, nil
-}
-
-// MustCall is Call that fails the test on a protocol error.
-func MustCall(t testing.TB, cs *mcp.ClientSession, tool string, args any) Result {
+// MustCall is mcpclient.Call that fails the test on a protocol error.
+func MustCall(t testing.TB, cs *mcp.ClientSession, tool string, args any) mcpclient.Result {
 	t.Helper()
-	r, err := Call(context.Background(), cs, tool, args)
+	r, err := mcpclient.Call(context.Background(), cs, tool, args)
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
 	return r
-}
-
-// Int reads a JSON number field.
-func (r Result) Int(k string) int64 {
-	f, _ := r.Data[k].(float64)
-	return int64(f)
-}
-
-// Str reads a string field.
-func (r Result) Str(k string) string {
-	s, _ := r.Data[k].(string)
-	return s
 }
 
 // Serves reports whether the server has a tool of that name.
