@@ -65,3 +65,26 @@ const (
 	Conflict  = "version_conflict"
 	KeyReused = "idempotency_key_reused"
 )
+
+// More codes.
+const (
+	Scope    = "insufficient_scope" // the token lacks the scope the call needs
+	Internal = "internal_error"     // a fault on Foundry's side; details are logged, never sent
+)
+
+// ExcerptRunes is how much of a client's value a refusal may quote.
+const ExcerptRunes = 64
+
+// Excerpt is s cut to at most ExcerptRunes characters (with "…" when cut),
+// for quoting a client's value in a refusal: a message never echoes a large
+// value back.
+func Excerpt(s string) string {
+	n := 0
+	for i := range s {
+		if n == ExcerptRunes {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}

@@ -11,7 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"foundry/internal/problem"
 	"foundry/internal/store"
@@ -78,7 +81,7 @@ func storeProblem(err error, m store.Mutation) error {
 			With("current_version", ce.Current).With(field, ce.Changed)
 	case errors.As(err, &kr):
 		return problem.New(problem.KeyReused, "idempotency_key",
-			"idempotency_key %q was already used for a different request in this %s. Use a fresh key for a different change; resend the same key only with the same arguments.", kr.Key, m.Type)
+			"idempotency_key %q was already used for a different request in this %s. Use a fresh key for a different change; resend the same key only with the same arguments.", problem.Excerpt(kr.Key), m.Type)
 	case errors.Is(err, store.ErrNotFound):
 		return notFound(m.Type, m.ID)
 	}
@@ -91,15 +94,71 @@ func notFound(typ, id string) *problem.Problem {
 	if typ == store.TypeRoom {
 		hint = "list_rooms shows the cloud Rooms this connection can reach; Local Rooms are unavailable"
 	}
-	return problem.New(problem.NotFound, field, "%s %q was not found; %s", typ, id, hint)
+	return problem.New(problem.NotFound, field, "%s %q was not found; %s", typ, problem.Excerpt(id), hint)
 }
 
-// checkKey enforces the key's length where the schema can't (REST callers).
+// checkKey enforces the key's length (in characters, as the message says)
+// and characters where the schema can't (REST callers).
 func checkKey(key string) error {
-	if n := len(key); n < MinKey || n > MaxKey {
+	if n := utf8.RuneCountInString(key); n < MinKey || n > MaxKey {
 		return problem.New(problem.Invalid, "idempotency_key", "must be %d–%d characters (got %d); derive it from what the change means, e.g. a hash of its content", MinKey, MaxKey, n)
 	}
+	return CheckID("idempotency_key", key)
+}
+
+// CheckID is the character rule of every identifier a client sends: IDs
+// (note_id, tab_id, …), idempotency keys and cursors. They take printable
+// characters only: no control characters (NUL included), no format
+// characters (bidi controls, zero-width joiners), no line or paragraph
+// separators, no invalid UTF-8 or surrogates, no U+FFFD (what a decoder
+// makes of a lone surrogate). Every door calls it before any store call,
+// so both stores see the same input and give the same answer.
+func CheckID(field, v string) error {
+	if i, r, ok := BadIDRune(v); !ok {
+		var what string
+		switch {
+		case r != utf8.RuneError:
+			what = fmt.Sprintf("%s (U+%04X)", runeClass(r), r)
+		case strings.HasPrefix(v[i:], "\uFFFD"):
+			what = "U+FFFD (what a decoder makes of a lone surrogate or an invalid byte)"
+		default:
+			what = "an invalid UTF-8 byte"
+		}
+		return problem.New(problem.Invalid, field, "contains %s at character %d; IDs, keys and cursors take printable characters only: send the exact value Foundry returned (or, for a key, one derived from what the change means)",
+			what, utf8.RuneCountInString(v[:i])+1)
+	}
 	return nil
+}
+
+// BadIDRune returns the byte offset and rune of the first character CheckID
+// refuses, and ok=false; ok=true when there is none.
+func BadIDRune(v string) (int, rune, bool) {
+	for i, r := range v {
+		switch {
+		case r == utf8.RuneError, // invalid UTF-8, or U+FFFD itself
+			unicode.IsControl(r),                                 // Cc: C0, DEL, C1
+			unicode.Is(unicode.Cf, r),                            // format: bidi controls, ZWJ, BOM, …
+			unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r), // U+2028, U+2029
+			unicode.Is(unicode.Cs, r), // surrogates (never valid in UTF-8)
+			unicode.Is(unicode.Noncharacter_Code_Point, r):
+			return i, r, false
+		}
+	}
+	return 0, 0, true
+}
+
+func runeClass(r rune) string {
+	switch {
+	case unicode.IsControl(r):
+		return "a control character"
+	case unicode.Is(unicode.Bidi_Control, r):
+		return "a bidi control character"
+	case unicode.Is(unicode.Cf, r):
+		return "an invisible format character"
+	case unicode.Is(unicode.Zl, r), unicode.Is(unicode.Zp, r):
+		return "a line separator"
+	}
+	return "a character that is not allowed"
 }
 
 func pageLimit(limit int) (int, error) {
