@@ -18,8 +18,7 @@ import (
 // walk the arguments along that schema path and find the value that fails.
 
 var (
-	reSchemaPath = regexp.MustCompile(`validating (/[^:]*|root): `)
-	reNames      = regexp.MustCompile(`\["([^"]+)"`)
+	reNames = regexp.MustCompile(`\["([^"]+)"`)
 	// The validator prints bounds as rationals ("100/1", "50.000000").
 	reRational = regexp.MustCompile(`\b(-?\d+)(/1|\.0+)\b`)
 )
@@ -27,22 +26,31 @@ var (
 func (t *Tool) schemaProblem(err error, inst any) *problem.Problem {
 	msg := err.Error()
 	ptr := ""
-	if m := reSchemaPath.FindAllStringSubmatchIndex(msg, -1); len(m) > 0 {
+	// The message is "validating <schema path>: " repeated, outermost
+	// first, then the rule. Only that prefix is read for paths: the rule
+	// may quote the client's value, which may say anything.
+	for {
+		rest, ok := strings.CutPrefix(msg, "validating ")
+		if !ok {
+			break
+		}
+		i := strings.Index(rest, ": ")
+		if i < 0 {
+			break
+		}
 		// The place in the arguments is the innermost path outside $defs;
 		// a shared definition ($ref) says what failed, not where.
-		for _, seg := range m {
-			if p := msg[seg[2]:seg[3]]; p != "root" && !strings.Contains(p, "$defs") {
-				ptr = p
-			}
+		if p := rest[:i]; p != "root" && !strings.Contains(p, "$defs") {
+			ptr = p
 		}
-		msg = msg[m[len(m)-1][1]:]
+		msg = rest[i+2:]
 	}
 	field := t.locate(ptr, inst)
 	rule := msg
 	switch {
 	case strings.HasPrefix(msg, "unexpected additional properties"):
 		if n := reNames.FindStringSubmatch(msg); n != nil {
-			field = join(field, n[1])
+			field = join(field, fieldName(n[1]))
 		}
 		rule = "unexpected property: the tool does not take it; remove it"
 	case strings.HasPrefix(msg, "required: missing properties"):
@@ -51,14 +59,65 @@ func (t *Tool) schemaProblem(err error, inst any) *problem.Problem {
 		}
 		rule = "required: the field is missing"
 	case strings.HasPrefix(msg, "enum:"):
-		rule = "not in enum: " + strings.TrimPrefix(msg, "enum: ")
+		v, set := cutLast(strings.TrimPrefix(msg, "enum: "), " does not equal any of: ")
+		rule = "not in enum: " + problem.Excerpt(v) + " does not equal any of: " + set
 	default:
-		rule = reRational.ReplaceAllString(msg, "$1")
+		rule = reRational.ReplaceAllString(quietRule(msg), "$1")
 	}
 	if field == "" {
 		field = "arguments"
 	}
-	return problem.New(problem.Invalid, field, "%s (see the tool's input schema)", rule)
+	return problem.New(problem.Invalid, field, "%s (see the tool's input schema)", clip(rule, maxRule))
+}
+
+var (
+	reLength = regexp.MustCompile(`^(maxLength|minLength): (?s:.*) contains (\d+) Unicode code points, (more|fewer) than (\d+)$`)
+	reType   = regexp.MustCompile(`^type: (?s:(.*)) has type ("[a-z]+"), want (.*)$`)
+)
+
+// quietRule rewrites the validator's rules that quote the client's value
+// whole (a 1 MiB text, a whole object) so that they quote an excerpt.
+func quietRule(msg string) string {
+	if m := reLength.FindStringSubmatch(msg); m != nil {
+		limit := "at most"
+		if m[1] == "minLength" {
+			limit = "at least"
+		}
+		return fmt.Sprintf("%s: takes %s %s characters (Unicode code points), got %s", m[1], limit, m[4], m[2])
+	}
+	if m := reType.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("type: %s has type %s, want %s", problem.Excerpt(m[1]), m[2], m[3])
+	}
+	for _, sep := range []string{" does not match regular expression ", " does not equal "} {
+		if v, rest, ok := strings.Cut(msg, sep); ok {
+			if name, val, ok := strings.Cut(v, ": "); ok {
+				return name + ": " + problem.Excerpt(val) + sep + rest
+			}
+		}
+	}
+	return msg
+}
+
+// maxRule bounds a rule's text whatever the validator said.
+const maxRule = 400
+
+// clip cuts s to n characters, with "…" when cut.
+func clip(s string, n int) string {
+	i := 0
+	for at := range s {
+		if i == n {
+			return s[:at] + "…"
+		}
+		i++
+	}
+	return s
+}
+
+func cutLast(s, sep string) (string, string) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):]
+	}
+	return s, ""
 }
 
 func join(a, b string) string {

@@ -5,9 +5,15 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -33,6 +39,8 @@ type Tool struct {
 	// Handle gets arguments already validated against Def.InputSchema and
 	// returns the structured result, a *problem.Problem, or a fault.
 	Handle func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error)
+	// Log receives faults and panics (nil: slog.Default()).
+	Log    *slog.Logger
 	schema *jsonschema.Resolved
 	raw    map[string]any // the input schema as data, to locate failures
 	subs   sync.Map       // schema pointer → *jsonschema.Resolved
@@ -81,34 +89,69 @@ func securitySchemes(scope string) []map[string]any {
 	return []map[string]any{{"type": "oauth2", "scopes": []string{scope}}}
 }
 
-// call is the SDK handler for a tool: validate, decode, run, shape.
-func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// call is the SDK handler for a tool: check, validate, decode, run, shape.
+// Whatever the HTTP front saw, the scope is checked here again, and every
+// answer is a tool result: a refusal is a *problem.Problem, anything else
+// (a fault, a panic) is a generic internal_error, logged, never its text.
+func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = t.internalError(ctx, "tool panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack())), nil
+		}
+	}()
 	p, ok := principalFrom(req)
 	if !ok {
 		// The HTTP front answers 401 before this; reaching here means a
 		// transport without it (e.g. in-memory tests without a token).
 		return errorResult(problem.New("unauthorized", "", "this call needs a bearer token")), nil
 	}
+	if !p.Has(t.Scope) {
+		return errorResult(problem.New(problem.Scope, "", "%s needs the %s scope; this token has %s. Create a token with that scope (foundry token create --scopes …)",
+			t.Def.Name, t.Scope, strings.Join(p.Scopes, " ")).With("required_scope", t.Scope)), nil
+	}
 	args := req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	args, pr := t.prepare(args)
+	if pr != nil {
+		return errorResult(pr), nil
+	}
 	var inst any
 	if err := json.Unmarshal(args, &inst); err != nil {
-		return errorResult(problem.New(problem.Invalid, "arguments", "are not valid JSON: %v", err)), nil
+		return errorResult(problem.New(problem.Invalid, "arguments", "are not valid JSON; send one JSON object")), nil
 	}
 	if err := t.schema.Validate(inst); err != nil {
 		return errorResult(t.schemaProblem(err, inst)), nil
 	}
-	res, err := t.Handle(ctx, p, args)
+	out, err := t.Handle(ctx, p, args)
 	if err != nil {
 		var pr *problem.Problem
 		if errors.As(err, &pr) {
 			return errorResult(pr), nil
 		}
-		return nil, err
+		return t.internalError(ctx, "tool failed", "err", err), nil
 	}
-	return result(res), nil
+	return result(out), nil
+}
+
+// internalError logs a fault with an incident ID and answers the call with
+// that ID only: a database's or Go's message is for the operator.
+func (t *Tool) internalError(ctx context.Context, msg string, attrs ...any) *mcp.CallToolResult {
+	var b [6]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	t.logger().ErrorContext(ctx, msg, append([]any{"tool", t.Def.Name, "incident", id}, attrs...)...)
+	return errorResult(problem.New(problem.Internal, "",
+		"Foundry could not complete this call because of an internal error (incident %s, logged for the operator). Retry the same call with the same idempotency_key: a write that did land answers its first result, it is not applied twice.", id).
+		With("incident", id))
+}
+
+func (t *Tool) logger() *slog.Logger {
+	if t.Log != nil {
+		return t.Log
+	}
+	return slog.Default()
 }
 
 func result(v any) *mcp.CallToolResult {
@@ -119,7 +162,16 @@ func result(v any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
 }
 
+// Bounds on what a refusal carries of its own text: a problem quotes
+// excerpts, and these catch one that would not.
+const maxField, maxMessage = 200, 2000
+
 func errorResult(p *problem.Problem) *mcp.CallToolResult {
+	if len(p.Field) > maxField || len(p.Message) > maxMessage {
+		c := *p
+		c.Field, c.Message = clip(c.Field, maxField/4), clip(c.Message, maxMessage/4)
+		p = &c
+	}
 	b, _ := json.Marshal(p)
 	text := p.Error()
 	if len(p.Details) > 0 {
@@ -135,13 +187,34 @@ func principalFrom(req *mcp.CallToolRequest) (auth.Principal, bool) {
 const principalKey = "foundry.principal"
 
 // decode reads validated arguments into v; unknown fields were already
-// refused by the schema.
+// refused by the schema, and prepare made integers integers. A failure
+// names the field, never the decoder's text.
 func decode[T any](args json.RawMessage) (T, error) {
 	var v T
 	if err := json.Unmarshal(args, &v); err != nil {
-		return v, problem.New(problem.Invalid, "arguments", "%v", err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return v, problem.New(problem.Invalid, te.Field, "must be %s (see the tool's input schema)", jsonKind(te.Type.Kind()))
+		}
+		return v, problem.New(problem.Invalid, "arguments", "do not match the tool's input schema")
 	}
 	return v, nil
+}
+
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer between -9223372036854775808 and 9223372036854775807"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }
 
 // Tools returns every tool Foundry serves, given the service.
