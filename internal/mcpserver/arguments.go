@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 //     can; both stores must give the same answer;
 //   - an identifier (a property named *_id, idempotency_key, cursor) with a
 //     character service.CheckID refuses;
+//   - a property sent twice in one object (decoders disagree on which wins);
 //   - a number no float64 holds (-1e400), or, where the schema says
 //     integer, one that is not an integer an int64 holds (2^63, 1e308).
 //
@@ -31,136 +31,334 @@ import (
 // Schema: a number with a zero fractional part); it is rewritten in place as
 // an integer so typed decoding takes it. The rest of the bytes are kept.
 func (t *Tool) prepare(args json.RawMessage) (json.RawMessage, *problem.Problem) {
-	type frame struct {
-		obj     bool
-		wantKey bool
-		key     string // current key (objects)
-		named   bool   // key is a declared property (not a map entry)
-		idx     int    // current index (arrays)
-		path    string
-		schema  map[string]any
+	sc := &argScanner{b: args}
+	if p := sc.value(t.raw, ""); p != nil {
+		return nil, p
 	}
-	type edit struct {
-		at, end int
-		text    string
+	if sc.ws(); sc.i != len(sc.b) {
+		return nil, errNotJSON
 	}
-	var (
-		stack []frame
-		edits []edit
-		prev  int
-		seen  bool // a complete top-level value was read
-	)
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	// current returns the path, schema and property name of the value the
-	// next token starts.
-	current := func() (string, map[string]any, string) {
-		if len(stack) == 0 {
-			return "", t.raw, ""
-		}
-		f := &stack[len(stack)-1]
-		if f.obj {
-			path := join(f.path, fieldName(f.key))
-			props, _ := f.schema["properties"].(map[string]any)
-			if s, ok := props[f.key].(map[string]any); ok {
-				return path, s, f.key
-			}
-			s, _ := f.schema["additionalProperties"].(map[string]any)
-			return path, s, ""
-		}
-		s, _ := f.schema["items"].(map[string]any)
-		return fmt.Sprintf("%s[%d]", f.path, f.idx), s, ""
-	}
-	done := func() {
-		if len(stack) == 0 {
-			seen = true
-			return
-		}
-		f := &stack[len(stack)-1]
-		if f.obj {
-			f.wantKey = true
-		} else {
-			f.idx++
-		}
-	}
-	invalid := problem.New(problem.Invalid, "arguments", "are not valid JSON; send one JSON object")
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil || (seen && len(stack) == 0) {
-			return nil, invalid
-		}
-		end := int(dec.InputOffset())
-		span := args[prev:end]
-		prev = end
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				path, s, _ := current()
-				stack = append(stack, frame{obj: v == '{', wantKey: true, path: path, schema: s})
-			default:
-				stack = stack[:len(stack)-1]
-				done()
-			}
-		case string:
-			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
-				f := &stack[n-1]
-				path := join(f.path, fieldName(v))
-				// NUL in a property name (a file path) is the domain's to
-				// refuse, as an unsafe path; the decoder's silent changes are
-				// refused here.
-				if p := checkString(path, span, strings.ReplaceAll(v, "\x00", ""), "a property name"); p != nil {
-					return nil, p
-				}
-				f.key, f.wantKey = v, false
-				continue
-			}
-			path, _, name := current()
-			if p := checkString(path, span, v, "a string"); p != nil {
-				return nil, p
-			}
-			if isIdentifier(name) {
-				if err := service.CheckID(path, v); err != nil {
-					return nil, err.(*problem.Problem)
-				}
-			}
-			done()
-		case json.Number:
-			path, s, _ := current()
-			text := v.String()
-			at := end - len(text)
-			if at < 0 || string(args[at:end]) != text {
-				return nil, invalid // cannot happen: a number token is its text
-			}
-			norm, p := checkNumber(path, text, s)
-			if p != nil {
-				return nil, p
-			}
-			if norm != text {
-				edits = append(edits, edit{at, end, norm})
-			}
-			done()
-		default: // bool, null
-			done()
-		}
-	}
-	if !seen {
-		return nil, invalid
-	}
-	if len(edits) == 0 {
+	if len(sc.edits) == 0 {
 		return args, nil
 	}
 	out := make([]byte, 0, len(args))
 	last := 0
-	for _, e := range edits {
+	for _, e := range sc.edits {
 		out = append(out, args[last:e.at]...)
 		out = append(out, e.text...)
 		last = e.end
 	}
 	return append(out, args[last:]...), nil
+}
+
+var errNotJSON = problem.New(problem.Invalid, "arguments", "are not valid JSON; send one JSON object")
+
+// argScanner walks JSON text once, along the tool's input schema, keeping
+// the argument path as segments (built into text only for a refusal).
+type argScanner struct {
+	b     []byte
+	i     int
+	segs  []pathSeg
+	edits []numEdit
+}
+
+type pathSeg struct {
+	key   string
+	idx   int
+	isIdx bool
+}
+
+type numEdit struct {
+	at, end int
+	text    string
+}
+
+func (s *argScanner) path() string {
+	var b strings.Builder
+	for _, g := range s.segs {
+		if g.isIdx {
+			fmt.Fprintf(&b, "[%d]", g.idx)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(fieldName(g.key))
+	}
+	if b.Len() == 0 {
+		return "arguments"
+	}
+	return b.String()
+}
+
+func (s *argScanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value whose schema is schema (nil: unknown) and whose
+// declared property name is name ("" for items and map entries).
+func (s *argScanner) value(schema map[string]any, name string) *problem.Problem {
+	s.ws()
+	if s.i >= len(s.b) {
+		return errNotJSON
+	}
+	switch c := s.b[s.i]; {
+	case c == '{':
+		return s.object(schema)
+	case c == '[':
+		return s.array(schema)
+	case c == '"':
+		start := s.i
+		escaped, rule := s.str(false)
+		if rule != "" {
+			return problem.New(problem.Invalid, s.path(), "a string %s", rule)
+		}
+		if isIdentifier(name) {
+			v := unquote(s.b[start:s.i], escaped)
+			if err := service.CheckID(s.path(), v); err != nil {
+				return err.(*problem.Problem)
+			}
+		}
+		return nil
+	case c == '-' || ('0' <= c && c <= '9'):
+		return s.number(schema)
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+				s.i += len(lit)
+				return nil
+			}
+		}
+		return errNotJSON
+	}
+}
+
+func (s *argScanner) object(schema map[string]any) *problem.Problem {
+	s.i++ // {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return nil
+	}
+	props, _ := schema["properties"].(map[string]any)
+	extra, _ := schema["additionalProperties"].(map[string]any)
+	var seen map[string]struct{}
+	for {
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
+			return errNotJSON
+		}
+		start := s.i
+		// NUL in a property name (a file path) is the domain's to refuse,
+		// as an unsafe path; what the decoder would change silently is
+		// refused here.
+		escaped, rule := s.str(true)
+		key := unquote(s.b[start:s.i], escaped)
+		s.segs = append(s.segs, pathSeg{key: key})
+		if rule != "" {
+			return problem.New(problem.Invalid, s.path(), "a property name %s", rule)
+		}
+		if _, dup := seen[key]; dup {
+			// Decoders disagree on which one wins; say which to send.
+			return problem.New(problem.Invalid, s.path(), "appears twice in one object; send each property once")
+		}
+		if seen == nil {
+			seen = map[string]struct{}{}
+		}
+		seen[key] = struct{}{}
+		if s.ws(); s.i >= len(s.b) || s.b[s.i] != ':' {
+			return errNotJSON
+		}
+		s.i++
+		child, name := extra, ""
+		if c, ok := props[key].(map[string]any); ok {
+			child, name = c, key
+		}
+		if p := s.value(child, name); p != nil {
+			return p
+		}
+		s.segs = s.segs[:len(s.segs)-1]
+		s.ws()
+		if s.i >= len(s.b) {
+			return errNotJSON
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return errNotJSON
+		}
+	}
+}
+
+func (s *argScanner) array(schema map[string]any) *problem.Problem {
+	s.i++ // [
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return nil
+	}
+	items, _ := schema["items"].(map[string]any)
+	s.segs = append(s.segs, pathSeg{isIdx: true})
+	for n := 0; ; n++ {
+		s.segs[len(s.segs)-1].idx = n
+		if p := s.value(items, ""); p != nil {
+			return p
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return errNotJSON
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			s.segs = s.segs[:len(s.segs)-1]
+			return nil
+		default:
+			return errNotJSON
+		}
+	}
+}
+
+// str reads a string token and returns whether it has escapes, and the
+// rule it breaks ("" if none): what a decoder would change silently (a
+// lone surrogate escape, invalid UTF-8), a raw control character, and,
+// unless allowNUL, a NUL.
+func (s *argScanner) str(allowNUL bool) (escaped bool, rule string) {
+	start := s.i
+	s.i++ // "
+	// The first rule broken is kept, and the scan goes on to the end of
+	// the token, so a refused key can still be named.
+	broke := func(r string) {
+		if rule == "" {
+			rule = r
+		}
+	}
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			if !utf8.Valid(s.b[start:s.i]) {
+				broke("contains invalid UTF-8; send text as UTF-8")
+			}
+			return escaped, rule
+		case c == '\\':
+			escaped = true
+			r, ok := hex4(s.b, s.i)
+			if !ok {
+				s.i += 2 // a two-character escape such as \\ or \"
+				continue
+			}
+			switch {
+			case r == 0 && !allowNUL:
+				broke("contains a NUL character (U+0000); Foundry stores no NUL: remove it")
+			case r >= 0xD800 && r <= 0xDBFF:
+				if lo, ok := hex4(s.b, s.i+6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					s.i += 12
+					continue
+				}
+				broke(loneRule(s.b[s.i : s.i+6]))
+			case r >= 0xDC00 && r <= 0xDFFF:
+				broke(loneRule(s.b[s.i : s.i+6]))
+			}
+			s.i += 6
+		case c < 0x20:
+			broke(fmt.Sprintf("contains a raw control character (U+%04X); JSON escapes it, and only text characters belong here", c))
+			s.i++
+		default:
+			s.i++
+		}
+	}
+	return escaped, "is not terminated"
+}
+
+func loneRule(esc []byte) string {
+	return fmt.Sprintf("contains a lone surrogate escape (%s): a \\uD800–\\uDBFF escape must be followed by a \\uDC00–\\uDFFF one; send the character itself or a valid pair", esc)
+}
+
+// unquote decodes a string token already checked by str.
+func unquote(tok []byte, escaped bool) string {
+	if !escaped {
+		return string(tok[1 : len(tok)-1])
+	}
+	var v string
+	json.Unmarshal(tok, &v)
+	return v
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i+2 : i+6] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+func (s *argScanner) number(schema map[string]any) *problem.Problem {
+	start := s.i
+	digits := func() int {
+		n := 0
+		for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	if digits() == 0 {
+		return errNotJSON
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if digits() == 0 {
+			return errNotJSON
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			return errNotJSON
+		}
+	}
+	text := string(s.b[start:s.i])
+	norm, p := checkNumber(s.path, text, schema)
+	if p != nil {
+		return p
+	}
+	if norm != text {
+		s.edits = append(s.edits, numEdit{start, s.i, norm})
+	}
+	return nil
 }
 
 // isIdentifier: the arguments CheckID guards, by property name.
@@ -171,71 +369,15 @@ func isIdentifier(name string) bool {
 // fieldName is a property name as it may appear in a refusal's field.
 func fieldName(k string) string { return problem.Excerpt(k) }
 
-// checkString refuses what the decoder would silently change in raw, the
-// JSON text of one string token (with the separators before it), and NUL
-// in its decoded value s.
-func checkString(path string, raw []byte, s, what string) *problem.Problem {
-	if path == "" {
-		path = "arguments"
-	}
-	if !utf8.Valid(raw) {
-		return problem.New(problem.Invalid, path, "%s contains invalid UTF-8; send text as UTF-8", what)
-	}
-	if i := loneSurrogate(raw); i >= 0 {
-		return problem.New(problem.Invalid, path, "%s contains a lone surrogate escape (%s): a \\uD800–\\uDBFF escape must be followed by a \\uDC00–\\uDFFF one; send the character itself or a valid pair", what, raw[i:i+6])
-	}
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return problem.New(problem.Invalid, path, "%s contains a NUL character (U+0000) at character %d; Foundry stores no NUL: remove it", what, utf8.RuneCountInString(s[:i])+1)
-	}
-	return nil
-}
-
-// loneSurrogate returns the offset of the first \u escape in raw that is a
-// surrogate not part of a high-low pair, or -1.
-func loneSurrogate(raw []byte) int {
-	hex4 := func(i int) (rune, bool) {
-		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
-			return 0, false
-		}
-		n, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 32)
-		return rune(n), err == nil
-	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		r, ok := hex4(i)
-		if !ok {
-			i++ // a two-character escape such as \\ or \"
-			continue
-		}
-		switch {
-		case r >= 0xD800 && r <= 0xDBFF:
-			if lo, ok := hex4(i + 6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-				i += 11
-				continue
-			}
-			return i
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return i
-		}
-		i += 5
-	}
-	return -1
-}
-
 const two63 = 1 << 63
 
 // checkNumber refuses a number no float64 holds, and where schema s says
 // integer, one that is not an integer an int64 holds; it returns the number
 // as typed decoding takes it (an integral 10.0 as 10).
-func checkNumber(path, text string, s map[string]any) (string, *problem.Problem) {
-	if path == "" {
-		path = "arguments"
-	}
+func checkNumber(at func() string, text string, s map[string]any) (string, *problem.Problem) {
 	if !wantsInteger(s) {
 		if _, err := strconv.ParseFloat(text, 64); err != nil {
-			return "", problem.New(problem.Invalid, path, "%s is out of range: a number takes at most ±1.7976931348623157e308", problem.Excerpt(text))
+			return "", problem.New(problem.Invalid, at(), "%s is out of range: a number takes at most ±1.7976931348623157e308", problem.Excerpt(text))
 		}
 		return text, nil
 	}
@@ -249,7 +391,7 @@ func checkNumber(path, text string, s map[string]any) (string, *problem.Problem)
 	}
 	if !integral {
 		lo, hi := bound(s, "minimum", math.MinInt64), bound(s, "maximum", math.MaxInt64)
-		return "", problem.New(problem.Invalid, path, "must be an integer between %s and %s (got %s)", lo, hi, problem.Excerpt(text))
+		return "", problem.New(problem.Invalid, at(), "must be an integer between %s and %s (got %s)", lo, hi, problem.Excerpt(text))
 	}
 	return strconv.FormatInt(int64(f), 10), nil
 }

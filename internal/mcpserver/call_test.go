@@ -493,6 +493,14 @@ func TestLoneSurrogatesAreRefused(t *testing.T) {
 			}
 		}
 	}
+	// A surrogate encoded as UTF-8 bytes (CESU-8) and other invalid UTF-8
+	// decode to U+FFFD as well.
+	for _, raw := range []string{"\xed\xa0\x80", "\xed\xbf\xbf", "\xff", "a\xc3"} {
+		res, data := e.call(t, "list_notes", `{"query":"`+raw+`"}`)
+		if !res.IsError || data["field"] != "query" {
+			t.Errorf("query %q: got %v, want a refusal on query", raw, data)
+		}
+	}
 	// A valid pair, and an escaped backslash before u, pass.
 	if res, data := e.call(t, "list_notes", `{"query":"\ud83d\ude00 \\ud800"}`); res.IsError {
 		t.Errorf("a valid surrogate pair refused: %v", data)
@@ -523,6 +531,12 @@ func TestRefusalsDoNotEchoLargeValues(t *testing.T) {
 			t.Errorf("%s: the refusal is %d bytes; it must quote an excerpt, not the value", c.field, size)
 		}
 	}
+	// A huge map key in the path of a refusal is cut too.
+	res, data := e.call(t, "propose_room_snippet_app", fmt.Sprintf(`{"room_id":%q,"name":"x","files":{%q:1},"idempotency_key":"echo-key-2"}`, e.roomID, big))
+	b, _ := json.Marshal(res.StructuredContent)
+	if f, _ := data["field"].(string); !res.IsError || !strings.HasPrefix(f, "files.aaa") || len(b)+len(resultText(res)) >= 2048 {
+		t.Errorf("a huge file name with a wrong value: %d bytes, field %.100q", len(b)+len(resultText(res)), f)
+	}
 }
 
 // TestLoneSurrogatesAreRefusedOverHTTP: the escape reaches the tool as sent
@@ -544,6 +558,57 @@ func TestLoneSurrogatesAreRefusedOverHTTP(t *testing.T) {
 		resp.Body.Close()
 		if !bytes.Contains(raw, []byte(`"structuredContent":{"error":"invalid_argument","field":"query"`)) {
 			t.Errorf("query %s over HTTP: %s", q, raw)
+		}
+	}
+}
+
+// TestDuplicatePropertiesAreRefused: which of two same-named properties
+// wins differs between decoders; the call is refused naming it.
+func TestDuplicatePropertiesAreRefused(t *testing.T) {
+	e := sqliteEnv(t)
+	for _, c := range []struct{ tool, args, field string }{
+		{"list_notes", `{"limit":1,"limit":2}`, "limit"},
+		{"read_note_tab", `{"note_id":"a","tab_id":"t","note_id":"b"}`, "note_id"},
+		{"propose_room_snippet_app", `{"room_id":"r","name":"x","files":{"a.ts":"1","a.ts":"2"},"idempotency_key":"dup-key-1"}`, "files.a.ts"},
+	} {
+		res, data := e.call(t, c.tool, c.args)
+		if !res.IsError || data["error"] != "invalid_argument" || data["field"] != c.field {
+			t.Errorf("%s %s: got %v, want invalid_argument on %s", c.tool, c.args, data, c.field)
+		}
+	}
+}
+
+// TestPrepareKeepsTheBytes: the scan changes nothing but integral numbers
+// in integer fields, and refuses text that is not one JSON value.
+func TestPrepareKeepsTheBytes(t *testing.T) {
+	tools := map[string]*Tool{}
+	for _, tl := range Tools(nil) {
+		tools[tl.Def.Name] = tl
+	}
+	tl := tools["list_notes"]
+	for in, want := range map[string]string{
+		` { "query" : "a\"b\\c\u00e9\ud83d\ude00" , "x" : [ 1 , -2.5e-3 , { "y" : null } , true , false , [] , {} ] } `: "",
+		`{"limit":10.0,"query":"q"}`:              `{"limit":10,"query":"q"}`,
+		`{"limit":-0.0}`:                          `{"limit":0}`,
+		`{"x":10.0}`:                              "",
+		`{"limit":1E1,"cursor":"c","limit2":2.0}`: `{"limit":10,"cursor":"c","limit2":2.0}`,
+		"{\"query\":\"\xe2\x82\xac\"}":            "",
+	} {
+		out, p := tl.prepare([]byte(in))
+		if p != nil {
+			t.Errorf("%s: refused %v", in, p)
+			continue
+		}
+		if want == "" {
+			want = in
+		}
+		if string(out) != want {
+			t.Errorf("%s: became %s, want %s", in, out, want)
+		}
+	}
+	for _, in := range []string{``, ` `, `{`, `{"a":}`, `{"a":1,}`, `{"a" 1}`, `[1,]`, `{"a":1}{}`, `{"a":01x}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`, `{"a":tru}`, `{"a":"x}`, `{'a':1}`, `{"a":nul}`} {
+		if _, p := tl.prepare([]byte(in)); p == nil {
+			t.Errorf("%q: accepted; it is not one JSON value", in)
 		}
 	}
 }

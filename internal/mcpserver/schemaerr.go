@@ -177,7 +177,7 @@ func (t *Tool) locate(ptr string, inst any) string {
 			for _, c := range cands {
 				if m, ok := c.v.(map[string]any); ok {
 					for _, k := range sortedKeys(m) {
-						next = append(next, cand{join(c.path, k), m[k]})
+						next = append(next, cand{join(c.path, fieldName(k)), m[k]})
 					}
 				}
 			}

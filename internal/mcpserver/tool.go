@@ -164,12 +164,12 @@ func result(v any) *mcp.CallToolResult {
 
 // Bounds on what a refusal carries of its own text: a problem quotes
 // excerpts, and these catch one that would not.
-const maxField, maxMessage = 200, 2000
+const maxField, maxMessage = 200, 4096
 
 func errorResult(p *problem.Problem) *mcp.CallToolResult {
 	if len(p.Field) > maxField || len(p.Message) > maxMessage {
 		c := *p
-		c.Field, c.Message = clip(c.Field, maxField/4), clip(c.Message, maxMessage/4)
+		c.Field, c.Message = clip(c.Field, maxField/2), clip(c.Message, maxMessage/4)
 		p = &c
 	}
 	b, _ := json.Marshal(p)
