@@ -160,12 +160,12 @@ func (e *callEnv) tabs(t *testing.T) (version int64, byType map[string]string) {
 
 // serve runs the real endpoint over loopback HTTP with extra tools beside
 // Foundry's, and returns its URL and a read token.
-func (e *callEnv) serve(t *testing.T, log *slog.Logger, extra ...*Tool) (url, secret string) {
+func (e *callEnv) serve(t *testing.T, log *slog.Logger, scopes []string, extra ...*Tool) (url, secret string) {
 	t.Helper()
 	h := &Handler{svc: e.svc, opts: Options{Path: "/mcp", Logger: log, Version: "test"}, all: append(Tools(e.svc), extra...), log: log, variants: map[string]*variant{}}
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	secret, _, err := auth.CreateToken(context.Background(), e.st, auth.NewTokenSpec{Workspace: e.owner.Workspace.ID, User: e.owner.User.ID, Name: "t", Scopes: []string{auth.ScopeRead}})
+	secret, _, err := auth.CreateToken(context.Background(), e.st, auth.NewTokenSpec{Workspace: e.owner.Workspace.ID, User: e.owner.User.ID, Name: "t", Scopes: scopes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestToolPanicIsAnInternalErrorForThatCallOnly(t *testing.T) {
 			return nil, nil
 		})
 	setDefaultLogger(t, log) // what Foundry's serve does with its logger
-	url, secret := e.serve(t, log, boom)
+	url, secret := e.serve(t, log, []string{auth.ScopeRead}, boom)
 	cs, err := mcpclient.Dial(context.Background(), "panic-test", url, secret, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -539,13 +539,15 @@ func TestRefusalsDoNotEchoLargeValues(t *testing.T) {
 	}
 }
 
-// TestLoneSurrogatesAreRefusedOverHTTP: the escape reaches the tool as sent
-// (the SDK keeps the raw arguments) and is refused there by name.
-func TestLoneSurrogatesAreRefusedOverHTTP(t *testing.T) {
+// TestArgumentsAreReadAsSentOverHTTP: escapes and numbers reach the tool as sent
+// (the SDK keeps the raw arguments) and are judged there; a refusal sent
+// over HTTP is as short as one made in process.
+func TestArgumentsAreReadAsSentOverHTTP(t *testing.T) {
 	e := sqliteEnv(t)
-	url, secret := e.serve(t, slog.Default())
-	for _, q := range []string{`\ud800`, `\udfff`, `a\ud800b`, `\u0000`} {
-		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_notes","arguments":{"query":"` + q + `"}}}`
+	url, secret := e.serve(t, slog.Default(), []string{auth.ScopeRead, auth.ScopeWrite})
+	post := func(args string) []byte {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_notes","arguments":` + args + `}}`
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -554,11 +556,37 @@ func TestLoneSurrogatesAreRefusedOverHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer resp.Body.Close()
 		raw, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if !bytes.Contains(raw, []byte(`"structuredContent":{"error":"invalid_argument","field":"query"`)) {
+		return raw
+	}
+	for _, q := range []string{`\ud800`, `\udfff`, `a\ud800b`, `\u0000`} {
+		if raw := post(`{"query":"` + q + `"}`); !bytes.Contains(raw, []byte(`"structuredContent":{"error":"invalid_argument","field":"query"`)) {
 			t.Errorf("query %s over HTTP: %s", q, raw)
 		}
+	}
+	// The raw number reaches the tool as sent, too.
+	if raw := post(`{"limit":10.0}`); !bytes.Contains(raw, []byte(`"notes":[`)) {
+		t.Errorf("limit 10.0 over HTTP: %s", raw)
+	}
+	if raw := post(`{"limit":1e308}`); !bytes.Contains(raw, []byte(`"field":"limit"`)) {
+		t.Errorf("limit 1e308 over HTTP: %s", raw)
+	}
+	// A 1 MiB+1 text through the go-sdk client: the whole refusal is short.
+	cs, err := mcpclient.Dial(context.Background(), "echo-test", url, secret, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	v, _ := e.tabs(t)
+	r, err := mcpclient.Call(context.Background(), cs, "edit_note_tab", map[string]any{"note_id": e.noteID, "tab_id": "markdown", "expected_version": v,
+		"idempotency_key": "echo-http-1", "operation": "replace_text", "text": strings.Repeat("x", 1<<20+1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(r.Data)
+	if r.Str("field") != "text" || !strings.Contains(r.Str("message"), "1048576") || len(b)+len(r.Text) >= 2048 {
+		t.Errorf("1 MiB+1 text over HTTP: %d bytes: %.300s", len(b)+len(r.Text), r.Text)
 	}
 }
 

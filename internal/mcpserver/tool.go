@@ -130,6 +130,12 @@ func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.Cal
 		if errors.As(err, &pr) {
 			return errorResult(pr), nil
 		}
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			// The client went away (or the request timed out): nobody
+			// reads this answer, and it is no fault of Foundry's.
+			t.logger().WarnContext(ctx, "tool call ended with its request", "tool", t.Def.Name, "err", err)
+			return errorResult(problem.New(problem.Internal, "", "the request ended before the call completed; retry it with the same idempotency_key")), nil
+		}
 		return t.internalError(ctx, "tool failed", "err", err), nil
 	}
 	return result(out), nil
