@@ -83,7 +83,7 @@ func FindTab(d *Doc, id string) (*Tab, error) {
 	refs := Refs(d)
 	list := make([]string, len(refs))
 	for i, r := range refs {
-		list[i] = fmt.Sprintf("%s (%s, %q)", r.TabID, r.Type, r.Label)
+		list[i] = fmt.Sprintf("%s (%s, %s)", r.TabID, r.Type, Quote(r.Label))
 	}
 	return nil, problem.New(CodeUnknownTab, "tab_id",
 		"no tab has the ID %s. Tabs are addressed by exact tab ID only — type names such as \"slides\" and labels are not accepted. "+
