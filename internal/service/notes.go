@@ -261,7 +261,7 @@ func (a *EditTabArgs) present() map[string]bool {
 func (a *EditTabArgs) checkOperationFields() error {
 	allowed, ok := editFields[a.Operation]
 	if !ok {
-		return problem.New(problem.Invalid, "operation", "%q is not an operation; use replace_text, slide_add, slides_add_outline, sheet_set_range or replace_tab_data", a.Operation)
+		return problem.New(problem.Invalid, "operation", "%s is not an operation; use replace_text, slide_add, slides_add_outline, sheet_set_range or replace_tab_data", note.Quote(a.Operation))
 	}
 	have := a.present()
 	for _, f := range []string{"text", "title", "body", "notes", "slides", "sheet_id", "start_row", "start_col", "values", "data"} {

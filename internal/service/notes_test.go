@@ -222,3 +222,40 @@ func TestByteLimitsThroughTheService(t *testing.T) {
 
 	})
 }
+
+// One page in any spelling is one source; credentials and hidden characters
+// are refused with one clear message.
+func TestAddNoteSourceSpellingsOfOnePage(t *testing.T) {
+	eachStore(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		add := func(key, u string) (service.Written, error) {
+			return f.svc.AddNoteSource(ctx, f.write, service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
+				IdempotencyKey: key, Title: "Bücher", URL: u})
+		}
+		first, err := add("source-idn-0", "https://bücher.example/~alice/a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, u := range []string{
+			"https://xn--bcher-kva.example/~alice/a",
+			"https://BÜCHER.example/%7Ealice/a",
+			"https://www.bücher.example/%7ealice/./a/",
+			"https://bücher．example./~alice/x/../a",
+		} {
+			w, err := add(fmt.Sprintf("source-idn-%d", i+1), u)
+			if err != nil {
+				t.Fatalf("%s: %v", u, err)
+			}
+			if w["already_attached"] != true || w["source_id"] != first["source_id"] {
+				t.Errorf("%s = %v; want the first source, already attached", u, w)
+			}
+		}
+		for i, u := range []string{"https://alice:pw@example.org/a", "https://alice@example.org/a", "https://exa\u202emple.org/", "https://example.org/\u2066x", "https://exa%E2%80%AEmple.org/"} {
+			_, err := add(fmt.Sprintf("source-bad-%d", i), u)
+			p := wantProblem(t, err, problem.Invalid, "url")
+			if strings.Contains(p.Message, "pw") || strings.Contains(p.Message, "invalid_argument") {
+				t.Errorf("%s: %q", u, p.Message)
+			}
+		}
+	})
+}

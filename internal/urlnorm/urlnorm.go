@@ -36,7 +36,11 @@ func Normalize(raw string) (string, error) {
 		return "", err
 	}
 	host = strings.TrimPrefix(host, "www.")
-	if port := u.Port(); port != "" && port != "80" && port != "443" {
+	port := strings.TrimLeft(u.Port(), "0")
+	if u.Port() != "" && port == "" {
+		port = "0"
+	}
+	if port != "" && port != "80" && port != "443" {
 		host = net.JoinHostPort(host, port)
 	} else if strings.Contains(host, ":") {
 		host = "[" + host + "]" // IPv6 literal
@@ -158,7 +162,7 @@ func parseReason(err error) string {
 	var he url.InvalidHostError
 	switch {
 	case errors.As(err, &ee):
-		return " (a '%' is not followed by two hex digits)"
+		return " (a '%' escape is malformed, or not allowed where it stands)"
 	case errors.As(err, &he):
 		return " (the host holds a character a host can't have)"
 	}

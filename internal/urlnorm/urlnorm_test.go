@@ -42,6 +42,8 @@ func TestNormalize(t *testing.T) {
 		{"default https port removed", "https://example.org:443/a", "https://example.org/a"},
 		{"default http port removed", "http://example.org:80/a", "https://example.org/a"},
 		{"other port kept", "http://example.org:8080/a", "https://example.org:8080/a"},
+		{"default port with leading zeros removed", "https://example.org:0443/a", "https://example.org/a"},
+		{"other port without leading zeros", "https://example.org:08080/a", "https://example.org:8080/a"},
 		{"host and port without scheme", "localhost:8080/a", "https://localhost:8080/a"},
 		{"utm params dropped case-insensitively, others kept in order", "https://example.org/a?z=1&UTM_Campaign=q&b=2&utm_term=t&a=3", "https://example.org/a?z=1&b=2&a=3"},
 		{"only utm params leaves no question mark", "https://example.org/a?utm_source=x", "https://example.org/a"},
