@@ -361,12 +361,16 @@ var editSizeField = map[string]string{
 // the operation can ever apply to the tab (a tab's type never changes for
 // its ID), and every rule of the payload itself. A stale edit that could
 // never succeed is refused for what is wrong with it, not answered
-// version_conflict. Whether the tab still exists depends on the version, so
-// an unknown tab is left to the write.
+// version_conflict. The tab's type comes from the current document when it
+// is at hand (d may be nil), else from the tab ID, which says the type of
+// every tab (note.TypeOfID). Whether the tab still exists depends on the
+// version, so an unknown tab is left to the write.
 func (a *EditTabArgs) staticRules(d *note.Doc) error {
 	typ, known := note.TypeOfID(a.TabID)
-	if t, err := note.FindTab(d, a.TabID); err == nil {
-		typ, known = t.Type, true
+	if d != nil {
+		if t, err := note.FindTab(d, a.TabID); err == nil {
+			typ, known = t.Type, true
+		}
 	}
 	if known {
 		if err := note.CheckOperation(a.TabID, typ, a.Operation); err != nil {
@@ -497,10 +501,11 @@ func (s *Service) AddNoteSource(ctx context.Context, p auth.Principal, a AddSour
 type noteEdit func(d *note.Doc, version int64) (res map[string]any, changed []string, err error)
 
 // noteWrite is the one way agents write a Note: access check, the rules
-// that hold in every version (pre, run on the current document), then the
+// that hold in every version (pre, given the current document when it is
+// cached, else nil; it must not change it), then the
 // guarded write with the Note as key scope and a pure edit of its document.
 // sizeField names the argument a Note-size refusal points at.
-func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string, expected int64, key, fp, kind string, pre func(d *note.Doc) error, sizeField string, edit noteEdit) (Written, error) {
+func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string, expected int64, key, fp, kind string, pre func(latest *note.Doc) error, sizeField string, edit noteEdit) (Written, error) {
 	if !p.Has(auth.ScopeWrite) {
 		return nil, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
 	}
@@ -512,12 +517,18 @@ func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string
 	}
 	// Access is checked outside the transaction too, so a Note the caller
 	// can't see answers not found before any key is looked up.
-	_, latest, err := s.agentNote(ctx, p, noteID)
+	head, err := s.noteAccess(ctx, p, noteID)
 	if err != nil {
 		return nil, err
 	}
 	if pre != nil {
-		if err := pre(&latest); err != nil {
+		// The current document when it is cached; the rules that need
+		// one fall back on what the tab ID says (see staticRules).
+		var latest *note.Doc
+		if d, ok := s.docs.get(noteID, head.Version); ok {
+			latest = &d
+		}
+		if err := pre(latest); err != nil {
 			return nil, err
 		}
 	}
