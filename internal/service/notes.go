@@ -308,7 +308,18 @@ func (s *Service) EditNoteTab(ctx context.Context, p auth.Principal, a EditTabAr
 	return s.noteWrite(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint(struct {
 		Op string
 		A  EditTabArgs
-	}{"edit_note_tab", fp}), "tab_edited", a.staticRules, editSizeField[a.Operation], func(d *note.Doc, version int64) (map[string]any, []string, error) {
+	}{"edit_note_tab", fp}), "tab_edited", func(latest *note.Doc) error {
+		if _, ok := note.TypeOfID(a.TabID); !ok && latest == nil {
+			// No tab ever has such an ID ("slides", a label); the current
+			// tabs are what the refusal lists.
+			_, d, err := s.agentNote(ctx, p, a.NoteID)
+			if err != nil {
+				return err
+			}
+			latest = &d
+		}
+		return a.staticRules(latest)
+	}, editSizeField[a.Operation], func(d *note.Doc, version int64) (map[string]any, []string, error) {
 		res := map[string]any{"tab_id": a.TabID, "operation": a.Operation}
 		switch a.Operation {
 		case "replace_text":
@@ -363,13 +374,18 @@ var editSizeField = map[string]string{
 // never succeed is refused for what is wrong with it, not answered
 // version_conflict. The tab's type comes from the current document when it
 // is at hand (d may be nil), else from the tab ID, which says the type of
-// every tab (note.TypeOfID). Whether the tab still exists depends on the
-// version, so an unknown tab is left to the write.
+// every tab (note.TypeOfID). Whether a tab of a well-formed ID still exists
+// depends on the version, so that is left to the write; an ID no tab can
+// ever have (a type name such as "slides", a label) is unknown_tab now.
 func (a *EditTabArgs) staticRules(d *note.Doc) error {
 	typ, known := note.TypeOfID(a.TabID)
 	if d != nil {
-		if t, err := note.FindTab(d, a.TabID); err == nil {
+		t, err := note.FindTab(d, a.TabID)
+		switch {
+		case err == nil:
 			typ, known = t.Type, true
+		case !known:
+			return err
 		}
 	}
 	if known {

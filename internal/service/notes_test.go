@@ -112,6 +112,8 @@ func TestStaleEditOfAFixedTabIsRefusedForTheRuleNotTheVersion(t *testing.T) {
 			{"101 rows", service.EditTabArgs{TabID: sheet, Operation: "sheet_set_range", StartRow: ptr(0), StartCol: ptr(0), Values: make([][]any, 101)}, problem.Limit, "values"},
 			{"object in a cell", service.EditTabArgs{TabID: sheet, Operation: "sheet_set_range", StartRow: ptr(0), StartCol: ptr(0), Values: [][]any{{map[string]any{}}}}, problem.Invalid, "values[0][0]"},
 			{"data of the wrong shape", service.EditTabArgs{TabID: deck, Operation: "replace_tab_data", Data: json.RawMessage(`{"sheets":[]}`)}, problem.Invalid, "data"},
+			{"a type name as tab ID", service.EditTabArgs{TabID: "slides", Operation: "slide_add", Title: ptr("t")}, note.CodeUnknownTab, "tab_id"},
+			{"a label as tab ID", service.EditTabArgs{TabID: "Sheet", Operation: "sheet_set_range", StartRow: ptr(0), StartCol: ptr(0), Values: [][]any{{1}}}, note.CodeUnknownTab, "tab_id"},
 		}
 		for i, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
