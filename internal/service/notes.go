@@ -434,14 +434,18 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 
 func canonicalValue(v any) any {
 	switch x := v.(type) {
-	case map[string]any:
+	case map[string]any: // a copy: the caller's value is left as it is
+		m := make(map[string]any, len(x))
 		for k, e := range x {
-			x[k] = canonicalValue(e)
+			m[k] = canonicalValue(e)
 		}
+		return m
 	case []any:
+		l := make([]any, len(x))
 		for i, e := range x {
-			x[i] = canonicalValue(e)
+			l[i] = canonicalValue(e)
 		}
+		return l
 	case json.Number:
 		return canonicalNumber(x)
 	case float64:
