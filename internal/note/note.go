@@ -13,15 +13,37 @@ const (
 	TypeSheet    = "sheet"
 )
 
-// Limits (SPEC §7). Errors that enforce them name the limit.
+// Limits (SPEC §7 and the README's table). Errors that enforce them name the
+// field and the limit. Lengths in characters are Unicode code points
+// (utf8.RuneCountInString); every text that is stored also has a byte limit,
+// so no field, cell or Note can grow without bound.
 const (
-	MaxOutlineSlides  = 20
-	MaxRangeRows      = 100
-	MaxRangeCols      = 100
-	MaxMarkdownBytes  = 1 << 20
-	MaxLabelRunes     = 100
-	MaxSlideTextBytes = 64 << 10
-	MaxSheetCells     = 200_000 // whole sheet tab, so one Note can't grow without bound
+	MaxOutlineSlides = 20  // slides in one slides_add_outline or create_note_tab call
+	MaxRangeRows     = 100 // rows in one read_sheet_range or sheet_set_range call
+	MaxRangeCols     = 100 // columns in one such call
+	MaxMarkdownBytes = 1 << 20
+
+	MaxTitleRunes = 200 // a Note's title
+	MaxTitleBytes = 800
+	MaxLabelRunes = 100 // a tab label
+	MaxLabelBytes = 400
+
+	MaxSlideTitleRunes = 500    // a slide's title
+	MaxSlideTextRunes  = 20_000 // a slide's body or notes
+	MaxSlideTextBytes  = 64 << 10
+	MaxSlidesPerTab    = 200 // a whole deck, however it was written
+
+	MaxCellBytes      = 32 << 10 // a string cell
+	MaxSheetCells     = 1_000_000
+	MaxSheetsPerTab   = 20 // sheets in one sheet tab
+	MaxSheetNameRunes = MaxLabelRunes
+	MaxSheetNameBytes = MaxLabelBytes
+
+	MaxSourceTitleRunes = 500
+	MaxSourceTitleBytes = 2000
+
+	MaxTabsPerNote = 100      // the whole tab strip, the three fixed tabs included
+	MaxNoteBytes   = 16 << 20 // the whole Note, as stored (JSON)
 )
 
 // Doc is the whole state of a Note except its version, which the store owns.

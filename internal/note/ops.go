@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,14 +25,6 @@ import (
 const (
 	CodeUnknownTab   = "unknown_tab"
 	CodeWrongTabType = "wrong_tab_type"
-)
-
-// More limits; the §7 ones are in note.go.
-const (
-	MaxSlidesPerTab   = 200 // a whole deck, however it was written
-	MaxSheetsPerTab   = 20  // sheets in one sheet tab
-	MaxSourceTitle    = 500 // runes
-	MaxSheetNameRunes = MaxLabelRunes
 )
 
 // TabRef is one entry of list_note_tabs and of an unknown_tab error.
@@ -90,12 +83,12 @@ func FindTab(d *Doc, id string) (*Tab, error) {
 	refs := Refs(d)
 	list := make([]string, len(refs))
 	for i, r := range refs {
-		list[i] = fmt.Sprintf("%s (%s, %q)", r.TabID, r.Type, r.Label)
+		list[i] = fmt.Sprintf("%s (%s, %s)", r.TabID, r.Type, Quote(r.Label))
 	}
 	return nil, problem.New(CodeUnknownTab, "tab_id",
-		"no tab has the ID %q. Tabs are addressed by exact tab ID only — type names such as \"slides\" and labels are not accepted. "+
+		"no tab has the ID %s. Tabs are addressed by exact tab ID only — type names such as \"slides\" and labels are not accepted. "+
 			"Current tabs: %s. Pick an ID from that list or call list_note_tabs.",
-		id, strings.Join(list, ", ")).With("tabs", refs)
+		Quote(id), strings.Join(list, ", ")).With("tabs", refs)
 }
 
 func tabIndex(d *Doc, id string) int {
@@ -137,28 +130,13 @@ func nextItemID(d *Doc, prefix string) string {
 // CreateTab appends a slides or sheet tab. An optional outline fills a slides
 // tab; an empty outline gives an empty deck.
 func CreateTab(d *Doc, typ, label string, outline []SlideInput, now time.Time) (Tab, error) {
-	var defaultLabel string
-	switch typ {
-	case TypeSlides:
-		defaultLabel = "Slides"
-	case TypeSheet:
-		defaultLabel = "Sheet"
-		if len(outline) > 0 {
-			return Tab{}, problem.New(problem.Invalid, "slides", "an outline of slides only fits a slides tab; leave slides out when tab_type is \"sheet\"")
-		}
-	default:
-		return Tab{}, problem.New(problem.Invalid, "tab_type",
-			"tab_type %q can't be created; use \"slides\" or \"sheet\" (markdown, files and sources are fixed tabs every Note already has)", typ)
-	}
-	label, err := checkLabel(label, defaultLabel)
+	label, err := CheckNewTab(typ, label, outline)
 	if err != nil {
 		return Tab{}, err
 	}
-	if len(outline) > MaxOutlineSlides {
-		return Tab{}, outlineLimit(len(outline))
-	}
-	if err := checkSlides(outline, "slides"); err != nil {
-		return Tab{}, err
+	if len(d.Tabs) >= MaxTabsPerNote {
+		return Tab{}, problem.New(problem.Limit, "note_id",
+			"the Note has %d tabs; a Note holds at most %d tabs (tab limit); put this in another Note, or ask a person to delete a tab", len(d.Tabs), MaxTabsPerNote)
 	}
 
 	t := Tab{ID: NewTabID(d, typ, now), Type: typ, Label: label}
@@ -171,14 +149,51 @@ func CreateTab(d *Doc, typ, label string, outline []SlideInput, now time.Time) (
 	return t, nil
 }
 
+// CheckNewTab applies every rule of create_note_tab that does not depend on
+// the Note, and returns the label to use.
+func CheckNewTab(typ, label string, outline []SlideInput) (string, error) {
+	var defaultLabel string
+	switch typ {
+	case TypeSlides:
+		defaultLabel = "Slides"
+	case TypeSheet:
+		defaultLabel = "Sheet"
+		if len(outline) > 0 {
+			return "", problem.New(problem.Invalid, "slides", "an outline of slides only fits a slides tab; leave slides out when tab_type is \"sheet\"")
+		}
+	default:
+		return "", problem.New(problem.Invalid, "tab_type",
+			"tab_type %s can't be created; use \"slides\" or \"sheet\" (markdown, files and sources are fixed tabs every Note already has)", Quote(typ))
+	}
+	label, err := checkLabel(label, defaultLabel)
+	if err != nil {
+		return "", err
+	}
+	if len(outline) > MaxOutlineSlides {
+		return "", outlineLimit(len(outline))
+	}
+	if err := checkSlides(outline, "slides"); err != nil {
+		return "", err
+	}
+	return label, nil
+}
+
+// CheckText applies the rules of replace_text's text.
+func CheckText(text string) error {
+	if len(text) > MaxMarkdownBytes {
+		return problem.New(problem.Limit, "text",
+			"text is %d bytes in UTF-8; the markdown tab holds at most %d bytes (1 MiB markdown limit)", len(text), MaxMarkdownBytes)
+	}
+	return nil
+}
+
 // ReplaceText sets the text of the markdown tab.
 func ReplaceText(d *Doc, tabID, text string) error {
 	if _, err := tabFor(d, tabID, "replace_text", TypeMarkdown); err != nil {
 		return err
 	}
-	if len(text) > MaxMarkdownBytes {
-		return problem.New(problem.Limit, "text",
-			"text is %d bytes; the markdown tab holds at most %d bytes (1 MiB markdown limit)", len(text), MaxMarkdownBytes)
+	if err := CheckText(text); err != nil {
+		return err
 	}
 	d.Markdown = text
 	return nil
@@ -190,7 +205,7 @@ func SlideAdd(d *Doc, tabID string, s SlideInput) (Slide, error) {
 	if err != nil {
 		return Slide{}, err
 	}
-	if err := checkSlide(s, ""); err != nil {
+	if err := CheckSlide(s); err != nil {
 		return Slide{}, err
 	}
 	if len(t.Slides)+1 > MaxSlidesPerTab {
@@ -207,13 +222,7 @@ func SlidesAddOutline(d *Doc, tabID string, ss []SlideInput) ([]Slide, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(ss) == 0:
-		return nil, problem.New(problem.Invalid, "slides", "slides is empty; give 1 to %d slides", MaxOutlineSlides)
-	case len(ss) > MaxOutlineSlides:
-		return nil, outlineLimit(len(ss))
-	}
-	if err := checkSlides(ss, "slides"); err != nil {
+	if err := CheckOutline(ss); err != nil {
 		return nil, err
 	}
 	if n := len(t.Slides) + len(ss); n > MaxSlidesPerTab {
@@ -222,6 +231,52 @@ func SlidesAddOutline(d *Doc, tabID string, ss []SlideInput) ([]Slide, error) {
 	added := newSlides(d, ss)
 	t.Slides = append(t.Slides, added...)
 	return added, nil
+}
+
+// CheckSlide applies the rules of slide_add's slide.
+func CheckSlide(s SlideInput) error { return checkSlide(s, "") }
+
+// CheckOutline applies the rules of slides_add_outline's slides.
+func CheckOutline(ss []SlideInput) error {
+	switch {
+	case len(ss) == 0:
+		return problem.New(problem.Invalid, "slides", "slides is empty; give 1 to %d slides", MaxOutlineSlides)
+	case len(ss) > MaxOutlineSlides:
+		return outlineLimit(len(ss))
+	}
+	return checkSlides(ss, "slides")
+}
+
+// CheckRange applies the rules of sheet_set_range that do not depend on the
+// sheet, and returns the values as a sheet stores them.
+func CheckRange(startRow, startCol int, values [][]any) ([][]any, error) {
+	if err := checkStart(startRow, startCol); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(values) == 0:
+		return nil, problem.New(problem.Invalid, "values", "values is empty; give 1 to %d rows", MaxRangeRows)
+	case len(values) > MaxRangeRows:
+		return nil, problem.New(problem.Limit, "values",
+			"values has %d rows; at most %d rows per call (sheet_set_range limit %d × %d cells); split the range into several calls",
+			len(values), MaxRangeRows, MaxRangeRows, MaxRangeCols)
+	}
+	conv := make([][]any, len(values))
+	for i, row := range values {
+		if len(row) > MaxRangeCols {
+			return nil, problem.New(problem.Limit, fmt.Sprintf("values[%d]", i),
+				"row has %d values; at most %d columns per call (sheet_set_range limit %d × %d cells); split the range into several calls",
+				len(row), MaxRangeCols, MaxRangeRows, MaxRangeCols)
+		}
+		conv[i] = make([]any, len(row))
+		for j, v := range row {
+			var err error
+			if conv[i][j], err = cellValue(v, fmt.Sprintf("values[%d][%d]", i, j)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return conv, nil
 }
 
 // SheetSetRange writes values with their top-left cell at (startRow,
@@ -235,34 +290,12 @@ func SheetSetRange(d *Doc, tabID, sheetID string, startRow, startCol int, values
 	if err != nil {
 		return 0, err
 	}
-	if err := checkStart(startRow, startCol); err != nil {
+	// Validate and convert into a copy first: a refused call changes nothing.
+	conv, err := CheckRange(startRow, startCol, values)
+	if err != nil {
 		return 0, err
 	}
-	switch {
-	case len(values) == 0:
-		return 0, problem.New(problem.Invalid, "values", "values is empty; give 1 to %d rows", MaxRangeRows)
-	case len(values) > MaxRangeRows:
-		return 0, problem.New(problem.Limit, "values",
-			"values has %d rows; at most %d rows per call (sheet_set_range limit %d × %d cells); split the range into several calls",
-			len(values), MaxRangeRows, MaxRangeRows, MaxRangeCols)
-	}
-	// Validate and convert into a copy first: a refused call changes nothing.
-	conv := make([][]any, len(values))
-	width := 0
-	for i, row := range values {
-		if len(row) > MaxRangeCols {
-			return 0, problem.New(problem.Limit, fmt.Sprintf("values[%d]", i),
-				"row has %d values; at most %d columns per call (sheet_set_range limit %d × %d cells); split the range into several calls",
-				len(row), MaxRangeCols, MaxRangeRows, MaxRangeCols)
-		}
-		conv[i] = make([]any, len(row))
-		for j, v := range row {
-			if conv[i][j], err = cellValue(v, fmt.Sprintf("values[%d][%d]", i, j)); err != nil {
-				return 0, err
-			}
-		}
-		width = max(width, len(row))
-	}
+	width := gridWidth(conv)
 
 	// The grid after the write, measured before it is made.
 	rows := max(len(sh.Cells), startRow+len(values))
@@ -346,62 +379,85 @@ func ReplaceTabData(d *Doc, tabID string, data json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	switch t.Type {
+	if err := CheckOperation(t.ID, t.Type, "replace_tab_data"); err != nil {
+		return err
+	}
+	td, err := CheckTabData(t.Type, data)
+	if err != nil {
+		return err
+	}
+	if t.Type == TypeSlides {
+		t.Slides = newSlides(d, td.slides)
+		return nil
+	}
+	existing := map[string]bool{}
+	for _, s := range t.Sheets {
+		existing[s.ID] = true
+	}
+	// IDs are drawn only after everything passed, so a refusal leaves NextItem alone.
+	for i := range td.sheets {
+		if !existing[td.sheets[i].ID] {
+			td.sheets[i].ID = nextItemID(d, "sheet")
+		}
+	}
+	t.Sheets = td.sheets
+	return nil
+}
+
+// TabData is replace_tab_data's data, checked.
+type TabData struct {
+	slides []SlideInput
+	sheets []Sheet // IDs as given; new sheets have none yet
+}
+
+// CheckTabData applies every rule of replace_tab_data's data on a tab of
+// type typ (slides or sheet) that does not depend on the Note.
+func CheckTabData(typ string, data json.RawMessage) (TabData, error) {
+	switch typ {
 	case TypeSlides:
 		var in struct {
 			Slides *[]SlideInput `json:"slides"`
 		}
 		if err := decodeStrict(data, &in); err != nil {
-			return err
+			return TabData{}, err
 		}
 		if in.Slides == nil {
-			return problem.New(problem.Invalid, "slides", `data of a slides tab is {"slides": [{"title": ..., "body": ..., "notes": ...}, ...]}; slides is missing`)
+			return TabData{}, problem.New(problem.Invalid, "slides", `data of a slides tab is {"slides": [{"title": ..., "body": ..., "notes": ...}, ...]}; slides is missing`)
 		}
 		if len(*in.Slides) > MaxSlidesPerTab {
-			return deckLimit(len(*in.Slides))
+			return TabData{}, deckLimit(len(*in.Slides))
 		}
 		if err := checkSlides(*in.Slides, "slides"); err != nil {
-			return err
+			return TabData{}, err
 		}
-		t.Slides = newSlides(d, *in.Slides)
-		return nil
+		return TabData{slides: *in.Slides}, nil
 	case TypeSheet:
 		var in struct {
 			Sheets *[]SheetInput `json:"sheets"`
 		}
 		if err := decodeStrict(data, &in); err != nil {
-			return err
+			return TabData{}, err
 		}
 		if in.Sheets == nil {
-			return problem.New(problem.Invalid, "sheets", `data of a sheet tab is {"sheets": [{"sheet_id": ..., "name": ..., "cells": [[...], ...]}, ...]}; sheets is missing`)
+			return TabData{}, problem.New(problem.Invalid, "sheets", `data of a sheet tab is {"sheets": [{"sheet_id": ..., "name": ..., "cells": [[...], ...]}, ...]}; sheets is missing`)
 		}
-		sheets, err := buildSheets(d, t, *in.Sheets)
+		sheets, err := buildSheets(*in.Sheets)
 		if err != nil {
-			return err
+			return TabData{}, err
 		}
-		t.Sheets = sheets
-		return nil
-	case TypeMarkdown:
-		return wrongType(t, "replace_tab_data")
-	default:
-		return problem.New(CodeWrongTabType, "tab_id",
-			"tab %q is the %s tab; files and sources can't be edited this way: add a citation with add_note_source; files are attached by people in the web app",
-			t.ID, t.Type).With("tab_type", t.Type)
+		return TabData{sheets: sheets}, nil
 	}
+	return TabData{}, problem.New(CodeWrongTabType, "tab_id", "replace_tab_data works only on slides and sheet tabs").With("tab_type", typ)
 }
 
-// buildSheets validates in and turns it into sheets, keeping the IDs of
-// sheets the tab already has.
-func buildSheets(d *Doc, t *Tab, in []SheetInput) ([]Sheet, error) {
+// buildSheets validates in and turns it into sheets; the caller gives IDs
+// to the new ones.
+func buildSheets(in []SheetInput) ([]Sheet, error) {
 	switch {
 	case len(in) == 0:
 		return nil, problem.New(problem.Invalid, "sheets", "sheets is empty; a sheet tab has 1 to %d sheets", MaxSheetsPerTab)
 	case len(in) > MaxSheetsPerTab:
 		return nil, problem.New(problem.Limit, "sheets", "sheets has %d entries; at most %d sheets per tab (sheet tab limit)", len(in), MaxSheetsPerTab)
-	}
-	existing := map[string]bool{}
-	for _, s := range t.Sheets {
-		existing[s.ID] = true
 	}
 	seen := map[string]bool{}
 	out := make([]Sheet, len(in))
@@ -409,15 +465,15 @@ func buildSheets(d *Doc, t *Tab, in []SheetInput) ([]Sheet, error) {
 	for i, s := range in {
 		f := fmt.Sprintf("sheets[%d]", i)
 		if s.SheetID != "" && seen[s.SheetID] {
-			return nil, problem.New(problem.Invalid, f+".sheet_id", "sheet_id %q appears twice; each sheet needs its own ID (leave sheet_id out for a new sheet)", s.SheetID)
+			return nil, problem.New(problem.Invalid, f+".sheet_id", "sheet_id %s appears twice; each sheet needs its own ID (leave sheet_id out for a new sheet)", Quote(s.SheetID))
 		}
 		seen[s.SheetID] = true
 		name := strings.TrimSpace(s.Name)
 		if name == "" {
 			return nil, problem.New(problem.Invalid, f+".name", "name is empty; give each sheet a name such as \"Sheet%d\"", i+1)
 		}
-		if n := utf8.RuneCountInString(name); n > MaxSheetNameRunes {
-			return nil, problem.New(problem.Limit, f+".name", "name is %d characters; at most %d (sheet name limit)", n, MaxSheetNameRunes)
+		if err := checkName(f+".name", "sheet name", name, MaxSheetNameRunes, MaxSheetNameBytes); err != nil {
+			return nil, err
 		}
 		cells := make([][]any, len(s.Cells))
 		for r, row := range s.Cells {
@@ -434,24 +490,14 @@ func buildSheets(d *Doc, t *Tab, in []SheetInput) ([]Sheet, error) {
 		}
 		out[i] = Sheet{ID: s.SheetID, Name: name, Cells: cells}
 	}
-	// IDs are drawn only after everything passed, so a refusal leaves NextItem alone.
-	for i := range out {
-		if !existing[out[i].ID] {
-			out[i].ID = nextItemID(d, "sheet")
-		}
-	}
 	return out, nil
 }
 
 // AddSource attaches a citation, or returns the one already attached for the
 // same normalized URL (alreadyAttached) without changing anything.
 func AddSource(d *Doc, title, rawURL string, now time.Time) (src Source, alreadyAttached bool, err error) {
-	title = strings.TrimSpace(title)
-	if title == "" {
-		return Source{}, false, problem.New(problem.Invalid, "title", "title is empty; give the cited page's title")
-	}
-	if n := utf8.RuneCountInString(title); n > MaxSourceTitle {
-		return Source{}, false, problem.New(problem.Limit, "title", "title is %d characters; at most %d (source title limit)", n, MaxSourceTitle)
+	if title, err = CheckSourceTitle(title); err != nil {
+		return Source{}, false, err
 	}
 	norm, err := urlnorm.Normalize(rawURL)
 	if err != nil {
@@ -469,6 +515,19 @@ func AddSource(d *Doc, title, rawURL string, now time.Time) (src Source, already
 	src = Source{ID: nextItemID(d, "src"), Title: title, URL: canon, NormURL: norm, AddedAt: stamp(now)}
 	d.Sources = append(d.Sources, src)
 	return src, false, nil
+}
+
+// CheckSourceTitle applies the rules of a citation's title and returns it
+// trimmed.
+func CheckSourceTitle(title string) (string, error) {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return "", problem.New(problem.Invalid, "title", "title is empty; give the cited page's title")
+	}
+	if err := checkName("title", "source title", title, MaxSourceTitleRunes, MaxSourceTitleBytes); err != nil {
+		return "", err
+	}
+	return title, nil
 }
 
 // AddFile records attachment metadata; the content is the store's business.
@@ -529,7 +588,7 @@ func DeleteSource(d *Doc, sourceID string) error {
 			return nil
 		}
 	}
-	return problem.New(problem.NotFound, "source_id", "no source has the ID %q; list the sources with list_note_attachments (kind \"sources\")", sourceID)
+	return problem.New(problem.NotFound, "source_id", "no source has the ID %s; list the sources with list_note_attachments (kind \"sources\")", Quote(sourceID))
 }
 
 // --- helpers ---
@@ -544,14 +603,58 @@ func tabFor(d *Doc, tabID, op, want string) (*Tab, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.Type != want {
-		if op == "read_sheet_range" {
-			return nil, problem.New(CodeWrongTabType, "tab_id",
-				"tab %q is a %s tab; read_sheet_range reads only sheet tabs. Read this tab with read_note_tab", t.ID, t.Type).With("tab_type", t.Type)
-		}
-		return nil, wrongType(t, op)
+	if err := CheckOperation(t.ID, t.Type, op); err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+// TypeOfID returns the type of the tab with this ID, from the ID alone: the
+// fixed tabs are named after their type and every other ID is
+// "<type>-<n>-<suffix>" (NewTabID). A tab's type never changes, so this
+// holds in every version of the Note.
+func TypeOfID(id string) (string, bool) {
+	switch id {
+	case TypeMarkdown, TypeFiles, TypeSources:
+		return id, true
+	}
+	typ, rest, ok := strings.Cut(id, "-")
+	if ok && rest != "" && (typ == TypeSlides || typ == TypeSheet) {
+		return typ, true
+	}
+	return "", false
+}
+
+// opTypes names, per operation, the tab types it works on.
+var opTypes = map[string][]string{
+	"replace_text":       {TypeMarkdown},
+	"slide_add":          {TypeSlides},
+	"slides_add_outline": {TypeSlides},
+	"sheet_set_range":    {TypeSheet},
+	"replace_tab_data":   {TypeSlides, TypeSheet},
+	"read_sheet_range":   {TypeSheet},
+}
+
+// CheckOperation refuses op on a tab of type typ when op can never apply to
+// that type (wrong_tab_type). It does not depend on the Note's version, so
+// it runs before the version check: a stale edit of the sources tab is told
+// that the sources tab can't be edited, not to retry.
+func CheckOperation(tabID, typ, op string) error {
+	types, ok := opTypes[op]
+	if !ok || slices.Contains(types, typ) {
+		return nil
+	}
+	t := &Tab{ID: tabID, Type: typ}
+	if op == "read_sheet_range" {
+		return problem.New(CodeWrongTabType, "tab_id",
+			"tab %s is a %s tab; read_sheet_range reads only sheet tabs. Read this tab with read_note_tab", Quote(t.ID), t.Type).With("tab_type", t.Type)
+	}
+	if op == "replace_tab_data" && (typ == TypeFiles || typ == TypeSources) {
+		return problem.New(CodeWrongTabType, "tab_id",
+			"tab %s is the %s tab; files and sources can't be edited this way: add a citation with add_note_source; files are attached by people in the web app",
+			Quote(t.ID), t.Type).With("tab_type", t.Type)
+	}
+	return wrongType(t, op)
 }
 
 // fittingOps names, per tab type, the operations that edit it.
@@ -573,12 +676,12 @@ func wrongType(t *Tab, op string) *problem.Problem {
 	fits, ok := fittingOps[t.Type]
 	if !ok {
 		return problem.New(CodeWrongTabType, "tab_id",
-			"tab %q is the %s tab; %s works only on %s, and files and sources can't be edited this way (add a citation with add_note_source)",
-			t.ID, t.Type, op, opTabType[op]).With("tab_type", t.Type)
+			"tab %s is the %s tab; %s works only on %s, and files and sources can't be edited this way (add a citation with add_note_source)",
+			Quote(t.ID), t.Type, op, opTabType[op]).With("tab_type", t.Type)
 	}
 	return problem.New(CodeWrongTabType, "operation",
-		"tab %q is a %s tab; %s works only on %s. For this tab use %s",
-		t.ID, t.Type, op, opTabType[op], fits).With("tab_type", t.Type)
+		"tab %s is a %s tab; %s works only on %s. For this tab use %s",
+		Quote(t.ID), t.Type, op, opTabType[op], fits).With("tab_type", t.Type)
 }
 
 func checkLabel(label, def string) (string, error) {
@@ -589,8 +692,8 @@ func checkLabel(label, def string) (string, error) {
 		}
 		label = def
 	}
-	if n := utf8.RuneCountInString(label); n > MaxLabelRunes {
-		return "", problem.New(problem.Limit, "label", "label is %d characters; at most %d (tab label limit)", n, MaxLabelRunes)
+	if err := checkName("label", "label", label, MaxLabelRunes, MaxLabelBytes); err != nil {
+		return "", err
 	}
 	return label, nil
 }
@@ -609,9 +712,18 @@ func checkSlide(s SlideInput, prefix string) error {
 	if strings.TrimSpace(s.Title) == "" {
 		return problem.New(problem.Invalid, prefix+"title", "title is empty; every slide needs a title")
 	}
-	for _, f := range []struct{ name, v string }{{"title", s.Title}, {"body", s.Body}, {"notes", s.Notes}} {
+	for _, f := range []struct {
+		name, v  string
+		maxRunes int
+	}{{"title", s.Title, MaxSlideTitleRunes}, {"body", s.Body, MaxSlideTextRunes}, {"notes", s.Notes, MaxSlideTextRunes}} {
+		if !utf8.ValidString(f.v) {
+			return problem.New(problem.Invalid, prefix+f.name, "%s is not valid UTF-8", f.name)
+		}
+		if n := utf8.RuneCountInString(f.v); n > f.maxRunes {
+			return problem.New(problem.Limit, prefix+f.name, "%s is %d characters; a slide %s holds at most %d characters (slide text limit)", f.name, n, f.name, f.maxRunes)
+		}
 		if len(f.v) > MaxSlideTextBytes {
-			return problem.New(problem.Limit, prefix+f.name, "%s is %d bytes; at most %d bytes per field (slide text limit)", f.name, len(f.v), MaxSlideTextBytes)
+			return problem.New(problem.Limit, prefix+f.name, "%s is %d bytes in UTF-8; at most %d bytes per slide field (slide text limit)", f.name, len(f.v), MaxSlideTextBytes)
 		}
 	}
 	return nil
@@ -652,8 +764,8 @@ func findSheet(t *Tab, id string) (*Sheet, error) {
 		ids[i] = fmt.Sprintf("%s (%q)", t.Sheets[i].ID, t.Sheets[i].Name)
 	}
 	return nil, problem.New(problem.Invalid, "sheet_id",
-		"tab %q has no sheet with the ID %q; its sheets are: %s. Leave sheet_id out for the first sheet",
-		t.ID, id, strings.Join(ids, ", ")).With("sheet_ids", sheetIDs(t))
+		"tab %s has no sheet with the ID %s; its sheets are: %s. Leave sheet_id out for the first sheet",
+		Quote(t.ID), Quote(id), strings.Join(ids, ", ")).With("sheet_ids", sheetIDs(t))
 }
 
 func sheetIDs(t *Tab) []string {
@@ -700,7 +812,15 @@ func gridArea(rows, cols int) int {
 // number type readers of a sheet see.
 func cellValue(v any, field string) (any, error) {
 	switch x := v.(type) {
-	case nil, string, bool:
+	case string:
+		if len(x) > MaxCellBytes {
+			return nil, problem.New(problem.Limit, field, "cell text is %d bytes in UTF-8; a cell holds at most %d bytes (32 KiB cell limit)", len(x), MaxCellBytes)
+		}
+		if !utf8.ValidString(x) {
+			return nil, problem.New(problem.Invalid, field, "cell text is not valid UTF-8")
+		}
+		return x, nil
+	case nil, bool:
 		return x, nil
 	case int:
 		return float64(x), nil
@@ -712,7 +832,7 @@ func cellValue(v any, field string) (any, error) {
 	case json.Number:
 		f, err := x.Float64()
 		if err != nil || math.IsInf(f, 0) {
-			return nil, problem.New(problem.Invalid, field, "%q is not a number a cell can hold", x.String())
+			return nil, problem.New(problem.Invalid, field, "%s is not a number a cell can hold (a finite 64-bit floating-point number)", Quote(x.String()))
 		}
 		return f, nil
 	default:
@@ -731,9 +851,38 @@ func decodeStrict(data json.RawMessage, v any) error {
 		err = errors.New("unexpected data after the object")
 	}
 	if err != nil {
-		return problem.New(problem.Invalid, "data", "data is not valid for this tab: %v", err)
+		return problem.New(problem.Invalid, "data", "data is not valid for this tab: %s", decodeReason(err))
 	}
 	return nil
+}
+
+// decodeReason says what is wrong with data in words of the tool, never
+// in the decoder's own text (which names Go types and can quote the input).
+func decodeReason(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("it is not valid JSON (at byte %d)", se.Offset)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "it is empty or cut short; give a JSON object"
+	case errors.As(err, &te):
+		where := te.Field
+		if where == "" {
+			return "it must be a JSON object"
+		}
+		return fmt.Sprintf("%s has the wrong type (a JSON %s); titles, names and texts are strings, cells are scalars", Quote(where), te.Value)
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if n, qerr := strconv.Unquote(name); qerr == nil {
+			name = n
+		}
+		return "unknown field " + Quote(name) + ` (a slides tab takes {"slides": [...]}, a sheet tab {"sheets": [...]})`
+	}
+	if err.Error() == "unexpected data after the object" {
+		return "unexpected data after the object"
+	}
+	return "it is not a JSON object of the shape this tab takes"
 }
 
 func stamp(now time.Time) string { return now.UTC().Format(time.RFC3339) }

@@ -171,7 +171,9 @@ func TestCreateTabRefusals(t *testing.T) {
 		{"21 slides", "slides", "", titles(21), problem.Limit, "slides", []string{"at most 20 slides per call (outline limit); split the deck into several calls"}},
 		{"label of 101 runes", "slides", strings.Repeat("a", 101), nil, problem.Limit, "label", []string{"at most 100"}},
 		{"slide without title", "slides", "", withEmptyTitle, problem.Invalid, "slides[2].title", []string{"title"}},
-		{"slide body over 64 KiB", "slides", "", []SlideInput{{Title: "t", Body: strings.Repeat("x", MaxSlideTextBytes+1)}}, problem.Limit, "slides[0].body", []string{"65536"}},
+		{"slide body over 20000 characters", "slides", "", []SlideInput{{Title: "t", Body: strings.Repeat("x", MaxSlideTextRunes+1)}}, problem.Limit, "slides[0].body", []string{"20001 characters", "at most 20000 characters"}},
+		{"slide notes over 64 KiB", "slides", "", []SlideInput{{Title: "t", Notes: strings.Repeat("😀", 17000)}}, problem.Limit, "slides[0].notes", []string{"68000 bytes", "65536"}},
+		{"slide title over 500 characters", "slides", "", []SlideInput{{Title: strings.Repeat("ü", 501)}}, problem.Limit, "slides[0].title", []string{"501 characters"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,6 +221,9 @@ func TestPropertyCreateAfterDeleteNeverYieldsAnOldID(t *testing.T) {
 			case 0, 1:
 				typ := []string{"slides", "sheet"}[rng.IntN(2)]
 				tab, err := CreateTab(&d, typ, "", nil, now)
+				if len(d.Tabs) == MaxTabsPerNote && err != nil {
+					continue // the tab limit; deletes make room again
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -396,7 +401,7 @@ func TestSheetSetRangeRefusals(t *testing.T) {
 		{"negative row", tab.ID, "", -1, 0, rows(1), problem.Invalid, "start_row", []string{"0-based"}},
 		{"negative column", tab.ID, "", 0, -1, rows(1), problem.Invalid, "start_col", nil},
 		{"unknown sheet", tab.ID, "Sheet1", 0, 0, rows(1), problem.Invalid, "sheet_id", []string{`sheet-1 ("Sheet1")`}},
-		{"tab over the cell limit", tab.ID, "", 2000, 0, [][]any{row(100)}, problem.Limit, "values", []string{"200100 cells", "at most 200000 cells per sheet tab"}},
+		{"tab over the cell limit", tab.ID, "", 10000, 0, [][]any{row(100)}, problem.Limit, "values", []string{"1000100 cells", "at most 1000000 cells per sheet tab"}},
 		{"far-away empty row", tab.ID, "", MaxSheetCells, 0, [][]any{{}}, problem.Limit, "values", nil},
 		{"slides tab", deck.ID, "", 0, 0, rows(1), CodeWrongTabType, "operation", []string{"sheet_set_range works only on sheet tabs"}},
 		{"type name", "sheet", "", 0, 0, rows(1), CodeUnknownTab, "tab_id", nil},
@@ -416,12 +421,12 @@ func TestSheetSetRangeRefusals(t *testing.T) {
 func TestSheetSetRangeAtTheCellLimit(t *testing.T) {
 	d := New("x")
 	tab := mustCreate(t, &d, "sheet", "")
-	// 2000 rows × 100 columns is exactly the limit.
-	if _, err := SheetSetRange(&d, tab.ID, "", 1999, 0, [][]any{make([]any, 100)}); err != nil {
+	// 10000 rows × 100 columns is exactly the limit (SPEC §7: 1,000,000).
+	if _, err := SheetSetRange(&d, tab.ID, "", 9999, 0, [][]any{make([]any, 100)}); err != nil {
 		t.Fatalf("a write up to the limit was refused: %v", err)
 	}
-	_, err := SheetSetRange(&d, tab.ID, "", 2000, 0, [][]any{{1}})
-	wantProblem(t, err, problem.Limit, "values", "200100 cells")
+	_, err := SheetSetRange(&d, tab.ID, "", 10000, 0, [][]any{{1}})
+	wantProblem(t, err, problem.Limit, "values", "1000100 cells")
 }
 
 func TestReadRange(t *testing.T) {

@@ -6,13 +6,16 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // FuzzCheckPath checks that every path CheckPath accepts is one no consumer
 // can read as absolute or as leaving the app's folder, and that every
 // refusal is a well-formed problem.
 func FuzzCheckPath(f *testing.F) {
-	for _, p := range []string{"src/App.tsx", "src/styles.css", "src/main.tsx", "src/.eslintrc", "src/a:b.ts"} {
+	for _, p := range []string{"src/App.tsx", "src/styles.css", "src/main.tsx", "src/.eslintrc", "src/a:b.ts",
+		"．．/x", "․․/x", "src/App.tsx.", "src/con.ts", "src/App.tsx:s", "src／x"} {
 		f.Add(p)
 	}
 	for _, tc := range seedUnsafePaths {
@@ -44,6 +47,20 @@ func FuzzCheckPath(f *testing.F) {
 			t.Fatalf("accepted %q, which filepath.IsLocal refuses", p)
 		case !utf8.ValidString(p) || len(p) > MaxPathBytes:
 			t.Fatalf("accepted %q (invalid UTF-8 or too long)", p)
+		case norm.NFKC.String(p) != p:
+			t.Fatalf("accepted %q, which NFKC turns into %q", p, norm.NFKC.String(p))
+		case strings.ContainsAny(p, `:<>"|?*`):
+			t.Fatalf("accepted %q, which holds a character Windows refuses", p)
+		}
+		// The NFKC form is the path itself, so the climb-out checks above
+		// hold for it too; and no segment aliases another name on Windows.
+		for _, seg := range strings.Split(p, "/") {
+			if strings.HasSuffix(seg, ".") || strings.HasSuffix(seg, " ") {
+				t.Fatalf("accepted %q: segment %q ends in a dot or space", p, seg)
+			}
+			if reservedName(seg) {
+				t.Fatalf("accepted %q: segment %q is a Windows device name", p, seg)
+			}
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"foundry/internal/note"
 	"foundry/internal/problem"
 )
 
@@ -28,7 +29,9 @@ const (
 const toRepo = "for larger apps push a repository (foundry repo push) and use propose_room_repo_app"
 
 // CheckName applies the name rule shared by both kinds of proposal: trimmed,
-// not empty, at most MaxNameRunes runes. It returns the trimmed name.
+// not empty, no control, bidi or invisible characters (note.IsHiddenRune),
+// at most MaxNameRunes characters (so at most 4 × MaxNameRunes bytes). It
+// returns the trimmed name.
 func CheckName(name string) (string, error) {
 	t := strings.TrimSpace(name)
 	switch {
@@ -39,6 +42,11 @@ func CheckName(name string) (string, error) {
 	case utf8.RuneCountInString(t) > MaxNameRunes:
 		return "", problem.New(problem.Limit, "name",
 			"name is %d characters; an app name may be at most %d characters", utf8.RuneCountInString(t), MaxNameRunes)
+	}
+	if i := strings.IndexFunc(t, note.IsHiddenRune); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(t[i:])
+		return "", problem.New(problem.Invalid, "name",
+			"name contains the control or bidi character %U; an app name may not hold control, bidi or invisible characters", r)
 	}
 	return t, nil
 }
@@ -65,6 +73,9 @@ func CheckSnippet(name string, files map[string]string) error {
 		if err := CheckPath(p); err != nil {
 			return err
 		}
+	}
+	if err := CheckPathSet(paths); err != nil {
+		return err
 	}
 	if _, ok := files[EntryPoint]; !ok {
 		return problem.New(problem.Invalid, "files",

@@ -232,3 +232,42 @@ func TestSnippetKey(t *testing.T) {
 		}
 	})
 }
+
+// Names refuse control and bidi characters, as paths do, and count
+// characters, not bytes.
+func TestCheckNameRefusesHiddenCharacters(t *testing.T) {
+	for _, name := range []string{
+		"Timer\u202e", "Ti\u202amer", "Tim\u2066er", "\u2069Timer", "Ti\u200emer", "Ti\u200fmer", "Ti\u061cmer",
+		"Ti\x00mer", "Ti\nmer", "Ti\x1bmer", "Ti\u0085mer", "Ti\u200bmer", "Ti\ufeffmer", "Ti\u2028mer",
+	} {
+		_, err := CheckName(name)
+		wantProblem(t, err, problem.Invalid, "name", "control or bidi")
+	}
+	for _, name := range []string{"Standup timer", "👨‍👩‍👧 family", "שלום", strings.Repeat("ü", MaxNameRunes)} {
+		if _, err := CheckName(name); err != nil {
+			t.Errorf("CheckName(%q) = %v; want accepted", name, err)
+		}
+	}
+	_, err := CheckName(strings.Repeat("ü", MaxNameRunes+1))
+	wantProblem(t, err, problem.Limit, "name", "201 characters")
+}
+
+// A snippet whose paths collide on a case-insensitive file system is
+// refused as a whole.
+func TestCheckSnippetRefusesCaseAliases(t *testing.T) {
+	for _, files := range []map[string]string{
+		{EntryPoint: appTSX, "src/APP.TSX": appTSX},
+		{EntryPoint: appTSX, "src/app.tsx": appTSX},
+		{EntryPoint: appTSX, "SRC/x.ts": "x"},
+		{EntryPoint: appTSX, "src/App.tsx/x.ts": "x"},
+	} {
+		wantProblem(t, CheckSnippet("Aliases", files), problem.Invalid, "files", "case-insensitive")
+	}
+	for _, files := range []map[string]string{
+		{EntryPoint: appTSX, "．．/x": "x"},
+		{EntryPoint: appTSX, "src/x.ts.": "x"},
+		{EntryPoint: appTSX, "src/nul.ts": "x"},
+	} {
+		wantProblem(t, CheckSnippet("Spellings", files), problem.Invalid, "files", "unsafe path")
+	}
+}

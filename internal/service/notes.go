@@ -1,10 +1,11 @@
 package service
 
 import (
+	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -149,10 +150,15 @@ func (s *Service) ListNoteAttachments(ctx context.Context, p auth.Principal, not
 	if err != nil {
 		return nil, err
 	}
+	if kind != "sources" && kind != "files" {
+		return nil, problem.New(problem.Invalid, "kind", "must be \"sources\" or \"files\" (got %s)", note.Quote(kind))
+	}
 	r, d, err := s.agentNote(ctx, p, noteID)
 	if err != nil {
 		return nil, err
 	}
+	// off is at most MaxCursorOffset, so off+limit can't overflow; a
+	// position past the end (the list shrank) is an empty last page.
 	off, err := offsetCursor(cursor, kind)
 	if err != nil {
 		return nil, err
@@ -166,8 +172,6 @@ func (s *Service) ListNoteAttachments(ctx context.Context, p auth.Principal, not
 	case "files":
 		total = len(d.Files)
 		items = d.Files[min(off, total):min(off+limit, total)]
-	default:
-		return nil, problem.New(problem.Invalid, "kind", "must be \"sources\" or \"files\" (got %q)", kind)
 	}
 	res := map[string]any{"note_id": r.ID, "version": r.Version, "kind": kind, "items": items, "total": total}
 	if off+limit < total {
@@ -190,10 +194,15 @@ type CreateTabArgs struct {
 func (s *Service) CreateNoteTab(ctx context.Context, p auth.Principal, a CreateTabArgs) (Written, error) {
 	fp := a
 	fp.ExpectedVersion, fp.IdempotencyKey = 0, ""
+	// Every rule of the request itself runs before the write contract.
+	pre := func(*note.Doc) error {
+		_, err := note.CheckNewTab(a.TabType, a.Label, a.Slides)
+		return err
+	}
 	return s.noteWrite(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint(struct {
 		Op string
 		A  CreateTabArgs
-	}{"create_note_tab", fp}), "tab_created", func(d *note.Doc, version int64) (map[string]any, []string, error) {
+	}{"create_note_tab", fp}), "tab_created", pre, "slides", func(d *note.Doc, version int64) (map[string]any, []string, error) {
 		t, err := note.CreateTab(d, a.TabType, a.Label, a.Slides, s.Now())
 		if err != nil {
 			return nil, nil, err
@@ -252,7 +261,7 @@ func (a *EditTabArgs) present() map[string]bool {
 func (a *EditTabArgs) checkOperationFields() error {
 	allowed, ok := editFields[a.Operation]
 	if !ok {
-		return problem.New(problem.Invalid, "operation", "%q is not an operation; use replace_text, slide_add, slides_add_outline, sheet_set_range or replace_tab_data", a.Operation)
+		return problem.New(problem.Invalid, "operation", "%s is not an operation; use replace_text, slide_add, slides_add_outline, sheet_set_range or replace_tab_data", note.Quote(a.Operation))
 	}
 	have := a.present()
 	for _, f := range []string{"text", "title", "body", "notes", "slides", "sheet_id", "start_row", "start_col", "values", "data"} {
@@ -292,10 +301,25 @@ func (s *Service) EditNoteTab(ctx context.Context, p auth.Principal, a EditTabAr
 	}
 	fp := a
 	fp.ExpectedVersion, fp.IdempotencyKey = 0, ""
+	// The fingerprint is what the edit means, not how it was spelled: data
+	// and values in canonical JSON (keys sorted, numbers normalized).
+	fp.Data = canonicalJSON(a.Data)
+	fp.Values = canonicalCells(a.Values)
 	return s.noteWrite(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint(struct {
 		Op string
 		A  EditTabArgs
-	}{"edit_note_tab", fp}), "tab_edited", func(d *note.Doc, version int64) (map[string]any, []string, error) {
+	}{"edit_note_tab", fp}), "tab_edited", func(latest *note.Doc) error {
+		if _, ok := note.TypeOfID(a.TabID); !ok && latest == nil {
+			// No tab ever has such an ID ("slides", a label); the current
+			// tabs are what the refusal lists.
+			_, d, err := s.agentNote(ctx, p, a.NoteID)
+			if err != nil {
+				return err
+			}
+			latest = &d
+		}
+		return a.staticRules(latest)
+	}, editSizeField[a.Operation], func(d *note.Doc, version int64) (map[string]any, []string, error) {
 		res := map[string]any{"tab_id": a.TabID, "operation": a.Operation}
 		switch a.Operation {
 		case "replace_text":
@@ -334,6 +358,127 @@ func (s *Service) EditNoteTab(ctx context.Context, p auth.Principal, a EditTabAr
 	})
 }
 
+// editSizeField names the argument that makes a Note grow, per operation.
+var editSizeField = map[string]string{
+	"replace_text":       "text",
+	"slide_add":          "body",
+	"slides_add_outline": "slides",
+	"sheet_set_range":    "values",
+	"replace_tab_data":   "data",
+}
+
+// staticRules are the rules of an edit that hold in every version of the
+// Note, checked against the current one before the write contract: whether
+// the operation can ever apply to the tab (a tab's type never changes for
+// its ID), and every rule of the payload itself. A stale edit that could
+// never succeed is refused for what is wrong with it, not answered
+// version_conflict. The tab's type comes from the current document when it
+// is at hand (d may be nil), else from the tab ID, which says the type of
+// every tab (note.TypeOfID). Whether a tab of a well-formed ID still exists
+// depends on the version, so that is left to the write; an ID no tab can
+// ever have (a type name such as "slides", a label) is unknown_tab now.
+func (a *EditTabArgs) staticRules(d *note.Doc) error {
+	typ, known := note.TypeOfID(a.TabID)
+	if d != nil {
+		t, err := note.FindTab(d, a.TabID)
+		switch {
+		case err == nil:
+			typ, known = t.Type, true
+		case !known:
+			return err
+		}
+	}
+	if known {
+		if err := note.CheckOperation(a.TabID, typ, a.Operation); err != nil {
+			return err
+		}
+	}
+	switch a.Operation {
+	case "replace_text":
+		return note.CheckText(*a.Text)
+	case "slide_add":
+		return note.CheckSlide(note.SlideInput{Title: deref(a.Title), Body: deref(a.Body), Notes: deref(a.Notes)})
+	case "slides_add_outline":
+		return note.CheckOutline(a.Slides)
+	case "sheet_set_range":
+		_, err := note.CheckRange(*a.StartRow, *a.StartCol, a.Values)
+		return err
+	case "replace_tab_data":
+		if known {
+			_, err := note.CheckTabData(typ, a.Data)
+			return err
+		}
+	}
+	return nil
+}
+
+// canonicalJSON is raw with object keys sorted, insignificant space removed,
+// string escapes and numbers in one spelling (1, 1.0 and 1e0 are the same
+// number). Input that is not JSON is returned as it is; its write fails.
+func canonicalJSON(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return raw
+	}
+	b, err := json.Marshal(canonicalValue(v))
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+func canonicalValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any: // a copy: the caller's value is left as it is
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = canonicalValue(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = canonicalValue(e)
+		}
+		return l
+	case json.Number:
+		return canonicalNumber(x)
+	case float64:
+		return canonicalNumber(json.Number(strconv.FormatFloat(x, 'g', -1, 64)))
+	case int:
+		return json.Number(strconv.Itoa(x))
+	}
+	return v
+}
+
+// canonicalNumber spells a number as the float64 a cell stores it as.
+func canonicalNumber(n json.Number) json.Number {
+	f, err := strconv.ParseFloat(n.String(), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return n
+	}
+	return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+func canonicalCells(rows [][]any) [][]any {
+	if rows == nil {
+		return nil
+	}
+	out := make([][]any, len(rows))
+	for i, r := range rows {
+		out[i] = make([]any, len(r))
+		for j, v := range r {
+			out[i][j] = canonicalValue(v)
+		}
+	}
+	return out
+}
+
 // AddSourceArgs are add_note_source's arguments.
 type AddSourceArgs struct {
 	NoteID          string `json:"note_id"`
@@ -348,11 +493,15 @@ type AddSourceArgs struct {
 func (s *Service) AddNoteSource(ctx context.Context, p auth.Principal, a AddSourceArgs) (Written, error) {
 	norm, err := urlnorm.Normalize(a.URL)
 	if err != nil {
-		return nil, problem.New(problem.Invalid, "url", "%v", err)
+		return nil, err // already a problem naming url
+	}
+	pre := func(*note.Doc) error {
+		_, err := note.CheckSourceTitle(a.Title)
+		return err
 	}
 	// The fingerprint is the normalized URL alone, so re-adding a page with a
 	// better title under the same key returns the first source.
-	return s.noteWrite(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint("add_note_source:"+norm), "source_added",
+	return s.noteWrite(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint("add_note_source:"+norm), "source_added", pre, "url",
 		func(d *note.Doc, version int64) (map[string]any, []string, error) {
 			src, dup, err := note.AddSource(d, a.Title, a.URL, s.Now())
 			if err != nil {
@@ -371,9 +520,12 @@ func (s *Service) AddNoteSource(ctx context.Context, p auth.Principal, a AddSour
 // changes nothing: no new version, only the key is recorded.
 type noteEdit func(d *note.Doc, version int64) (res map[string]any, changed []string, err error)
 
-// noteWrite is the one way agents write a Note: access check, then the
+// noteWrite is the one way agents write a Note: access check, the rules
+// that hold in every version (pre, given the current document when it is
+// cached, else nil; it must not change it), then the
 // guarded write with the Note as key scope and a pure edit of its document.
-func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string, expected int64, key, fp, kind string, edit noteEdit) (Written, error) {
+// sizeField names the argument a Note-size refusal points at.
+func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string, expected int64, key, fp, kind string, pre func(latest *note.Doc) error, sizeField string, edit noteEdit) (Written, error) {
 	if !p.Has(auth.ScopeWrite) {
 		return nil, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
 	}
@@ -385,8 +537,20 @@ func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string
 	}
 	// Access is checked outside the transaction too, so a Note the caller
 	// can't see answers not found before any key is looked up.
-	if _, err := s.noteAccess(ctx, p, noteID); err != nil {
+	head, err := s.noteAccess(ctx, p, noteID)
+	if err != nil {
 		return nil, err
+	}
+	if pre != nil {
+		// The current document when it is cached; the rules that need
+		// one fall back on what the tab ID says (see staticRules).
+		var latest *note.Doc
+		if d, ok := s.docs.get(noteID, head.Version); ok {
+			latest = &d
+		}
+		if err := pre(latest); err != nil {
+			return nil, err
+		}
 	}
 	return s.guarded(ctx, store.Mutation{
 		Workspace: p.Workspace, Type: store.TypeNote, ID: noteID, Key: key, Fingerprint: fp,
@@ -408,43 +572,12 @@ func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string
 			if unchanged {
 				version = cur.Version
 			}
+			doc := mustJSON(d)
+			if err := note.CheckSize(len(doc), len(cur.Doc), sizeField); err != nil {
+				return nil, err
+			}
 			res["note_id"], res["version"] = noteID, version
-			return &store.Change{Doc: mustJSON(d), Result: mustJSON(res), Kind: kind, Changed: changed, Unchanged: unchanged}, nil
+			return &store.Change{Doc: doc, Result: mustJSON(res), Kind: kind, Changed: changed, Unchanged: unchanged}, nil
 		},
 	})
-}
-
-func encodeCursor(kind, v string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(kind + ":" + v))
-}
-
-func decodeCursor(c, kind string) (string, error) {
-	if c == "" {
-		return "", nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || !strings.HasPrefix(string(b), kind+":") {
-		return "", badCursor()
-	}
-	return strings.TrimPrefix(string(b), kind+":"), nil
-}
-
-// offsetCursor decodes a cursor that holds a position in a list.
-func offsetCursor(cursor, kind string) (int, error) {
-	if cursor == "" {
-		return 0, nil
-	}
-	c, err := decodeCursor(cursor, kind)
-	if err != nil {
-		return 0, err
-	}
-	off, err := strconv.Atoi(c)
-	if err != nil || off < 0 {
-		return 0, badCursor()
-	}
-	return off, nil
-}
-
-func badCursor() error {
-	return problem.New(problem.Invalid, "cursor", "is not a cursor this list returned; omit it to start from the first page")
 }
