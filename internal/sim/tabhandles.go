@@ -255,7 +255,7 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 				defer cs.Close()
 				for i := range trials {
 					if res[i], err = liveHandleTrial(ctx, env, maker, cs, seed, k, i); err != nil {
-						return fmt.Errorf("K=%d trial %d: %w", k, i, err)
+						return fmt.Errorf("trial %d with K=%d: %w", i, k, err)
 					}
 				}
 				return nil
