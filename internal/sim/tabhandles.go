@@ -28,7 +28,7 @@ import (
 // in-memory model of the strip (modelled); a sample of the same trials runs
 // against Foundry over MCP, with the person's changes made through the
 // service: every handle's write is really sent, and its outcome is measured
-// by reading the decks back from the server and finding the deck that holds
+// by reading the committed Note back from the server and finding the deck that holds
 // the handle's slide, so a server that stored anything other than what the
 // client meant fails the invariants.
 
@@ -242,7 +242,8 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 
 	// Foundry over MCP: the first `sample` trials of each K.
 	maker, _ := env.People.(noteMaker)
-	canMCP := env.People != nil && maker != nil
+	reader, _ := env.People.(noteReader)
+	canMCP := env.People != nil && maker != nil && reader != nil
 	live := map[int][]mcpHandleTrial{}
 	if canMCP {
 		for _, k := range ks {
@@ -254,7 +255,7 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 				}
 				defer cs.Close()
 				for i := range trials {
-					if res[i], err = liveHandleTrial(ctx, env, maker, cs, seed, k, i); err != nil {
+					if res[i], err = liveHandleTrial(ctx, env, maker, reader, cs, seed, k, i); err != nil {
 						return fmt.Errorf("trial %d with K=%d: %w", i, k, err)
 					}
 				}
@@ -269,7 +270,7 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 
 	rep := &Report{}
 	rep.Table.Header = []string{"K decks", "handle", "modelled: correct", "modelled: wrong deck", "modelled: not found", "seed 000: correct / wrong / not found",
-		fmt.Sprintf("measured over MCP (%d trials, decks read back): correct / wrong / not found", sample), "measured: wrong-deck writes the server accepted (version check passed)"}
+		fmt.Sprintf("measured over MCP (%d trials, Note read back): correct / wrong / not found", sample), "measured: wrong-deck writes the server accepted (version check passed)"}
 	rep.CSV = [][]string{{"k", "handle", "model_trials", "model_correct", "model_wrong_deck", "model_not_found", "seed_correct", "seed_wrong_deck", "seed_not_found",
 		"mcp_trials", "mcp_correct", "mcp_wrong_deck", "mcp_not_found", "mcp_mismatch", "mcp_wrong_deck_writes_accepted", "mcp_wrong_tab_refused_by_type", "mcp_acknowledged_writes_misplaced"}}
 	var cats []string
@@ -357,19 +358,19 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 			"A trial: K decks labelled %s…; the agent picks one at random; the person makes 0–2 changes (move any tab to any position 40%%, rename a deck to one of %d labels 35%%, add a deck with one of those labels 25%%).",
 			commas(trials), seed, strings.Join(deckLabels[:2], ", "), len(deckLabels)),
 		fmt.Sprintf("Measured (last two columns): Foundry over MCP, the first %d of those trials per K (the same draws): a fresh Note per trial, the person's changes made through the service, list_note_tabs before and after, "+
-			"one slide_add per handle (a slide titled after the handle) to the tab the handle resolved to, sent with the version from the second list; then every deck is read back with read_note_tab and the outcome is the deck that actually holds the handle's slide "+
+			"one slide_add per handle (a slide titled after the handle) to the tab the handle resolved to, sent with the version from the second list; then the committed Note is read back from the server's store and the outcome is the deck that actually holds the handle's slide "+
 			"(a write refused with wrong_tab_type because the handle led to a tab that is not a deck counts as wrong). Wrong-deck writes pass the version check: the version proves the agent saw the latest Note, not that it found the right tab.", sample),
 	}
 	if canMCP {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("Measured: the agent's first write of each trial used the version from before the person's changes: Foundry refused %d of the %d such writes that followed a change (version_conflict), then the agent listed again. "+
 			"The model and the server's read-back gave the same outcome on %s of %s sampled (trial, handle) pairs. In the model a position that now holds a fixed tab (Note, Files, Sources) counts as a wrong deck, as the seed counts no position failure as not found; over MCP a slide_add there is refused (wrong_tab_type).", staleRefused, withChanges, commas(agree), commas(compared)))
 		rep.Invariants = append(rep.Invariants,
-			Invariant{Name: "ID handles write to the right deck 100% of the time (measured: decks read back over MCP)", Held: idCorrect == idTrials && idTrials > 0,
+			Invariant{Name: "ID handles write to the right deck 100% of the time (measured: the Note read back from the server)", Held: idCorrect == idTrials && idTrials > 0,
 				Got: fmt.Sprintf("the target deck, and no other, held the ID handle's slide in %s of %s trials", commas(idCorrect), commas(idTrials))},
 			Invariant{Name: "every acknowledged handle write is in the tab it was sent to, once (measured)", Held: misplaced == 0,
 				Got: fmt.Sprintf("%d acknowledged writes missing, doubled or elsewhere", misplaced)},
 			Invariant{Name: "the tab-strip model predicts what the server did on every sampled trial", Held: agree == compared,
-				Got: fmt.Sprintf("%s of %s (trial, handle) outcomes equal (model vs decks read back)", commas(agree), commas(compared))},
+				Got: fmt.Sprintf("%s of %s (trial, handle) outcomes equal (model vs the Note read back)", commas(agree), commas(compared))},
 		)
 	} else {
 		rep.Notes = append(rep.Notes, "The MCP part needs the people's side (an in-process server); only the model ran, and nothing here was measured.")
@@ -394,7 +395,7 @@ func parsePct(s string) float64 {
 }
 
 // liveHandleTrial runs trial i against Foundry.
-func liveHandleTrial(ctx context.Context, env *Env, maker noteMaker, cs *mcp.ClientSession, seed int64, k, i int) (mcpHandleTrial, error) {
+func liveHandleTrial(ctx context.Context, env *Env, maker noteMaker, reader noteReader, cs *mcp.ClientSession, seed int64, k, i int) (mcpHandleTrial, error) {
 	var res mcpHandleTrial
 	now := time.Now()
 	noteID, err := maker.NewNote(ctx, fmt.Sprintf("Handles K=%d trial %d", k, i), func(d *note.Doc) error {
@@ -496,22 +497,19 @@ func liveHandleTrial(ctx context.Context, env *Env, maker noteMaker, cs *mcp.Cli
 		}
 	}
 
-	// Read every deck back: which deck holds each handle's slide is what
-	// the server did, whatever the client believed it resolved.
+	// Read the committed Note back from the server's store: which deck holds
+	// each handle's slide is what the server did, whatever the client
+	// believed it resolved.
+	doc, _, err := reader.Snapshot(ctx, noteID)
+	if err != nil {
+		return res, err
+	}
 	landed := [4][]string{}
-	for _, t := range now2 {
-		if t.typ != note.TypeSlides {
-			continue
-		}
-		deck, err := mustTool(ctx, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": t.id})
-		if err != nil {
-			return res, err
-		}
-		for _, sl := range deck.List("slides") {
-			m, _ := sl.(map[string]any)
+	for _, t := range doc.Tabs {
+		for _, sl := range t.Slides {
 			for kind, hn := range handleNames {
-				if m["title"] == handleSlideTitle(hn) {
-					landed[kind] = append(landed[kind], t.id)
+				if sl.Title == handleSlideTitle(hn) {
+					landed[kind] = append(landed[kind], t.ID)
 				}
 			}
 		}
