@@ -364,3 +364,59 @@ func TestTokenCreateGrantsOnlyWhatItSays(t *testing.T) {
 		t.Errorf("token list does not show the Room grant %s:\n%s", roomID, out)
 	}
 }
+
+// TestEmptyGrantReachesNothingOverMCP: a token minted with --notes "" and
+// --rooms "" (unset shell variables) lists no Note and no Room and reads
+// neither, while a token minted without the flags reaches both.
+func TestEmptyGrantReachesNothingOverMCP(t *testing.T) {
+	data, noteID, roomID := grantWorkspace(t)
+	mint := func(args ...string) string {
+		code, stdout, stderr := runInProcess(t, append([]string{"token", "create", "--data", data}, args...)...)
+		if code != 0 {
+			t.Fatalf("token create %q: %d %s", args, code, stderr)
+		}
+		return strings.TrimSpace(stdout)
+	}
+	empty := mint("--notes", "", "--rooms", "")
+	all := mint()
+
+	ctx := context.Background()
+	st, err := server.OpenStore(ctx, server.Config{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	srv := server.New(st, server.Config{DataDir: data, PublicURL: base, Version: "test"})
+	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	defer hs.Close()
+
+	for name, c := range map[string]struct {
+		token string
+		sees  bool
+	}{"empty grant": {empty, false}, "flags omitted": {all, true}} {
+		cs := servertest.Connect(t, base+"/mcp", c.token, "", nil)
+		notes := servertest.MustCall(t, cs, "list_notes", map[string]any{})
+		rooms := servertest.MustCall(t, cs, "list_rooms", map[string]any{})
+		if strings.Contains(notes.Text, noteID) != c.sees || strings.Contains(rooms.Text, roomID) != c.sees {
+			t.Errorf("%s: list_notes %s, list_rooms %s", name, notes.Text, rooms.Text)
+		}
+		tab, err := mcpclient.Call(ctx, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		room, err := mcpclient.Call(ctx, cs, "read_room", map[string]any{"room_id": roomID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tab.IsError == c.sees || room.IsError == c.sees {
+			t.Errorf("%s: read_note_tab error=%v (%s), read_room error=%v (%s)", name, tab.IsError, tab.Text, room.IsError, room.Text)
+		}
+		cs.Close()
+	}
+}
