@@ -9,12 +9,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"foundry/internal/auth"
 	"foundry/internal/mcpclient"
+	"foundry/internal/server"
 	"foundry/internal/server/servertest"
+	"foundry/internal/service"
+	"foundry/internal/store"
 )
 
 // foundryBin builds the command once for the CLI tests.
@@ -172,5 +177,246 @@ func TestFirstRunAsTheREADMESays(t *testing.T) {
 	runCLI(t, bin, "token", "revoke", id, "--data", data)
 	if _, err := mcpclient.Call(context.Background(), cs, "list_notes", map[string]any{}); err == nil {
 		t.Fatal("a revoked token still works")
+	}
+}
+
+// runInProcess runs the foundry command in this process and returns its exit
+// code and what it printed.
+func runInProcess(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	o, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldOut, oldErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = o, e
+	code = run(args)
+	os.Stdout, os.Stderr = oldOut, oldErr
+	o.Close()
+	e.Close()
+	ob, _ := os.ReadFile(o.Name())
+	eb, _ := os.ReadFile(e.Name())
+	return code, string(ob), string(eb)
+}
+
+// grantWorkspace makes a data folder with a workspace, one Note and one Room.
+func grantWorkspace(t *testing.T) (data, noteID, roomID string) {
+	t.Helper()
+	ctx := context.Background()
+	data = filepath.Join(t.TempDir(), "foundry-data")
+	st, err := server.OpenStore(ctx, server.Config{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc := service.New(st)
+	o, _, err := svc.Bootstrap(ctx, "Grants", "owner@localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if noteID, err = svc.CreateNote(ctx, o.Workspace.ID, o.User.ID, "Granted", true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if roomID, err = svc.CreateRoom(ctx, o.Workspace.ID, o.User.ID, "Granted room"); err != nil {
+		t.Fatal(err)
+	}
+	return data, noteID, roomID
+}
+
+// storedTokens reads the tokens back from the data folder.
+func storedTokens(t *testing.T, data string) []store.Token {
+	t.Helper()
+	ctx := context.Background()
+	st, err := server.OpenStore(ctx, server.Config{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	o, err := service.New(st).FirstWorkspace(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, err := st.Tokens(ctx, o.Workspace.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toks
+}
+
+// TestTokenCreateGrantsOnlyWhatItSays: an empty --notes or --rooms (an unset
+// shell variable) grants nothing, never everything; "all" is said as all; a
+// grant naming a Note or Room that does not exist is refused; token list
+// shows both grants.
+func TestTokenCreateGrantsOnlyWhatItSays(t *testing.T) {
+	data, noteID, roomID := grantWorkspace(t)
+	type want struct {
+		ok           bool
+		notes, rooms []string // nil: all
+		refusal      string   // in stderr when refused
+	}
+	cases := []struct {
+		name string
+		args []string
+		want want
+	}{
+		{"omitted", nil, want{ok: true}},
+		{"all", []string{"--notes", "all", "--rooms", "ALL"}, want{ok: true}},
+		{"notes empty", []string{"--notes", ""}, want{ok: true, notes: []string{}}},
+		{"notes blank", []string{"--notes", " "}, want{ok: true, notes: []string{}}},
+		{"notes comma", []string{"--notes", ","}, want{ok: true, notes: []string{}}},
+		{"notes commas and spaces", []string{"--notes=, ,\t,"}, want{ok: true, notes: []string{}}},
+		{"notes none", []string{"--notes", "none"}, want{ok: true, notes: []string{}}},
+		{"rooms empty", []string{"--rooms="}, want{ok: true, rooms: []string{}}},
+		{"rooms blank", []string{"--rooms", " "}, want{ok: true, rooms: []string{}}},
+		{"rooms comma", []string{"--rooms", ","}, want{ok: true, rooms: []string{}}},
+		{"both empty", []string{"--notes", "", "--rooms", ""}, want{ok: true, notes: []string{}, rooms: []string{}}},
+		{"explicit IDs", []string{"--notes", " " + noteID + " ,," + noteID, "--rooms", roomID + ","}, want{ok: true, notes: []string{noteID}, rooms: []string{roomID}}},
+		{"unknown note", []string{"--notes", noteID + ",note_doesnotexist"}, want{refusal: "note_doesnotexist"}},
+		{"unknown room", []string{"--rooms", "room_doesnotexist"}, want{refusal: "room_doesnotexist"}},
+		{"a room ID as a note", []string{"--notes", roomID}, want{refusal: roomID}},
+		{"a note ID as a room", []string{"--rooms", noteID}, want{refusal: noteID}},
+		{"all mixed with an ID", []string{"--notes", "all," + noteID}, want{refusal: "notes"}},
+		{"control character", []string{"--notes", "note_\x00x"}, want{refusal: "notes[0]"}},
+		{"empty scopes", []string{"--scopes", ""}, want{refusal: "scopes"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := len(storedTokens(t, data))
+			name := strings.ReplaceAll(c.name, " ", "-")
+			args := append([]string{"token", "create", "--data", data, "--name", name}, c.args...)
+			code, stdout, stderr := runInProcess(t, args...)
+			toks := storedTokens(t, data)
+			if !c.want.ok {
+				if code == 0 || len(toks) != before || strings.Contains(stdout, "fdy_") {
+					t.Fatalf("%q: exit %d, %d tokens (was %d), stdout %q: want a refusal and no token", c.args, code, len(toks), before, stdout)
+				}
+				if !strings.Contains(stderr, c.want.refusal) {
+					t.Fatalf("%q: refusal %q does not name %q", c.args, stderr, c.want.refusal)
+				}
+				return
+			}
+			if code != 0 || len(toks) != before+1 {
+				t.Fatalf("%q: exit %d, %d tokens (was %d): %s", c.args, code, len(toks), before, stderr)
+			}
+			var tok store.Token
+			for _, tk := range toks {
+				if tk.Name == name {
+					tok = tk
+				}
+			}
+			for _, g := range []struct {
+				what      string
+				got, want []string
+			}{{"notes", tok.Notes, c.want.notes}, {"rooms", tok.Rooms, c.want.rooms}} {
+				if (g.got == nil) != (g.want == nil) || !slices.Equal(g.got, g.want) {
+					t.Errorf("%q: stored %s grant %#v, want %#v", c.args, g.what, g.got, g.want)
+				}
+			}
+			// The token itself, as the server sees it.
+			secret := strings.TrimSpace(stdout)
+			st, err := server.OpenStore(context.Background(), server.Config{DataDir: data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := auth.Verify(context.Background(), st, secret)
+			st.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.CanNote(noteID) != (c.want.notes == nil || slices.Contains(c.want.notes, noteID)) ||
+				p.CanRoom(roomID) != (c.want.rooms == nil || slices.Contains(c.want.rooms, roomID)) ||
+				(c.want.notes != nil && p.CanNote("note_created_later")) || (c.want.rooms != nil && p.CanRoom("room_created_later")) {
+				t.Errorf("%q: principal notes %#v rooms %#v", c.args, p.Notes, p.Rooms)
+			}
+		})
+	}
+
+	code, out, stderr := runInProcess(t, "token", "list", "--data", data)
+	if code != 0 {
+		t.Fatalf("token list: %d %s", code, stderr)
+	}
+	header := strings.Fields(strings.Split(out, "\n")[0])
+	if !slices.Contains(header, "NOTES") || !slices.Contains(header, "ROOMS") {
+		t.Fatalf("token list header %q lacks NOTES or ROOMS", header)
+	}
+	for _, line := range strings.Split(out, "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		switch f[1] {
+		case "omitted":
+			if f[3] != "all" || f[4] != "all" {
+				t.Errorf("token list shows %q for an all token", line)
+			}
+		case "both-empty":
+			if f[3] != "none" || f[4] != "none" {
+				t.Errorf("token list shows %q for a token that grants nothing", line)
+			}
+		}
+	}
+	if !strings.Contains(out, roomID) {
+		t.Errorf("token list does not show the Room grant %s:\n%s", roomID, out)
+	}
+}
+
+// TestEmptyGrantReachesNothingOverMCP: a token minted with --notes "" and
+// --rooms "" (unset shell variables) lists no Note and no Room and reads
+// neither, while a token minted without the flags reaches both.
+func TestEmptyGrantReachesNothingOverMCP(t *testing.T) {
+	data, noteID, roomID := grantWorkspace(t)
+	mint := func(args ...string) string {
+		code, stdout, stderr := runInProcess(t, append([]string{"token", "create", "--data", data}, args...)...)
+		if code != 0 {
+			t.Fatalf("token create %q: %d %s", args, code, stderr)
+		}
+		return strings.TrimSpace(stdout)
+	}
+	empty := mint("--notes", "", "--rooms", "")
+	all := mint()
+
+	ctx := context.Background()
+	st, err := server.OpenStore(ctx, server.Config{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	srv := server.New(st, server.Config{DataDir: data, PublicURL: base, Version: "test"})
+	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	defer hs.Close()
+
+	for name, c := range map[string]struct {
+		token string
+		sees  bool
+	}{"empty grant": {empty, false}, "flags omitted": {all, true}} {
+		cs := servertest.Connect(t, base+"/mcp", c.token, "", nil)
+		notes := servertest.MustCall(t, cs, "list_notes", map[string]any{})
+		rooms := servertest.MustCall(t, cs, "list_rooms", map[string]any{})
+		if strings.Contains(notes.Text, noteID) != c.sees || strings.Contains(rooms.Text, roomID) != c.sees {
+			t.Errorf("%s: list_notes %s, list_rooms %s", name, notes.Text, rooms.Text)
+		}
+		tab, err := mcpclient.Call(ctx, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		room, err := mcpclient.Call(ctx, cs, "read_room", map[string]any{"room_id": roomID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tab.IsError == c.sees || room.IsError == c.sees {
+			t.Errorf("%s: read_note_tab error=%v (%s), read_room error=%v (%s)", name, tab.IsError, tab.Text, room.IsError, room.Text)
+		}
+		cs.Close()
 	}
 }

@@ -15,7 +15,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
+	"foundry/internal/problem"
 	"foundry/internal/store"
 )
 
@@ -58,18 +60,61 @@ func HashToken(secret string) string {
 type NewTokenSpec struct {
 	Workspace, User, Name string
 	Scopes                []string
-	Notes, Rooms          []string // nil = all
+	// Notes and Rooms: nil = all, now and later; an empty non-nil list =
+	// none. Every ID listed must exist in the workspace.
+	Notes, Rooms []string
+}
+
+// GrantAll and GrantNone are how a grant is spelt for everything and for
+// nothing. Only GrantAll grants everything: an empty value grants nothing, so
+// an unset shell variable can never mint an all-Notes token.
+const (
+	GrantAll  = "all"
+	GrantNone = "none"
+)
+
+// ParseGrant reads the value of a grant flag (field names it in refusals):
+// "all" is nil (everything, now and later); "none", "" or a value with only
+// commas and spaces is an empty non-nil list (nothing); otherwise a
+// comma-separated list of IDs, trimmed, duplicates dropped. "all" or "none"
+// mixed with IDs is refused: the meaning would be a guess.
+func ParseGrant(field, value string) ([]string, error) {
+	v := strings.TrimSpace(value)
+	switch strings.ToLower(v) {
+	case GrantAll:
+		return nil, nil
+	case GrantNone:
+		return []string{}, nil
+	}
+	out := []string{}
+	for _, id := range strings.Split(v, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" || slices.Contains(out, id) {
+			continue
+		}
+		if l := strings.ToLower(id); l == GrantAll || l == GrantNone {
+			return nil, problem.New(problem.Invalid, field, "%q cannot be mixed with IDs: give %s alone, %s alone, or a comma-separated list of IDs", id, GrantAll, GrantNone)
+		}
+		out = append(out, id)
+	}
+	return out, nil
 }
 
 // CreateToken stores a new token and returns its secret, shown once.
 func CreateToken(ctx context.Context, s store.Store, spec NewTokenSpec) (secret string, tok store.Token, err error) {
 	for _, sc := range spec.Scopes {
 		if sc != ScopeRead && sc != ScopeWrite {
-			return "", store.Token{}, fmt.Errorf("scopes: %q is not a scope; use %s and/or %s", sc, ScopeRead, ScopeWrite)
+			return "", store.Token{}, problem.New(problem.Invalid, "scopes", "%q is not a scope; use %s and/or %s", sc, ScopeRead, ScopeWrite)
 		}
 	}
 	if len(spec.Scopes) == 0 {
-		return "", store.Token{}, fmt.Errorf("scopes: give at least one of %s, %s", ScopeRead, ScopeWrite)
+		return "", store.Token{}, problem.New(problem.Invalid, "scopes", "give at least one of %s, %s", ScopeRead, ScopeWrite)
+	}
+	if err := checkGrant(ctx, s, spec.Workspace, "notes", store.TypeNote, spec.Notes); err != nil {
+		return "", store.Token{}, err
+	}
+	if err := checkGrant(ctx, s, spec.Workspace, "rooms", store.TypeRoom, spec.Rooms); err != nil {
+		return "", store.Token{}, err
 	}
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -84,6 +129,30 @@ func CreateToken(ctx context.Context, s store.Store, spec NewTokenSpec) (secret 
 		return "", store.Token{}, err
 	}
 	return secret, tok, nil
+}
+
+// checkGrant refuses a grant that names a resource the workspace does not
+// have: a typo would otherwise mint a token that silently reaches nothing, or
+// later reaches a resource created under that ID.
+func checkGrant(ctx context.Context, s store.Store, ws, field, typ string, ids []string) error {
+	what := map[string]string{store.TypeNote: "Note", store.TypeRoom: "Room"}[typ]
+	for i, id := range ids {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if len(id) > 200 {
+			return problem.New(problem.Invalid, f, "is %d bytes long, which no %s ID is (see `foundry %ss list`)", len(id), what, strings.ToLower(what))
+		}
+		if id == "" || strings.ContainsFunc(id, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) {
+			return problem.New(problem.Invalid, f, "%q is not a %s ID: IDs are not empty and have no spaces or control characters (see `foundry %ss list`)", id, what, strings.ToLower(what))
+		}
+		r, err := s.Head(ctx, typ, id)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && r.Workspace != ws) {
+			return problem.New(problem.NotFound, f, "%s %s does not exist in this workspace: check the ID with `foundry %ss list`, or give %s for every %s", what, id, strings.ToLower(what), GrantAll, what)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: look up %s %s: %w", field, what, id, err)
+		}
+	}
+	return nil
 }
 
 // ErrInvalidToken covers unknown, malformed and revoked tokens alike, so a

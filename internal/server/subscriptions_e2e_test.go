@@ -95,7 +95,7 @@ func TestSubscriptionPushesNoteChanges(t *testing.T) {
 
 func TestSubscriptionRefusesWhatTheTokenCannotSee(t *testing.T) {
 	e := servertest.Start(t, servertest.Options{})
-	narrow := e.Token(t, []string{"note_other"}, auth.ScopeRead)
+	narrow := e.Token(t, []string{}, auth.ScopeRead) // grants no Note
 	// The go-sdk client starts subscriptions/listen in the background and
 	// does not surface its refusal, so this asks over plain HTTP.
 	body := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},` +

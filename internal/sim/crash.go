@@ -355,7 +355,7 @@ func foundryBinary(ctx context.Context, dir string) (path, how string, err error
 			if b, err := cmd.CombinedOutput(); err != nil {
 				return "", "", fmt.Errorf("go build ./cmd/foundry in %s: %v\n%s", root, err, b)
 			}
-			return out, "built with go build ./cmd/foundry in " + root, nil
+			return out, "built with go build ./cmd/foundry from this source tree", nil
 		}
 	}
 	if self, err := os.Executable(); err == nil && strings.HasPrefix(filepath.Base(self), "foundry") && !strings.HasSuffix(self, ".test") {

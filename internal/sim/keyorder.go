@@ -226,7 +226,7 @@ func runKeyOrder(ctx context.Context, env *Env) (*Report, error) {
 			calls, err := createAll(ctx, &mcpCreator{cs: cs, noteID: noteID}, policy, n, keyGen(s, policy))
 			if err != nil {
 				cs.Close()
-				return nil, fmt.Errorf("Foundry, %s, seed %d: %w", policy, s, err)
+				return nil, fmt.Errorf("against Foundry, %s, seed %d: %w", policy, s, err)
 			}
 			after, _, err := listTabs(ctx, cs, noteID)
 			cs.Close()

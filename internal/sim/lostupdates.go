@@ -125,7 +125,7 @@ func runLostUpdates(ctx context.Context, env *Env) (*Report, error) {
 			if p != policyNone && canLive {
 				lr, err := lostUpdatesRun(ctx, env, cs, s, p, "Foundry", edits)
 				if err != nil {
-					return nil, fmt.Errorf("Foundry, %s, seed %d: %w", p, s, err)
+					return nil, fmt.Errorf("against Foundry, %s, seed %d: %w", p, s, err)
 				}
 				lr2, mr2 := lr, mr
 				lr2.engine, mr2.engine = "", ""

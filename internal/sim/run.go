@@ -206,6 +206,8 @@ func Run(ctx context.Context, names []string, cfg Config, out io.Writer) (held, 
 		seed = fmt.Sprintf("seed %d", cfg.Seed)
 	}
 	fmt.Fprintf(w, "# Foundry simulations\n\n%s, %s, against %s; %s.\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), mode, tgt.describe, seed)
+	fmt.Fprintf(w, "Each experiment says which figures are **measured** (counted from what the server answered over MCP, or read back from it) and which are **modelled** "+
+		"(an in-memory model or a virtual clock, some calibrated to a seed, as noted there); the seeds' published figures stand beside them.\n\n")
 
 	start := time.Now()
 	for _, e := range exps {

@@ -25,9 +25,12 @@ import (
 // Foundry's write path takes exact IDs only, so position, type and label
 // handles are resolved on the client's side, like osFoundry's desktop
 // shortcut resolveTabInstanceId(). The full 10,000 trials per K run on an
-// in-memory model of the strip; a sample of the same trials runs against
-// Foundry over MCP, with the person's changes made through the service,
-// and there every handle's write is really sent.
+// in-memory model of the strip (modelled); a sample of the same trials runs
+// against Foundry over MCP, with the person's changes made through the
+// service: every handle's write is really sent, and its outcome is measured
+// by reading the committed Note back from the server and finding the deck that holds
+// the handle's slide, so a server that stored anything other than what the
+// client meant fails the invariants.
 
 func init() {
 	registerNumbered(1, Experiment{Name: "tab-handles", Seed: "000",
@@ -54,6 +57,7 @@ const (
 	outCorrect = iota
 	outWrong
 	outNotFound
+	outMismatch // measured only: the server's copy shows neither (an acknowledged write missing or doubled)
 )
 
 // personAct is one change to the strip: move the tab at index from to
@@ -213,9 +217,9 @@ type mcpHandleTrial struct {
 	outcome      [4]int
 	landedWrong  [4]bool // a write landed in another tab than the target and was accepted
 	refusedType  [4]bool // resolved to a tab that is not a deck: refused with wrong_tab_type
+	misplaced    [4]bool // an acknowledged write is not (only) in the tab it was sent to
 	changes      int
 	staleRefused bool // the write made with the pre-change version was refused
-	idVerified   bool // the target deck holds exactly the slide sent through the ID handle
 }
 
 func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
@@ -238,7 +242,8 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 
 	// Foundry over MCP: the first `sample` trials of each K.
 	maker, _ := env.People.(noteMaker)
-	canMCP := env.People != nil && maker != nil
+	reader, _ := env.People.(noteReader)
+	canMCP := env.People != nil && maker != nil && reader != nil
 	live := map[int][]mcpHandleTrial{}
 	if canMCP {
 		for _, k := range ks {
@@ -250,8 +255,8 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 				}
 				defer cs.Close()
 				for i := range trials {
-					if res[i], err = liveHandleTrial(ctx, env, maker, cs, seed, k, i); err != nil {
-						return fmt.Errorf("K=%d trial %d: %w", k, i, err)
+					if res[i], err = liveHandleTrial(ctx, env, maker, reader, cs, seed, k, i); err != nil {
+						return fmt.Errorf("trial %d with K=%d: %w", i, k, err)
 					}
 				}
 				return nil
@@ -264,23 +269,24 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 	}
 
 	rep := &Report{}
-	rep.Table.Header = []string{"K decks", "handle", "correct", "wrong deck", "not found", "seed 000: correct / wrong / not found",
-		fmt.Sprintf("Foundry over MCP (%d trials): correct / wrong / not found", sample), "wrong-deck writes that passed the version check"}
-	rep.CSV = [][]string{{"k", "handle", "trials", "correct", "wrong_deck", "not_found", "seed_correct", "seed_wrong_deck", "seed_not_found",
-		"mcp_trials", "mcp_correct", "mcp_wrong_deck", "mcp_not_found", "mcp_wrong_deck_writes_accepted", "mcp_wrong_tab_refused_by_type"}}
+	rep.Table.Header = []string{"K decks", "handle", "modelled: correct", "modelled: wrong deck", "modelled: not found", "seed 000: correct / wrong / not found",
+		fmt.Sprintf("measured over MCP (%d trials, Note read back): correct / wrong / not found", sample), "measured: wrong-deck writes the server accepted (version check passed)"}
+	rep.CSV = [][]string{{"k", "handle", "model_trials", "model_correct", "model_wrong_deck", "model_not_found", "seed_correct", "seed_wrong_deck", "seed_not_found",
+		"mcp_trials", "mcp_correct", "mcp_wrong_deck", "mcp_not_found", "mcp_mismatch", "mcp_wrong_deck_writes_accepted", "mcp_wrong_tab_refused_by_type", "mcp_acknowledged_writes_misplaced"}}
 	var cats []string
-	var oursCorrect, seedCorrect, oursWrong []float64
+	var modelCorrect, seedCorrect, liveCorrect, modelWrong []float64
 	agree, compared := 0, 0
-	idCorrect, idTrials, idVerified := 0, 0, 0
+	idCorrect, idTrials := 0, 0
 	staleRefused, withChanges := 0, 0
+	misplaced := 0
 	for _, k := range ks {
 		for kind, hn := range handleNames {
 			var c [3]int
 			for _, o := range model[k] {
 				c[o[kind]]++
 			}
-			var lc [3]int
-			accepted, refusedType, wrongTotal := 0, 0, 0
+			var lc [4]int
+			accepted, refusedType := 0, 0
 			for i, t := range live[k] {
 				lc[t.outcome[kind]]++
 				if t.landedWrong[kind] {
@@ -289,8 +295,8 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 				if t.refusedType[kind] {
 					refusedType++
 				}
-				if t.outcome[kind] == outWrong {
-					wrongTotal++
+				if t.misplaced[kind] {
+					misplaced++
 				}
 				compared++
 				if t.outcome[kind] == model[k][i][kind] {
@@ -300,9 +306,6 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 					idTrials++
 					if t.outcome[3] == outCorrect {
 						idCorrect++
-					}
-					if t.idVerified {
-						idVerified++
 					}
 					if t.changes > 0 {
 						withChanges++
@@ -316,7 +319,10 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 			liveCell, passed := "not run (no people's side)", "–"
 			if canMCP {
 				liveCell = fmt.Sprintf("%s / %s / %s", pct(lc[0], sample), pct(lc[1], sample), pct(lc[2], sample))
-				passed = fmt.Sprintf("%d of %d", accepted, wrongTotal-refusedType)
+				if lc[outMismatch] > 0 {
+					liveCell += fmt.Sprintf(" (+%d acknowledged writes missing or doubled)", lc[outMismatch])
+				}
+				passed = fmt.Sprintf("%d of %d", accepted, lc[outWrong]-refusedType)
 				if refusedType > 0 {
 					passed += fmt.Sprintf(" (+%d on a non-deck tab, refused: wrong_tab_type)", refusedType)
 				}
@@ -327,48 +333,59 @@ func runTabHandles(ctx context.Context, env *Env) (*Report, error) {
 			}
 			rep.Table.Rows = append(rep.Table.Rows, []string{itoa(k), hn, ours[0], ours[1], ours[2], s[0] + " / " + s[1] + " / " + s[2], liveCell, passed})
 			rep.CSV = append(rep.CSV, []string{itoa(k), hn, itoa(trials), itoa(c[0]), itoa(c[1]), itoa(c[2]), s[0], s[1], s[2],
-				itoa(len(live[k])), itoa(lc[0]), itoa(lc[1]), itoa(lc[2]), itoa(accepted), itoa(refusedType)})
+				itoa(len(live[k])), itoa(lc[0]), itoa(lc[1]), itoa(lc[2]), itoa(lc[outMismatch]), itoa(accepted), itoa(refusedType), itoa(misplacedIn(live[k], kind))})
 			cats = append(cats, fmt.Sprintf("K=%d\n%s", k, hn))
-			oursCorrect = append(oursCorrect, 100*float64(c[0])/float64(trials))
+			modelCorrect = append(modelCorrect, 100*float64(c[0])/float64(trials))
 			seedCorrect = append(seedCorrect, parsePct(s[0]))
-			oursWrong = append(oursWrong, 100*float64(c[1])/float64(trials))
-		}
-	}
-	rep.SVG = barChartSVG("Tab handles: share resolved to the right deck (seed 000 setup, 10,000 trials per K)", "% of trials", cats, []barSeries{
-		{Name: "correct (ours)", Color: colorFoundry, Values: oursCorrect},
-		{Name: "correct (seed 000)", Color: colorSeed, Values: seedCorrect},
-		{Name: "wrong deck, written silently (ours)", Color: colorBad, Values: oursWrong},
-	}, 100, "%")
-	rep.Notes = []string{
-		fmt.Sprintf("Columns 3–5: the in-memory model of the tab strip, %s trials per K, seed %d (simulated: Foundry resolves no handle but the ID; position, type and label are resolved client-side, first match, like osFoundry's resolveTabInstanceId()). "+
-			"A trial: K decks labelled %s…; the agent picks one at random; the person makes 0–2 changes (move any tab to any position 40%%, rename a deck to one of %d labels 35%%, add a deck with one of those labels 25%%).",
-			commas(trials), seed, strings.Join(deckLabels[:2], ", "), len(deckLabels)),
-		fmt.Sprintf("Last two columns: Foundry over MCP, the first %d of those trials per K (the same draws): a fresh Note per trial, the person's changes made through the service, list_note_tabs before and after, "+
-			"and one slide_add per handle to the tab it resolved to, sent with the version from the second list. Wrong-deck writes pass the version check: the version proves the agent saw the latest Note, not that it found the right tab.", sample),
-	}
-	if canMCP {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("Over MCP, the agent's first write of each trial used the version from before the person's changes: Foundry refused %d of the %d such writes that followed a change (version_conflict), then the agent listed again. "+
-			"The model and Foundry gave the same outcome on %s of %s sampled (trial, handle) pairs. In the model a position that now holds a fixed tab (Note, Files, Sources) counts as a wrong deck, as the seed counts no position failure as not found; over MCP a slide_add there is refused (wrong_tab_type).", staleRefused, withChanges, commas(agree), commas(compared)))
-		rep.Invariants = append(rep.Invariants,
-			Invariant{Name: "ID handles resolve 100% correctly (Foundry over MCP)", Held: idCorrect == idTrials && idVerified == idTrials && idTrials > 0,
-				Got: fmt.Sprintf("%s of %s correct; the target deck held the ID handle's slide in %s of %s", commas(idCorrect), commas(idTrials), commas(idVerified), commas(idTrials))},
-			Invariant{Name: "the tab-strip model matches Foundry on every sampled trial", Held: agree == compared,
-				Got: fmt.Sprintf("%s of %s (trial, handle) outcomes equal", commas(agree), commas(compared))},
-		)
-	} else {
-		rep.Notes = append(rep.Notes, "The MCP part needs the people's side (an in-process server); only the model ran.")
-	}
-	var modelID int
-	for _, k := range ks {
-		for _, o := range model[k] {
-			if o[3] == outCorrect {
-				modelID++
+			modelWrong = append(modelWrong, 100*float64(c[1])/float64(trials))
+			if canMCP {
+				liveCorrect = append(liveCorrect, 100*float64(lc[0])/float64(sample))
 			}
 		}
 	}
-	rep.Invariants = append(rep.Invariants, Invariant{Name: "ID handles resolve 100% correctly (model)", Held: modelID == trials*len(ks),
-		Got: fmt.Sprintf("%s of %s", commas(modelID), commas(trials*len(ks)))})
+	series := []barSeries{
+		{Name: "correct (model)", Color: colorSim, Values: modelCorrect},
+		{Name: "correct (seed 000)", Color: colorSeed, Values: seedCorrect},
+	}
+	if canMCP {
+		series = append(series, barSeries{Name: "correct (measured over MCP)", Color: colorFoundry, Values: liveCorrect})
+	}
+	series = append(series, barSeries{Name: "wrong deck (model)", Color: colorBad, Values: modelWrong})
+	rep.SVG = barChartSVG("Tab handles: share resolved to the right deck (seed 000 setup)", "% of trials", cats, series, 100, "%")
+	rep.Notes = []string{
+		fmt.Sprintf("Modelled (columns 3–5): an in-memory model of the tab strip, %s trials per K, seed %d. Foundry resolves no handle but the ID; position, type and label are resolved client-side, first match, like osFoundry's resolveTabInstanceId(). "+
+			"In the model the ID handle is correct by construction (an ID never moves), so its 100%% is not evidence; the measured column is. "+
+			"A trial: K decks labelled %s…; the agent picks one at random; the person makes 0–2 changes (move any tab to any position 40%%, rename a deck to one of %d labels 35%%, add a deck with one of those labels 25%%).",
+			commas(trials), seed, strings.Join(deckLabels[:2], ", "), len(deckLabels)),
+		fmt.Sprintf("Measured (last two columns): Foundry over MCP, the first %d of those trials per K (the same draws): a fresh Note per trial, the person's changes made through the service, list_note_tabs before and after, "+
+			"one slide_add per handle (a slide titled after the handle) to the tab the handle resolved to, sent with the version from the second list; then the committed Note is read back from the server's store and the outcome is the deck that actually holds the handle's slide "+
+			"(a write refused with wrong_tab_type because the handle led to a tab that is not a deck counts as wrong). Wrong-deck writes pass the version check: the version proves the agent saw the latest Note, not that it found the right tab.", sample),
+	}
+	if canMCP {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("Measured: the agent's first write of each trial used the version from before the person's changes: Foundry refused %d of the %d such writes that followed a change (version_conflict), then the agent listed again. "+
+			"The model and the server's read-back gave the same outcome on %s of %s sampled (trial, handle) pairs. In the model a position that now holds a fixed tab (Note, Files, Sources) counts as a wrong deck, as the seed counts no position failure as not found; over MCP a slide_add there is refused (wrong_tab_type).", staleRefused, withChanges, commas(agree), commas(compared)))
+		rep.Invariants = append(rep.Invariants,
+			Invariant{Name: "ID handles write to the right deck 100% of the time (measured: the Note read back from the server)", Held: idCorrect == idTrials && idTrials > 0,
+				Got: fmt.Sprintf("the target deck, and no other, held the ID handle's slide in %s of %s trials", commas(idCorrect), commas(idTrials))},
+			Invariant{Name: "every acknowledged handle write is in the tab it was sent to, once (measured)", Held: misplaced == 0,
+				Got: fmt.Sprintf("%d acknowledged writes missing, doubled or elsewhere", misplaced)},
+			Invariant{Name: "the tab-strip model predicts what the server did on every sampled trial", Held: agree == compared,
+				Got: fmt.Sprintf("%s of %s (trial, handle) outcomes equal (model vs the Note read back)", commas(agree), commas(compared))},
+		)
+	} else {
+		rep.Notes = append(rep.Notes, "The MCP part needs the people's side (an in-process server); only the model ran, and nothing here was measured.")
+	}
 	return rep, nil
+}
+
+func misplacedIn(trials []mcpHandleTrial, kind int) int {
+	n := 0
+	for _, t := range trials {
+		if t.misplaced[kind] {
+			n++
+		}
+	}
+	return n
 }
 
 func parsePct(s string) float64 {
@@ -378,7 +395,7 @@ func parsePct(s string) float64 {
 }
 
 // liveHandleTrial runs trial i against Foundry.
-func liveHandleTrial(ctx context.Context, env *Env, maker noteMaker, cs *mcp.ClientSession, seed int64, k, i int) (mcpHandleTrial, error) {
+func liveHandleTrial(ctx context.Context, env *Env, maker noteMaker, reader noteReader, cs *mcp.ClientSession, seed int64, k, i int) (mcpHandleTrial, error) {
 	var res mcpHandleTrial
 	now := time.Now()
 	noteID, err := maker.NewNote(ctx, fmt.Sprintf("Handles K=%d trial %d", k, i), func(d *note.Doc) error {
@@ -456,40 +473,77 @@ func liveHandleTrial(ctx context.Context, env *Env, maker noteMaker, cs *mcp.Cli
 			return res, fmt.Errorf("strip position %d is %v, the model says %v", j, now2[j], cur[j])
 		}
 	}
+	// Each handle is resolved as the agent would resolve it, and its write
+	// is sent to that tab. What happened is then read back from the server.
+	sentTo := [4]string{}
 	for kind, hn := range handleNames {
 		idx := h.resolve(now2, kind)
-		res.outcome[kind] = outcome(now2, idx, h.id)
 		if idx < 0 {
-			continue
+			continue // the agent found no tab: nothing is sent
 		}
 		w, err := mcpclient.Call(ctx, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": now2[idx].id, "expected_version": v,
-			"idempotency_key": fmt.Sprintf("h-%s-%d-%d-%d", hn, k, i, seed), "operation": "slide_add", "title": "via " + hn + " handle"})
+			"idempotency_key": fmt.Sprintf("h-%s-%d-%d-%d", hn, k, i, seed), "operation": "slide_add", "title": handleSlideTitle(hn)})
 		if err != nil {
 			return res, err
 		}
 		switch {
 		case !w.IsError:
 			v = w.Int("version")
-			if w.Str("tab_id") != now2[idx].id {
-				return res, fmt.Errorf("write answered tab %s, sent to %s", w.Str("tab_id"), now2[idx].id)
-			}
-			res.landedWrong[kind] = now2[idx].id != h.id
+			sentTo[kind] = now2[idx].id
 		case w.Code() == note.CodeWrongTabType:
 			res.refusedType[kind] = true
 		default:
 			return res, fmt.Errorf("%s handle's write refused: %s", hn, w.Text)
 		}
 	}
-	deck, err := mustTool(ctx, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": h.id})
+
+	// Read the committed Note back from the server's store: which deck holds
+	// each handle's slide is what the server did, whatever the client
+	// believed it resolved.
+	doc, _, err := reader.Snapshot(ctx, noteID)
 	if err != nil {
 		return res, err
 	}
-	n := 0
-	for _, s := range deck.List("slides") {
-		if m, _ := s.(map[string]any); m["title"] == "via ID handle" {
-			n++
+	landed := [4][]string{}
+	for _, t := range doc.Tabs {
+		for _, sl := range t.Slides {
+			for kind, hn := range handleNames {
+				if sl.Title == handleSlideTitle(hn) {
+					landed[kind] = append(landed[kind], t.ID)
+				}
+			}
 		}
 	}
-	res.idVerified = n == 1
+	for kind := range handleNames {
+		res.outcome[kind] = measuredOutcome(landed[kind], sentTo[kind], res.refusedType[kind], h.id)
+		if res.outcome[kind] == outWrong && len(landed[kind]) > 0 {
+			res.landedWrong[kind] = true
+		}
+		if sentTo[kind] != "" && !slices.Equal(landed[kind], []string{sentTo[kind]}) {
+			res.misplaced[kind] = true
+		}
+	}
 	return res, nil
+}
+
+func handleSlideTitle(handle string) string { return "via " + handle + " handle" }
+
+// measuredOutcome is a handle's outcome as the server's copy of the Note
+// shows it: correct when the target deck, and only it, holds the handle's
+// slide; wrong when another deck holds it, or when the server refused the
+// write because the handle led to a tab that is not a deck; not found when
+// no deck holds it and nothing was refused; outMismatch when an acknowledged
+// write is missing or doubled (it never agrees with the model).
+func measuredOutcome(landed []string, sentTo string, refusedType bool, targetID string) int {
+	switch {
+	case refusedType && len(landed) == 0:
+		return outWrong
+	case len(landed) == 0 && sentTo == "":
+		return outNotFound
+	case len(landed) == 1 && landed[0] == sentTo && sentTo == targetID:
+		return outCorrect
+	case len(landed) == 1 && landed[0] == sentTo:
+		return outWrong
+	}
+	return outMismatch
 }

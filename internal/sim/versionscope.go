@@ -363,7 +363,7 @@ func runVersionScope(ctx context.Context, env *Env) (*Report, error) {
 		if canLive {
 			nr, err := scopeRunOnce(ctx, env, cs, s, "note", edits)
 			if err != nil {
-				return nil, fmt.Errorf("Foundry, seed %d: %w", s, err)
+				return nil, fmt.Errorf("against Foundry, seed %d: %w", s, err)
 			}
 			noteRuns = append(noteRuns, nr)
 		}

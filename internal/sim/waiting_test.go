@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"context"
 	"math"
-	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestPollPolicy_PlayCountsCallsUntilTheApprovalIsSeen(t *testing.T) {
@@ -45,24 +47,6 @@ func TestPollPolicy_EveryStrategyGivesUpOnTheSameReviews(t *testing.T) {
 	}
 }
 
-// The review times are an assumption (the seed publishes median and budget,
-// not the shape); σ is chosen so that the seed's calls per proposal come out.
-func TestPollPolicies_ReproduceTheSeedsCallsPerProposal(t *testing.T) {
-	reviews := reviewTimes(rand.New(rand.NewPCG(2, 9)), 2000)
-	for _, p := range pollPolicies {
-		if p.seed == nil {
-			continue
-		}
-		o := p.over(reviews, reviewBudget)
-		if d := math.Abs(o.callsMean-p.seed.calls) / p.seed.calls; d > 0.05 {
-			t.Errorf("%s: %.1f calls per proposal, the seed measured %.1f", p.name, o.callsMean, p.seed.calls)
-		}
-		if d := math.Abs(o.p95-p.seed.p95) / p.seed.p95; d > 0.1 {
-			t.Errorf("%s: lag p95 %.1fs, the seed measured %.1fs", p.name, o.p95, p.seed.p95)
-		}
-	}
-}
-
 func TestPercentile_NearestRank(t *testing.T) {
 	xs := []float64{5, 1, 4, 2, 3}
 	if got := percentile(xs, 50); got != 3 {
@@ -76,5 +60,61 @@ func TestPercentile_NearestRank(t *testing.T) {
 	}
 	if xs[0] != 5 {
 		t.Error("percentile sorted its input in place")
+	}
+}
+
+// slowPerson never gets to the proposals: approving does nothing.
+type slowPerson struct{ People }
+
+func (slowPerson) ApproveProposal(context.Context, string) error { return nil }
+
+// TestWaitingCountsWhatTheServerAnswered: the measured rows count the
+// server's answers, so when no approval comes, the long poll's row shows the
+// waiters that gave up and the invariants fail (the row used to print
+// "gave up 0" whatever happened).
+func TestWaitingCountsWhatTheServerAnswered(t *testing.T) {
+	defer func(b time.Duration) { measuredBudget = b }(measuredBudget)
+	measuredBudget = 2 * time.Second
+	ctx := context.Background()
+	cfg := Config{Quick: true}
+	tgt, err := startTarget(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.close()
+	env, err := tgt.env(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.People = slowPerson{env.People}
+	rep, err := runWaiting(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row []string
+	for _, r := range rep.Table.Rows {
+		if strings.HasPrefix(r[0], "Foundry long poll (wait 25s)") && strings.HasPrefix(r[1], "measured") {
+			row = r
+		}
+	}
+	gaveUpCol := -1
+	for i, h := range rep.Table.Header {
+		if h == "gave up" {
+			gaveUpCol = i
+		}
+	}
+	if row == nil || gaveUpCol < 0 {
+		t.Fatalf("no measured long-poll row or gave-up column:\n%q\n%q", rep.Table.Header, rep.Table.Rows)
+	}
+	if row[gaveUpCol] != "3" {
+		t.Errorf("measured long poll with no approval: gave up %q, want 3 (of 3): %q", row[gaveUpCol], row)
+	}
+	for _, inv := range rep.Invariants {
+		if strings.Contains(inv.Name, "already waiting") && inv.Held {
+			t.Errorf("%q held with no approval: %s", inv.Name, inv.Got)
+		}
+		if strings.Contains(inv.Name, "nothing approved") && !inv.Held {
+			t.Errorf("%q failed: %s", inv.Name, inv.Got)
+		}
 	}
 }
