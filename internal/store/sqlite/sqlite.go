@@ -373,17 +373,22 @@ func (s *Store) commit(ctx context.Context, conn *stmtConn, batch []*job) error 
 			s.w8.own[j.event.Cursor] = true
 		}
 	}
-	err := s.commitStmt(ctx, conn)
-	if err == nil {
-		return nil
-	}
-	for _, j := range batch {
-		if !j.answered && j.err == nil && j.event != nil {
-			delete(s.w8.own, j.event.Cursor)
+	committed := false
+	defer func() {
+		if !committed { // failed, or panicked
+			for _, j := range batch {
+				if !j.answered && j.err == nil && j.event != nil {
+					delete(s.w8.own, j.event.Cursor)
+				}
+			}
 		}
+	}()
+	if err := s.commitStmt(ctx, conn); err != nil {
+		s.ctl(ctx, conn, "ROLLBACK") // COMMIT may leave the transaction open (BUSY)
+		return err
 	}
-	s.ctl(ctx, conn, "ROLLBACK") // COMMIT may leave the transaction open (BUSY)
-	return err
+	committed = true
+	return nil
 }
 
 // commitStmt runs COMMIT, the one statement the commit hook lets commit.
@@ -403,6 +408,7 @@ func (s *Store) runJob(ctx context.Context, conn *stmtConn, j *job) (err, lost e
 		return nil, fmt.Errorf("savepoint: %w", err)
 	}
 	ev, err := call(j.fn, conn)
+	conn.closeRows()
 	if err != nil {
 		if rbErr := s.ctl(ctx, conn, "ROLLBACK TO w"); rbErr != nil {
 			return err, fmt.Errorf("rollback to savepoint: %w", rbErr)

@@ -213,15 +213,29 @@ func TestPanicFailsOnlyItsCaller(t *testing.T) {
 			return nil
 		})
 	}
+	// A panic in the middle of reading rows leaves them open; they must not
+	// hold the connection (the guarded write reads the same statement).
+	panicInRows := func() error {
+		return h.s.Tx(context.Background(), func(q store.Querier) error {
+			rows, err := q.QueryContext(context.Background(), `SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`, store.TypeNote, a)
+			if err != nil {
+				return err
+			}
+			rows.Next()
+			panic("secret-panic-text in a rows loop")
+		})
+	}
 	errs := h.together(
 		h.guarded(storetest.AppendLine(ws, a, "key-1", 0, "1")),
 		h.guarded(boom),
 		h.guarded(storetest.AppendLine(ws, a, "key-2", 0, "2")),
 		panicTx,
 		h.guarded(storetest.AppendLine(ws, a, "key-3", 0, "3")),
+		panicInRows,
+		h.guarded(storetest.AppendLine(ws, a, "key-4", 0, "4")),
 	)
-	wantErrs(t, errs, nil, sqlite.ErrInternal, nil, sqlite.ErrInternal, nil)
-	for _, i := range []int{1, 3} {
+	wantErrs(t, errs, nil, sqlite.ErrInternal, nil, sqlite.ErrInternal, nil, sqlite.ErrInternal, nil)
+	for _, i := range []int{1, 3, 5} {
 		if strings.Contains(errs[i].Error(), "secret") {
 			t.Errorf("the answer %q carries the panic's text", errs[i])
 		}
@@ -230,9 +244,9 @@ func TestPanicFailsOnlyItsCaller(t *testing.T) {
 			t.Errorf("a panic answered as a refusal: %v", pr)
 		}
 	}
-	wantLines(t, h.dir, a, "1", "2", "3")
+	wantLines(t, h.dir, a, "1", "2", "3", "4")
 	wantLines(t, h.dir, p)
-	for _, want := range []string{"secret-panic-text in Apply", "assignment to entry in nil map", "goroutine ", "runtime/debug.Stack"} {
+	for _, want := range []string{"secret-panic-text in Apply", "assignment to entry in nil map", "secret-panic-text in a rows loop", "goroutine ", "runtime/debug.Stack"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log does not have %q:\n%s", want, log)
 		}
@@ -449,4 +463,41 @@ func TestCloseRunsQueuedJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantLines(t, h.dir, a, want...)
+}
+
+// TestWriterFaultFailsItsBatch: a panic in the writer's own code (here while
+// committing) answers every caller of that batch with an internal error,
+// leaves nothing of it in the database, and the writer goes on.
+func TestWriterFaultFailsItsBatch(t *testing.T) {
+	captureLog(t)
+	h := newHarness(t, sqlite.Options{})
+	ws := storetest.Seed(t, h.s)
+	a := storetest.Create(t, h.s, ws)
+	var fail atomic.Bool
+	h.failStmt(func(q string) error {
+		if q == "COMMIT" && fail.CompareAndSwap(true, false) {
+			panic("writer fault")
+		}
+		return nil
+	})
+	fail.Store(true)
+	errs := h.together(
+		h.guarded(storetest.AppendLine(ws, a, "key-1", 0, "1")),
+		h.guarded(storetest.AppendLine(ws, a, "key-2", 0, "2")),
+	)
+	wantErrs(t, errs, sqlite.ErrInternal, sqlite.ErrInternal)
+	wantLines(t, h.dir, a)
+	var last int64
+	if err := h.s.R.QueryRow(`SELECT MAX(cursor) FROM events`).Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sqlite.OwnCursors(h.s) {
+		if c > last {
+			t.Fatalf("cursor %d of the failed commit is still marked as this process's own (last committed: %d)", c, last)
+		}
+	}
+	if _, err := h.s.Guarded(context.Background(), storetest.AppendLine(ws, a, "key-1", 0, "1")); err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, h.dir, a, "1")
 }
