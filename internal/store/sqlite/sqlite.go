@@ -52,10 +52,11 @@ var (
 	// ErrInternal answers a job that panicked. Its savepoint was rolled back:
 	// it wrote nothing, and the rest of its batch went on.
 	ErrInternal = errors.New("internal error")
-	// ErrNotCommitted answers a job whose transaction did not commit (SQLite
-	// rolled it back, or COMMIT failed): nothing it wrote is in the database,
-	// and sending the same request again is safe.
-	ErrNotCommitted = errors.New("the write was not committed: the database rolled back its transaction")
+	// ErrNotCommitted answers a job whose transaction did not commit (BEGIN
+	// or COMMIT failed, or SQLite rolled it back): as far as SQLite tells,
+	// nothing it wrote is in the database, and the same request (with the
+	// same idempotency key) can be sent again.
+	ErrNotCommitted = errors.New("the write was not committed; nothing of it was stored, and it can be sent again")
 )
 
 // Store is the SQLite implementation of store.Store.
