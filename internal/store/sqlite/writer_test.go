@@ -328,8 +328,7 @@ func diskFull(s *sqlite.Store, ws string, swallow bool) func() error {
 				return err
 			}
 			// Now in autocommit, were it not for the writer's guard.
-			_, err = q.ExecContext(ctx, `INSERT INTO events (workspace_id, resource_type, resource_id, kind, version, at_us) VALUES (?, 'note', 'after-full', 'k', 1, 0)`, ws)
-			_ = err
+			_, _ = q.ExecContext(ctx, `INSERT INTO events (workspace_id, resource_type, resource_id, kind, version, at_us) VALUES (?, 'note', 'after-full', 'k', 1, 0)`, ws)
 			return nil
 		})
 	}
