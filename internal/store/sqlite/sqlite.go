@@ -3,6 +3,15 @@
 // groups concurrent requests into one transaction (group commit): each request
 // runs in its own savepoint, and every caller is answered only after COMMIT,
 // so one fsync makes a whole batch durable. Reads use a separate pool.
+//
+// One job's fault never decides another's answer: a job that panics or is
+// refused is rolled back to its savepoint and the batch goes on; when SQLite
+// rolls the whole transaction back by itself (disk full, I/O error, a failed
+// RELEASE that leaves the state unknown), the jobs that had already run are
+// answered with an error, because their work went with the transaction, and
+// the jobs not yet run get a fresh transaction. Each job runs at most once.
+// No statement of a job can commit on its own: the writer's connection
+// refuses every commit but the writer's own COMMIT.
 package sqlite
 
 import (
@@ -10,13 +19,17 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // pure Go: the binary builds and runs without cgo
+	msqlite "modernc.org/sqlite" // pure Go: the binary builds and runs without cgo
 
 	"foundry/internal/events"
 	"foundry/internal/store"
@@ -32,28 +45,69 @@ type Options struct {
 	MaxBatch int
 }
 
+// Errors the writer answers with when a write did not get its own answer.
+// Neither carries a database message or a panic's text; the writer logs
+// those, with the stack of a panic.
+var (
+	// ErrInternal answers a job that panicked. Its savepoint was rolled back:
+	// it wrote nothing, and the rest of its batch went on.
+	ErrInternal = errors.New("internal error")
+	// ErrNotCommitted answers a job whose transaction did not commit (BEGIN
+	// or COMMIT failed, or SQLite rolled it back): as far as SQLite tells,
+	// nothing it wrote is in the database, and the same request (with the
+	// same idempotency key) can be sent again.
+	ErrNotCommitted = errors.New("the write was not committed; nothing of it was stored, and it can be sent again")
+)
+
 // Store is the SQLite implementation of store.Store.
 type Store struct {
 	store.Base
 	w         *sql.DB
+	wc        *sql.Conn // the writer's connection, taken from w
 	jobs      chan *job
+	mu        sync.RWMutex  // held by submit to queue a job, by Close to stop queuing
+	closed    bool          // set by Close under mu: nothing is queued after
 	done      chan struct{} // closed by Close
 	stopped   chan struct{} // closed when the writer has exited
 	opts      Options
 	w8        watcher
 	watchDone chan struct{}
+	faults    *faults // tests only
+
+	// Kept by the writer's connection hooks, which SQLite calls on the
+	// writer goroutine in the middle of a statement.
+	rolledBack atomic.Bool // a whole transaction was rolled back
+	committing atomic.Bool // the writer is running its COMMIT
 }
 
 type job struct {
-	ctx   context.Context
-	fn    func(q store.Querier) (*store.Event, error)
-	errc  chan error
-	event *store.Event
+	ctx      context.Context
+	fn       func(q store.Querier) (*store.Event, error)
+	errc     chan error
+	event    *store.Event
+	err      error // the job's answer, sent after COMMIT
+	answered bool  // the writer has sent on errc (only the writer reads it)
+}
+
+// answer sends the job's answer once; later calls do nothing.
+func (j *job) answer(err error) {
+	if j.answered {
+		return
+	}
+	j.answered = true
+	if err != nil {
+		j.event = nil
+	}
+	j.errc <- err
 }
 
 // Open opens (creating if needed) the database file foundry.db in dir and
 // applies migrations.
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	return open(ctx, dir, opts, nil)
+}
+
+func open(ctx context.Context, dir string, opts Options, f *faults) (*Store, error) {
 	if opts.Sync == "" {
 		opts.Sync = "full"
 	}
@@ -89,18 +143,30 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
 	}
+	s := &Store{w: w, jobs: make(chan *job, 1024), done: make(chan struct{}), stopped: make(chan struct{}), opts: opts, faults: f}
+	if s.wc, err = w.Conn(ctx); err == nil {
+		err = s.wc.Raw(s.hook)
+	}
+	if err != nil {
+		if s.wc != nil {
+			s.wc.Close()
+		}
+		w.Close()
+		return nil, fmt.Errorf("open the writer's connection to %s: %w", path, err)
+	}
 	r, err := sql.Open("sqlite", dsn("query_only(1)"))
 	if err != nil {
+		s.wc.Close()
 		w.Close()
 		return nil, err
 	}
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	s := &Store{w: w, jobs: make(chan *job, 1024), done: make(chan struct{}), stopped: make(chan struct{}), opts: opts}
 	s.Base = store.Base{R: r, D: store.SQLite, Hub: events.NewHub(), Tx: s.tx}
 	if err := r.QueryRowContext(ctx, `SELECT COALESCE(MAX(cursor), 0) FROM events`).Scan(&s.w8.last); err != nil {
 		r.Close()
+		s.wc.Close()
 		w.Close()
 		return nil, err
 	}
@@ -109,6 +175,26 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	go s.writer()
 	go s.watch()
 	return s, nil
+}
+
+// hook registers the writer connection's hooks. The rollback hook tells the
+// writer that SQLite rolled a whole transaction back, which it may do by
+// itself on SQLITE_FULL, IOERR, NOMEM or an interrupt; after that, later
+// statements would run in autocommit. The commit hook refuses every commit
+// but the writer's own COMMIT, so no job's statement ever commits alone.
+func (s *Store) hook(dc any) error {
+	h, ok := dc.(msqlite.HookRegisterer)
+	if !ok {
+		return fmt.Errorf("the driver connection (%T) takes no commit and rollback hooks", dc)
+	}
+	h.RegisterRollbackHook(func() { s.rolledBack.Store(true) })
+	h.RegisterCommitHook(func() int32 {
+		if s.committing.Load() {
+			return 0
+		}
+		return 1 // SQLite turns the commit into a rollback
+	})
+	return nil
 }
 
 // Guarded runs the guarded write in the next group commit.
@@ -126,17 +212,30 @@ func (s *Store) tx(ctx context.Context, fn func(q store.Querier) error) error {
 	return s.submit(ctx, func(q store.Querier) (*store.Event, error) { return nil, fn(q) })
 }
 
+var errClosed = errors.New("store is closed")
+
 func (s *Store) submit(ctx context.Context, fn func(q store.Querier) (*store.Event, error)) error {
 	j := &job{ctx: ctx, fn: fn, errc: make(chan error, 1)}
+	// Queued under mu, so that once Close holds it nothing more is queued
+	// and the writer can run what is there and stop.
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return errClosed
+	}
 	select {
 	case s.jobs <- j:
 	case <-ctx.Done():
+		s.mu.RUnlock()
 		return ctx.Err()
-	case <-s.done:
-		return errors.New("store is closed")
+	}
+	s.mu.RUnlock()
+	if s.faults != nil && s.faults.Queued != nil {
+		s.faults.Queued()
 	}
 	// Once queued, the answer is awaited even if ctx ends: the write may
 	// commit, and the caller must not report a failure for a committed write.
+	// The writer answers every queued job, Close included.
 	var err error
 	select {
 	case err = <-j.errc:
@@ -144,7 +243,7 @@ func (s *Store) submit(ctx context.Context, fn func(q store.Querier) (*store.Eve
 		select {
 		case err = <-j.errc:
 		default:
-			return errors.New("store is closed")
+			return errClosed // the writer died without answering: it ran nothing more
 		}
 	}
 	if err == nil && j.event != nil {
@@ -155,25 +254,28 @@ func (s *Store) submit(ctx context.Context, fn func(q store.Querier) (*store.Eve
 
 // writer is the only goroutine that writes. It takes whatever is queued (up to
 // MaxBatch), runs each job in a savepoint of one transaction, commits once,
-// then answers everyone.
+// then answers everyone. After Close it runs what is still queued, then stops.
 func (s *Store) writer() {
 	defer close(s.stopped)
 	ctx := context.Background()
-	raw, err := s.w.Conn(ctx)
-	if err != nil {
-		panic(fmt.Sprintf("sqlite writer: %v", err)) // Open has just used this pool: it can't be gone
-	}
-	defer raw.Close()
-	conn := &stmtConn{conn: raw, stmts: map[string]*sql.Stmt{}}
+	conn := &stmtConn{conn: s.wc, stmts: map[string]*sql.Stmt{}}
+	defer s.wc.Close()
 	defer conn.close()
 	batch := make([]*job, 0, s.opts.MaxBatch)
-	errs := make([]error, 0, s.opts.MaxBatch)
 	for {
 		var j *job
 		select {
 		case j = <-s.jobs:
 		case <-s.done:
-			return
+			// Close holds mu past s.closed: nothing is queued any more.
+			select {
+			case j = <-s.jobs:
+			default:
+				return
+			}
+		}
+		if s.faults != nil && s.faults.Batch != nil {
+			s.faults.Batch()
 		}
 		batch = append(batch[:0], j)
 	fill:
@@ -185,70 +287,180 @@ func (s *Store) writer() {
 				break fill
 			}
 		}
-		errs = errs[:0]
-		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-			for _, j := range batch {
-				j.errc <- fmt.Errorf("begin: %w", err)
-			}
-			continue
-		}
-		for _, j := range batch {
-			if err := j.ctx.Err(); err != nil {
-				errs = append(errs, err) // the caller gave up before we started: nothing runs
-				continue
-			}
-			errs = append(errs, runSavepoint(ctx, conn, j))
-		}
-		// Announced by this process after COMMIT; marked before it, while the
-		// watcher can't see them yet, so it won't announce them again.
-		for i, j := range batch {
-			if errs[i] == nil && j.event != nil {
-				s.w8.mine(j.event.Cursor)
-			}
-		}
-		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-			conn.ExecContext(ctx, "ROLLBACK")
-			for _, j := range batch {
-				j.errc <- fmt.Errorf("commit: %w", err)
-			}
-			continue
-		}
-		for i, j := range batch {
-			j.errc <- errs[i]
-		}
+		s.runBatch(ctx, conn, batch)
+		clear(batch) // let answered jobs go
 	}
 }
 
-// runSavepoint runs one job in its own savepoint: a refusal or fault rolls
-// back that job alone, and the batch goes on. The savepoint is released
-// before the next job, so one name serves all.
-func runSavepoint(ctx context.Context, conn *stmtConn, j *job) error {
-	if _, err := conn.ExecContext(ctx, "SAVEPOINT w"); err != nil {
-		return err
-	}
-	ev, err := j.fn(conn)
-	if err != nil {
-		if _, rbErr := conn.ExecContext(ctx, "ROLLBACK TO w"); rbErr != nil {
-			return errors.Join(err, rbErr)
+// runBatch runs batch in as few transactions as it takes (one, unless SQLite
+// rolls one back) and answers every job in it.
+func (s *Store) runBatch(ctx context.Context, conn *stmtConn, batch []*job) {
+	defer func() {
+		// A fault in the writer's own code (a job's panic is recovered in
+		// runJob): nothing of this batch is known to be committed or not, so
+		// roll back and answer whoever is still waiting; the writer goes on.
+		if r := recover(); r != nil {
+			slog.Error("sqlite writer: panic", "panic", r, "stack", string(debug.Stack()))
+			s.ctl(ctx, conn, "ROLLBACK")
+			for _, j := range batch {
+				j.answer(ErrInternal)
+			}
 		}
-		conn.ExecContext(ctx, "RELEASE w")
-		return err
+	}()
+	for len(batch) > 0 {
+		batch = s.runTx(ctx, conn, batch)
 	}
-	if _, err := conn.ExecContext(ctx, "RELEASE w"); err != nil {
-		return err
+}
+
+// runTx runs batch in one transaction and answers the jobs it ran. If SQLite
+// rolls the transaction back in the middle, the jobs that had run are
+// answered with ErrNotCommitted and the ones that had not are returned, to
+// run in a fresh transaction.
+func (s *Store) runTx(ctx context.Context, conn *stmtConn, batch []*job) (rest []*job) {
+	if err := s.ctl(ctx, conn, "BEGIN IMMEDIATE"); err != nil {
+		slog.Error("sqlite writer: BEGIN failed; the batch is answered as not committed", "cause", err, "jobs", len(batch))
+		for _, j := range batch {
+			j.answer(ErrNotCommitted)
+		}
+		return nil
 	}
-	j.event = ev
+	s.rolledBack.Store(false)
+	for i, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			j.answer(err) // the caller gave up before we started: nothing runs
+			continue
+		}
+		var lost error
+		j.err, lost = s.runJob(ctx, conn, j)
+		if lost == nil && s.rolledBack.Load() {
+			lost = errors.New("the transaction was rolled back during the write")
+		}
+		if lost != nil {
+			// Make the unknown state known: whatever is still open goes.
+			// With no transaction left, ROLLBACK fails, as it may.
+			s.ctl(ctx, conn, "ROLLBACK")
+			slog.Error("sqlite writer: a group commit's transaction was lost; its writes are answered as not committed, the rest of the batch runs in a new one",
+				"cause", lost, "write_error", j.err, "jobs_failed", i+1, "jobs_retried", len(batch)-i-1)
+			for _, r := range batch[:i+1] {
+				r.answer(ErrNotCommitted) // those skipped above are answered already
+			}
+			return batch[i+1:]
+		}
+	}
+	if err := s.commit(ctx, conn, batch); err != nil {
+		slog.Error("sqlite writer: COMMIT failed; the batch is answered as not committed", "cause", err, "jobs", len(batch))
+		for _, j := range batch {
+			j.answer(ErrNotCommitted)
+		}
+		return nil
+	}
+	for _, j := range batch {
+		j.answer(j.err)
+	}
 	return nil
 }
 
-// Close stops the writer after the queued jobs and closes the database.
-func (s *Store) Close() error {
-	select {
-	case <-s.done:
-		return nil
-	default:
+// commit commits the batch's transaction, and rolls it back if that fails.
+// The events of the batch's writes are announced by this process after
+// COMMIT, so they are marked as its own for the watcher before it; the
+// watcher's lock is held until COMMIT has succeeded or the marks are undone,
+// so it never takes them for another process's, nor misses another process's
+// event that got one of their cursors after a failed COMMIT.
+func (s *Store) commit(ctx context.Context, conn *stmtConn, batch []*job) error {
+	s.w8.mu.Lock()
+	defer s.w8.mu.Unlock()
+	for _, j := range batch {
+		if !j.answered && j.err == nil && j.event != nil {
+			s.w8.own[j.event.Cursor] = true
+		}
 	}
+	committed := false
+	defer func() {
+		if !committed { // failed, or panicked
+			for _, j := range batch {
+				if !j.answered && j.err == nil && j.event != nil {
+					delete(s.w8.own, j.event.Cursor)
+				}
+			}
+		}
+	}()
+	if err := s.commitStmt(ctx, conn); err != nil {
+		s.ctl(ctx, conn, "ROLLBACK") // COMMIT may leave the transaction open (BUSY)
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// commitStmt runs COMMIT, the one statement the commit hook lets commit.
+func (s *Store) commitStmt(ctx context.Context, conn *stmtConn) error {
+	s.committing.Store(true)
+	defer s.committing.Store(false)
+	return s.ctl(ctx, conn, "COMMIT")
+}
+
+// runJob runs one job in its own savepoint: a refusal, a fault or a panic
+// rolls back that job alone, and the batch goes on. The savepoint is
+// released before the next job, so one name serves all. err is the job's
+// answer; lost reports that the batch's transaction is gone or in a state
+// the writer cannot know (a savepoint statement failed).
+func (s *Store) runJob(ctx context.Context, conn *stmtConn, j *job) (err, lost error) {
+	if err := s.ctl(ctx, conn, "SAVEPOINT w"); err != nil {
+		return nil, fmt.Errorf("savepoint: %w", err)
+	}
+	ev, err := call(j.fn, conn)
+	conn.closeRows()
+	if err != nil {
+		if rbErr := s.ctl(ctx, conn, "ROLLBACK TO w"); rbErr != nil {
+			return err, fmt.Errorf("rollback to savepoint: %w", rbErr)
+		}
+		if relErr := s.ctl(ctx, conn, "RELEASE w"); relErr != nil {
+			return err, fmt.Errorf("release savepoint after rollback: %w", relErr)
+		}
+		return err, nil
+	}
+	if relErr := s.ctl(ctx, conn, "RELEASE w"); relErr != nil {
+		return nil, fmt.Errorf("release savepoint: %w", relErr)
+	}
+	j.event = ev
+	return nil, nil
+}
+
+// call runs a job, turning a panic into ErrInternal; the panic and its stack
+// go to the log, never to the caller.
+func call(fn func(q store.Querier) (*store.Event, error), q store.Querier) (ev *store.Event, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("sqlite writer: a write panicked; it was rolled back", "panic", r, "stack", string(debug.Stack()))
+			ev, err = nil, ErrInternal
+		}
+	}()
+	return fn(q)
+}
+
+// ctl runs one of the writer's own statements.
+func (s *Store) ctl(ctx context.Context, conn *stmtConn, q string) error {
+	if s.faults != nil && s.faults.Stmt != nil {
+		if err := s.faults.Stmt(q); err != nil {
+			return err
+		}
+	}
+	_, err := conn.ExecContext(ctx, q)
+	return err
+}
+
+// Close stops queuing, lets the writer run and answer every job already
+// queued, and closes the database.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		<-s.stopped
+		return nil
+	}
+	s.closed = true
 	close(s.done)
+	s.mu.Unlock()
 	<-s.stopped
 	if s.watchDone != nil {
 		<-s.watchDone

@@ -13,9 +13,15 @@ import (
 // caller is gone is skipped before it starts, and once started it finishes,
 // because interrupting a statement inside the shared transaction would roll
 // back the whole batch, other callers' writes included.
+//
+// It also remembers the rows a job opens, so that rows a job leaves open (a
+// panic in the middle of a loop, a forgotten Close) are closed after it:
+// open rows would hold the connection, and every later statement and Close
+// would fail or wait on them.
 type stmtConn struct {
 	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
+	rows  []*sql.Rows // opened by the running job
 }
 
 func (c *stmtConn) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
@@ -43,7 +49,20 @@ func (c *stmtConn) QueryContext(ctx context.Context, q string, args ...any) (*sq
 	if err != nil {
 		return nil, err
 	}
-	return s.QueryContext(context.WithoutCancel(ctx), args...)
+	rows, err := s.QueryContext(context.WithoutCancel(ctx), args...)
+	if err == nil {
+		c.rows = append(c.rows, rows)
+	}
+	return rows, err
+}
+
+// closeRows closes the rows the job that just ended left open.
+func (c *stmtConn) closeRows() {
+	for _, r := range c.rows {
+		r.Close() // closing closed rows does nothing
+	}
+	clear(c.rows)
+	c.rows = c.rows[:0]
 }
 
 // QueryRowContext reports a prepare error through the returned row, as

@@ -12,17 +12,14 @@ import (
 const WatchInterval = 200 * time.Millisecond
 
 // watcher remembers the feed position and the cursors this process already
-// announced, so only other processes' writes are announced again.
+// announced, so only other processes' writes are announced again. The writer
+// marks its cursors in own and holds mu until its COMMIT has succeeded or the
+// marks are undone (see Store.commit), so the watcher decides whose an event
+// is only under mu, after reading it.
 type watcher struct {
 	mu   sync.Mutex
-	last int64
-	own  map[int64]bool
-}
-
-func (w *watcher) mine(cursor int64) {
-	w.mu.Lock()
-	w.own[cursor] = true
-	w.mu.Unlock()
+	last int64          // the last cursor seen; only the watcher moves it
+	own  map[int64]bool // cursors this process announces itself
 }
 
 // watch runs until Close: each tick it reads the events after the last one
@@ -45,23 +42,29 @@ func (s *Store) watch() {
 		if err != nil {
 			continue // closed or busy: the next tick tries again
 		}
-		type ev struct{ typ, id string }
-		var foreign []ev
-		s.w8.mu.Lock()
+		type ev struct {
+			cursor  int64
+			typ, id string
+		}
+		var seen []ev
 		for rows.Next() {
-			var c int64
 			var e ev
-			if rows.Scan(&c, &e.typ, &e.id) != nil {
+			if rows.Scan(&e.cursor, &e.typ, &e.id) != nil {
 				break
 			}
-			if !s.w8.own[c] {
+			seen = append(seen, e)
+		}
+		rows.Close()
+		var foreign []ev
+		s.w8.mu.Lock()
+		for _, e := range seen {
+			if !s.w8.own[e.cursor] {
 				foreign = append(foreign, e)
 			}
-			delete(s.w8.own, c)
-			s.w8.last = c
+			delete(s.w8.own, e.cursor)
+			s.w8.last = e.cursor
 		}
 		s.w8.mu.Unlock()
-		rows.Close()
 		for _, e := range foreign {
 			s.Hub.Notify(e.typ, e.id)
 		}
