@@ -543,10 +543,12 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 	}
 	srv := mcp.NewServer(impl, opts)
 	v := &variant{srv: srv, subs: subs, tools: map[string]*Tool{}, listed: map[bool][]byte{}}
-	srv.AddReceivingMiddleware(h.recoverMiddleware)
 	if subs {
 		h.addSubscriptions(srv)
 	}
+	// Last added runs first: a panic anywhere below (a handler, another
+	// middleware) is one call's internal error.
+	srv.AddReceivingMiddleware(h.recoverMiddleware)
 	for _, t := range h.all {
 		if !slices.Contains(toolsets, t.Toolset) || (readOnly && !t.ReadOnly()) {
 			continue
