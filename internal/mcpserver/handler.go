@@ -191,10 +191,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nil, -32700, "parse error: the request body could not be read")
 		return
 	}
-	// The body is read: from here the connection's read deadline would only
-	// cut a long poll or a subscription stream short (net/http cancels the
-	// request when its background read times out).
-	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	m, perr := parseMessage(body)
 	var p auth.Principal

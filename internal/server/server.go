@@ -89,11 +89,13 @@ func New(st store.Store, c Config) *Server {
 	return &Server{Store: st, Service: svc, MCP: h, Handler: Recover(c.Logger, logRequests(c.Logger, mux))}
 }
 
-// Timeouts of every connection. A long poll waits up to service.MaxWait
-// (25 s): the write timeout leaves it 10 s of margin. The MCP front clears
-// the read deadline once a body is read (so it cannot cut a poll short) and
-// extends the write deadline of a subscriptions/listen stream to that
-// stream's lifetime (mcpserver.Options.ListenLifetime).
+// Timeouts of every connection. The read timeout covers headers and body
+// (net/http lifts it once the body is read). A long poll waits up to
+// service.MaxWait (25 s): the write timeout leaves it 10 s of margin. A
+// subscriptions/listen stream is the exception: the MCP front extends its
+// write deadline to the stream's lifetime (mcpserver.Options.ListenLifetime,
+// 10 minutes by default), after which the stream ends and the client
+// listens again.
 const (
 	ReadHeaderTimeout = 10 * time.Second
 	ReadTimeout       = 60 * time.Second // headers and a body of up to mcpserver.MaxBody
