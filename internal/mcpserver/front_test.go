@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"foundry/internal/auth"
 	"foundry/internal/service"
@@ -191,7 +192,11 @@ func TestListenCheckedWhereSDKDispatches(t *testing.T) {
 	rec := httptest.NewRecorder()
 	done := make(chan struct{})
 	go func() { sdk.ServeHTTP(rec, req.WithContext(ctx)); close(done) }()
-	<-done // refused: the listen does not block
+	select {
+	case <-done: // refused: the listen does not block
+	case <-time.After(10 * time.Second):
+		t.Fatal("an anonymous listen behind the front was accepted: its stream stays open")
+	}
 	if !strings.Contains(rec.Body.String(), "unauthorized") || h.OpenStreams() != 0 {
 		t.Fatalf("anonymous listen behind the front: %s", rec.Body.String())
 	}

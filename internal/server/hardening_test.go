@@ -388,7 +388,7 @@ func TestInvalidTokenRefusedOnEveryMethod(t *testing.T) {
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), wantAuth) || !strings.Contains(string(b), `"code":-32001`) {
-				t.Errorf("%s with %q: %d %q %s", c.method, hdr, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b)
+				t.Errorf("%s with %q: %d %q %.200s", c.method, hdr, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b)
 			}
 		}
 		for _, m := range []string{http.MethodGet, http.MethodDelete} {
