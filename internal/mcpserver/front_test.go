@@ -156,6 +156,9 @@ func TestFrontRefusesAmbiguousJSON(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"`,
 		`"tools/list"`,
 		`{"jsonrpc":"2.0","id":1,"method":["tools/list"]}`,
+		// Nesting beyond what the SDK reads (and a stack could hold).
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":` + strings.Repeat("[", 1<<20) + strings.Repeat("]", 1<<20) + `}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":` + strings.Repeat(`{"a":`, 2000) + "1" + strings.Repeat("}", 2000) + `}}`,
 	}
 	for _, tok := range []string{"", "Bearer " + auth.TokenPrefix + "ok"} {
 		for _, b := range bodies {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -60,7 +61,7 @@ func checkJSON(body []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if err := walkValue(dec, nil); err != nil {
+	if err := walkValue(dec, nil, 0); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -73,8 +74,14 @@ func syntaxError() error {
 	return &parseError{-32700, "parse error: the body is not valid JSON"}
 }
 
+// maxDepth bounds nesting, as the SDK does (and so the walk's recursion).
+const maxDepth = 1000
+
 // walkValue reads one value; path is where it is (object keys only).
-func walkValue(dec *json.Decoder, path []string) error {
+func walkValue(dec *json.Decoder, path []string, depth int) error {
+	if depth > maxDepth {
+		return &parseError{-32600, fmt.Sprintf("invalid request: JSON nested deeper than %d levels", maxDepth)}
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return syntaxError()
@@ -111,9 +118,9 @@ func walkValue(dec *json.Decoder, path []string) error {
 				folded[f] = struct{}{}
 			}
 			if len(path) < 3 {
-				err = walkValue(dec, append(path[:len(path):len(path)], k))
+				err = walkValue(dec, append(path[:len(path):len(path)], k), depth+1)
 			} else {
-				err = walkValue(dec, path) // below the envelope only exact duplicates matter
+				err = walkValue(dec, path, depth+1) // below the envelope only exact duplicates matter
 			}
 			if err != nil {
 				return err
@@ -129,7 +136,7 @@ func walkValue(dec *json.Decoder, path []string) error {
 			if len(p) < 3 {
 				p = append(path[:len(path):len(path)], "[]")
 			}
-			if err := walkValue(dec, p); err != nil {
+			if err := walkValue(dec, p, depth+1); err != nil {
 				return err
 			}
 		}
