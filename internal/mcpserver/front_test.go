@@ -338,3 +338,23 @@ func TestCachedToolsListAnswersAsTheSDK(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontRefusalsDoNotEchoLargeValues: an id or a URI of a mebibyte is
+// not quoted back in full.
+func TestFrontRefusalsDoNotEchoLargeValues(t *testing.T) {
+	_, hs, _ := faultFront(t, &faultStore{})
+	big := strings.Repeat("x", 1<<20)
+	for _, c := range []struct {
+		body    string
+		headers map[string]string
+	}{
+		{`{"jsonrpc":"2.0","id":"` + big + `","method":"tools/call","params":{"name":"list_notes","arguments":{}}}`, nil},
+		{`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + newMeta + `,"notifications":{"resourceSubscriptions":["foundry://` + big + `"]}}}`, newHeaders("subscriptions/listen")},
+		{`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + newMeta + `,"notifications":{"resourceSubscriptions":["foundry://notes/a/` + big + `"]}}}`, newHeaders("subscriptions/listen")},
+	} {
+		_, _, got := post(t, hs.URL+"/mcp?subscriptions=1", c.body, c.headers)
+		if len(got) > 2048 {
+			t.Errorf("refusal of %.80s… is %d bytes", c.body, len(got))
+		}
+	}
+}

@@ -623,8 +623,8 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 // writeRPCErrorData is a JSON-RPC error; data, when set, is the problem
 // (error code, field, details) behind it.
 func writeRPCErrorData(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string, data any) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
+	if len(id) == 0 || len(id) > 256 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		id = json.RawMessage("null") // absent, not an id, or too large to echo
 	}
 	e := map[string]any{"code": code, "message": msg}
 	if data != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -142,7 +143,7 @@ func principalFromExtra(x *mcp.RequestExtra) (auth.Principal, bool) {
 func (h *Handler) canSee(ctx context.Context, p auth.Principal, uri string) error {
 	typ, id, ok := parseURI(uri)
 	if !ok {
-		return errors.New("resource " + uri + " is not a Foundry Note or Room URI (foundry://notes/ID, foundry://rooms/ID)")
+		return errors.New("resource " + short(uri) + " is not a Foundry Note or Room URI (foundry://notes/ID, foundry://rooms/ID)")
 	}
 	var err error
 	if typ == store.TypeNote {
@@ -153,11 +154,20 @@ func (h *Handler) canSee(ctx context.Context, p auth.Principal, uri string) erro
 	if err != nil {
 		var pr *problem.Problem
 		if !errors.As(err, &pr) {
-			h.log.Error("subscription check", "uri", uri, "err", err)
+			h.log.Error("subscription check", "uri", short(uri), "err", err)
 		}
-		return errors.New("resource " + uri + " was not found")
+		return errors.New("resource " + short(uri) + " was not found")
 	}
 	return nil
+}
+
+// short keeps a client's value short enough to quote back.
+func short(s string) string {
+	if len(s) <= 120 {
+		return strconv.Quote(s)
+	}
+	r := []rune(s[:120])
+	return strconv.Quote(string(r[:len(r)-1])+"…") + fmt.Sprintf(" (%d bytes)", len(s))
 }
 
 // watcher is one open subscriptions/listen stream: who listens, with which
