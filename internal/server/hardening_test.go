@@ -548,3 +548,54 @@ func TestFrontScopeCheckCannotBeSpelledAround(t *testing.T) {
 		t.Fatalf("anonymous listen spelled as tools/list: %d", resp.StatusCode)
 	}
 }
+
+// captureTransport keeps the answers to tools/list.
+type captureTransport struct {
+	mu    sync.Mutex
+	lists []string
+}
+
+func (c *captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
+	if r.Body != nil {
+		body, _ = io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+	}
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil || !strings.Contains(string(body), `"tools/list"`) {
+		return resp, err
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(strings.NewReader(string(b)))
+	c.mu.Lock()
+	c.lists = append(c.lists, string(b))
+	c.mu.Unlock()
+	return resp, nil
+}
+
+// TestRealClientGetsCachedToolsList: the strict cache conditions still
+// serve the go-sdk client's own tools/list (with the top-level
+// securitySchemes only the cached answer carries), on both revisions.
+func TestRealClientGetsCachedToolsList(t *testing.T) {
+	e := servertest.Start(t, servertest.Options{})
+	for _, v := range []string{"", "2025-11-25"} {
+		ct := &captureTransport{}
+		cs, err := mcpclient.Dial(context.Background(), "lister", e.URL+"/mcp", e.WriteToken(t), v, ct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.ListTools(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		cs.Close()
+		var msg struct {
+			Result struct {
+				Tools []map[string]json.RawMessage `json:"tools"`
+			} `json:"result"`
+		}
+		if len(ct.lists) == 0 || json.Unmarshal([]byte(ct.lists[0]), &msg) != nil || len(msg.Result.Tools) == 0 || msg.Result.Tools[0]["securitySchemes"] == nil {
+			t.Fatalf("version %q: tools/list was not the cached answer: %.300s", v, ct.lists)
+		}
+	}
+}
