@@ -32,6 +32,8 @@ func cmdServe(args []string) error {
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target (GOGC); a higher value trades memory for less CPU per MCP call; -1 keeps the runtime default")
 	memLimit := fs.String("memory-limit", "1GiB", "soft memory cap for the Go runtime (GOMEMLIMIT), so a high --gc-percent stays bounded")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	waitersPerToken := fs.Int("max-waiters-per-token", 8, "concurrent long polls (poll_resource_events with wait_seconds > 0) and subscription streams one token may hold, each")
+	waitersPerNode := fs.Int("max-waiters-per-node", 1024, "concurrent long polls and subscription streams this server holds, each")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -60,6 +62,8 @@ func cmdServe(args []string) error {
 		cfg.Toolsets = grant(*toolsets)
 	}
 	cfg.Origins = grant(*origins)
+	cfg.WaitersPerToken, cfg.WaitersPerNode = *waitersPerToken, *waitersPerNode
+	cfg.StreamsPerToken, cfg.StreamsPerNode = *waitersPerToken, *waitersPerNode
 	st, err := server.OpenStore(ctx, cfg)
 	if err != nil {
 		ln.Close()
@@ -89,7 +93,7 @@ func cmdServe(args []string) error {
 		printNextSteps(cfg, d, *publicURL)
 	}
 
-	hs := &http.Server{Handler: srv.Handler, ReadHeaderTimeout: 10 * time.Second}
+	hs := server.HTTPServer(srv.Handler, ln.Addr().String())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("Foundry is serving", "mcp", *publicURL+"/mcp", "data", where(cfg), "version", version)

@@ -3,7 +3,12 @@
 // store rings it from LISTEN/NOTIFY so a write on any node wakes every node.
 package events
 
-import "sync"
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+)
 
 // Hub maps a resource to the channels of the requests waiting on it.
 type Hub struct {
@@ -54,8 +59,19 @@ func (h *Hub) Notify(typ, id string) {
 		close(ch)
 	}
 	for _, l := range ls {
-		l(typ, id)
+		call(l, typ, id)
 	}
+}
+
+// call runs one listener; a panic in it is logged with its stack and stops
+// neither the other listeners nor the writer that rang the bell.
+func call(l func(typ, id string), typ, id string) {
+	defer func() {
+		if v := recover(); v != nil {
+			slog.Error("panic in a change listener", "type", typ, "id", id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	l(typ, id)
 }
 
 // OnNotify calls fn for every Notify (fn must not block); the returned func

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,9 +31,11 @@ const Instructions = "Foundry: Notes and Rooms shared by people and agents. Loca
 	"Every write takes the version you read and an idempotency_key that names your intent; keep the key when you retry. " +
 	"Address tabs by exact tab ID only."
 
-// MaxBody bounds a request: a 1 MiB markdown text can take several MiB once
-// JSON-escaped.
-const MaxBody = 8 << 20
+// MaxBody bounds a request. It is the only body limit a client meets: a
+// 1 MiB markdown text written entirely as \uXXXX escapes (surrogate pairs
+// for characters outside the BMP) takes up to 12 MiB, plus the other
+// arguments.
+const MaxBody = 16 << 20
 
 // Options configure the endpoint.
 type Options struct {
@@ -43,6 +46,12 @@ type Options struct {
 	AllowedOrigins []string // extra browser origins allowed to call
 	Version        string
 	Logger         *slog.Logger
+	// ListenLifetime bounds one subscriptions/listen stream; the stream
+	// then ends and the client listens again. Default 10 minutes.
+	ListenLifetime time.Duration
+	// MaxStreamsPerToken and MaxStreamsPerNode cap concurrent
+	// subscriptions/listen streams. Defaults 8 and 1024.
+	MaxStreamsPerToken, MaxStreamsPerNode int
 }
 
 // Handler serves /mcp.
@@ -53,6 +62,8 @@ type Handler struct {
 	log      *slog.Logger
 	mu       sync.Mutex
 	variants map[string]*variant
+	streams  *service.Gate
+	watchers sync.Map // *mcp.ServerSession → *watcher (open listen streams)
 }
 
 // variant is one tool selection (toolsets × read-only) with its own reused
@@ -76,7 +87,17 @@ func New(svc *service.Service, opts Options) *Handler {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	h := &Handler{svc: svc, opts: opts, all: Tools(svc), log: opts.Logger, variants: map[string]*variant{}}
+	if opts.ListenLifetime <= 0 {
+		opts.ListenLifetime = 10 * time.Minute
+	}
+	if opts.MaxStreamsPerToken <= 0 {
+		opts.MaxStreamsPerToken = 8
+	}
+	if opts.MaxStreamsPerNode <= 0 {
+		opts.MaxStreamsPerNode = 1024
+	}
+	h := &Handler{svc: svc, opts: opts, all: Tools(svc), log: opts.Logger, variants: map[string]*variant{},
+		streams: service.NewGate(opts.MaxStreamsPerToken, opts.MaxStreamsPerNode)}
 	if svc != nil {
 		svc.Store.OnChange(h.broadcast)
 	}
@@ -102,24 +123,38 @@ func (h *Handler) ResourceMetadata(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// peek is the little of a JSON-RPC message the front needs.
+// peek is the little of a JSON-RPC message the front needs, read with
+// exact key matching (see parseMessage).
 type peek struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		Name          string         `json:"name"`
-		URI           string         `json:"uri"`
-		Cursor        *string        `json:"cursor"`
-		Meta          map[string]any `json:"_meta"`
-		Notifications struct {
-			ResourceSubscriptions []string `json:"resourceSubscriptions"`
-		} `json:"notifications"`
-	} `json:"params"`
+	top       map[string]json.RawMessage
+	ID        json.RawMessage // nil when absent
+	Version   string          // "jsonrpc"
+	Method    string
+	HasMethod bool
+	Params    struct {
+		raw                   map[string]json.RawMessage
+		Name                  string
+		URI                   string
+		Cursor                *string
+		Meta                  map[string]any
+		ResourceSubscriptions []string
+	}
 }
 
 func (p *peek) newProtocol() bool {
 	v, _ := p.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
 	return v >= "2026-07-28"
+}
+
+// anonymous methods answer without a token, exactly as published; every
+// other method needs one. A token that is presented is checked whatever the
+// method.
+func anonymous(method string) bool {
+	switch method {
+	case "initialize", "server/discover", "ping", "tools/list":
+		return true
+	}
+	return strings.HasPrefix(method, "notifications/")
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -129,62 +164,108 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	toolsets, ro := h.selection(r)
 	v := h.variant(toolsets, ro, subscriptionsWanted(r))
+	presented := len(r.Header.Values("Authorization")) > 0
 	if r.Method != http.MethodPost {
+		if presented {
+			p, ok := h.authenticate(w, r, nil)
+			if !ok {
+				return
+			}
+			withPrincipal(p, "", v.sdk).ServeHTTP(w, r)
+			return
+		}
 		v.sdk.ServeHTTP(w, r)
+		return
+	}
+	if r.ContentLength > MaxBody {
+		tooLarge(w)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
-		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, -32600, fmt.Sprintf("request body over %d bytes", MaxBody))
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			tooLarge(w)
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, nil, -32700, "parse error: the request body could not be read")
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	var m peek
-	if err := json.Unmarshal(body, &m); err != nil {
-		v.sdk.ServeHTTP(w, r) // batches and garbage: the SDK answers them
+	m, perr := parseMessage(body)
+	var p auth.Principal
+	authed := false
+	if presented || (perr == nil && !anonymous(m.Method)) {
+		var id json.RawMessage
+		if m != nil {
+			id = m.ID
+		}
+		var ok bool
+		if p, ok = h.authenticate(w, r, id); !ok {
+			return
+		}
+		authed = true
+	}
+	if perr != nil {
+		pe := &parseError{-32700, "parse error"}
+		errors.As(perr, &pe)
+		writeRPCError(w, http.StatusBadRequest, nil, pe.code, pe.msg)
 		return
+	}
+	sdk := v.sdk
+	if authed {
+		sdk = withPrincipal(p, bearer(r), v.sdk)
 	}
 	switch m.Method {
 	case "tools/call":
-		p, ok := h.authenticate(w, r, m.ID)
-		if !ok {
-			return
-		}
 		if t := v.tools[m.Params.Name]; t != nil && !p.Has(t.Scope) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q, resource_metadata=%q, error_description=%q`,
 				t.Scope, h.ResourceMetadataURL(), m.Params.Name+" needs the "+t.Scope+" scope"))
 			writeRPCError(w, http.StatusForbidden, m.ID, -32001, fmt.Sprintf("insufficient_scope: %s needs the %s scope; this token has %s", m.Params.Name, t.Scope, strings.Join(p.Scopes, " ")))
 			return
 		}
-		withPrincipal(p, v.sdk).ServeHTTP(w, r)
-	case "resources/read", "resources/subscribe", "subscriptions/listen":
-		p, ok := h.authenticate(w, r, m.ID)
-		if !ok {
+		sdk.ServeHTTP(w, r)
+	case "resources/subscribe", "subscriptions/listen":
+		if err := h.checkSubscriptions(r.Context(), p, m); err != nil {
+			writeRPCError(w, http.StatusOK, m.ID, -32002, err.Error())
 			return
 		}
-		if m.Method != "resources/read" {
-			if err := h.checkSubscriptions(r.Context(), p, &m); err != nil {
-				writeRPCError(w, http.StatusOK, m.ID, -32002, err.Error())
+		if m.Method == "subscriptions/listen" {
+			release, retry, ok := h.streams.Acquire(streamKey(p), h.opts.ListenLifetime)
+			if !ok {
+				tooManyStreams(w, m.ID, retry)
 				return
 			}
+			defer release()
+			// A stream lives at most ListenLifetime (then the client
+			// listens again); its writes may take that long.
+			http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opts.ListenLifetime + 30*time.Second))
 		}
-		withPrincipal(p, v.sdk).ServeHTTP(w, r)
+		sdk.ServeHTTP(w, r)
 	case "tools/list":
-		if m.Params.Cursor == nil && cacheable(r, &m) {
+		if cacheable(r, m) {
 			writeResult(w, m.ID, v.listed[m.newProtocol()])
 			return
 		}
-		v.sdk.ServeHTTP(w, r)
+		sdk.ServeHTTP(w, r)
 	case "initialize", "server/discover":
 		// The SDK omits "listChanged": false; the published contract states it.
 		rw := &bufferedWriter{ResponseWriter: w, status: http.StatusOK}
-		v.sdk.ServeHTTP(rw, r)
+		sdk.ServeHTTP(rw, r)
 		w.Header().Del("Content-Length")
 		w.WriteHeader(rw.status)
 		w.Write(bytes.Replace(rw.buf.Bytes(), []byte(`"tools":{}`), []byte(`"tools":{"listChanged":false}`), 1))
 	default:
-		v.sdk.ServeHTTP(w, r)
+		sdk.ServeHTTP(w, r)
 	}
+}
+
+// tooLarge is the one body limit a client meets (the SDK's own is set above
+// it): a JSON-RPC error that names the limit.
+func tooLarge(w http.ResponseWriter) {
+	writeRPCErrorData(w, http.StatusRequestEntityTooLarge, nil, -32600,
+		fmt.Sprintf("request body over the %d-byte limit (%d MiB): send a smaller request (a tab's text is limited by its own rule, well below this)", MaxBody, MaxBody>>20),
+		map[string]any{"error": "limit_exceeded", "field": "body", "limit_bytes": MaxBody})
 }
 
 // bufferedWriter holds a short, single-message answer so it can be amended.
@@ -199,9 +280,37 @@ func (b *bufferedWriter) WriteHeader(status int) { b.status = status }
 func (b *bufferedWriter) Write(p []byte) (int, error) { return b.buf.Write(p) }
 func (b *bufferedWriter) Flush()                      {}
 
-// cacheable: the pre-encoded answer is exact only for the protocol versions
-// it was captured for; anything else goes to the SDK, which refuses it properly.
+// cacheable: the pre-encoded answer is exact only for a well-formed request
+// (jsonrpc "2.0", an id the SDK would echo byte for byte, nothing else in
+// the message, no cursor) of the protocol versions it was captured for, with
+// the headers the SDK requires. Anything else goes to the SDK, which answers
+// or refuses it as it would without the cache.
 func cacheable(r *http.Request, m *peek) bool {
+	if m.Version != "2.0" || !plainID(m.ID) {
+		return false
+	}
+	for k := range m.top {
+		if k != "jsonrpc" && k != "id" && k != "method" && k != "params" {
+			return false
+		}
+	}
+	if _, ok := m.top["params"]; ok && m.Params.raw == nil {
+		return false // params present but not an object
+	}
+	for k := range m.Params.raw {
+		if k != "_meta" {
+			return false
+		}
+	}
+	if raw, ok := m.Params.raw["_meta"]; ok && m.Params.Meta == nil && !bytes.Equal(raw, []byte("null")) {
+		return false
+	}
+	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
+		return false
+	}
+	if !acceptsBoth(r.Header.Values("Accept")) {
+		return false
+	}
 	hv := r.Header.Get("Mcp-Protocol-Version")
 	if hv != "" && !slices.Contains(mcp.SupportedProtocolVersions(), hv) {
 		return false
@@ -211,37 +320,106 @@ func cacheable(r *http.Request, m *peek) bool {
 		_, caps := m.Params.Meta["io.modelcontextprotocol/clientCapabilities"]
 		return caps && hv == v && r.Header.Get("Mcp-Method") == "tools/list" && slices.Contains(mcp.SupportedProtocolVersions(), v)
 	}
-	return true
+	return hv < "2026-07-28"
+}
+
+// plainID: an integer the SDK keeps exactly (it reads ids as float64), or a
+// string it writes back unchanged.
+func plainID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false // a notification: no answer
+	}
+	if id[0] == '"' {
+		if len(id) < 2 || id[len(id)-1] != '"' {
+			return false
+		}
+		for _, c := range id[1 : len(id)-1] {
+			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				return false
+			}
+		}
+		return true
+	}
+	digits := id
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return !bytes.Equal(id, []byte("-0"))
+}
+
+// acceptsBoth is the SDK's rule: Accept names JSON and an event stream.
+func acceptsBoth(values []string) bool {
+	var jsonOK, streamOK bool
+	for _, value := range values {
+		for _, raw := range strings.Split(value, ",") {
+			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+// bearer is the presented secret, or "".
+func bearer(r *http.Request) string {
+	fields := strings.Fields(r.Header.Get("Authorization"))
+	if len(fields) == 2 && strings.EqualFold(fields[0], "bearer") {
+		return fields[1]
+	}
+	return ""
 }
 
 // authenticate answers 401 with the RFC 9728 pointer unless a valid token
-// is presented.
+// is presented. A store failure is logged and answered as a bare internal
+// error: its text never reaches a client.
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, id json.RawMessage) (auth.Principal, bool) {
-	fields := strings.Fields(r.Header.Get("Authorization"))
 	desc := "Connect Foundry to continue"
-	if len(fields) == 2 && strings.EqualFold(fields[0], "bearer") {
-		p, err := auth.Verify(r.Context(), h.svc.Store, fields[1])
-		if err == nil {
-			return p, true
+	if len(r.Header.Values("Authorization")) > 0 {
+		desc = "The token is invalid, expired or revoked; create a new one with foundry token create"
+		if len(r.Header.Values("Authorization")) == 1 {
+			if secret := bearer(r); secret != "" {
+				p, err := auth.Verify(r.Context(), h.svc.Store, secret)
+				if err == nil {
+					return p, true
+				}
+				if !errors.Is(err, auth.ErrInvalidToken) {
+					h.log.Error("verify token", "err", err)
+					writeRPCError(w, http.StatusInternalServerError, id, -32603, "internal error")
+					return auth.Principal{}, false
+				}
+			} else {
+				desc = "The Authorization header must be \"Bearer <token>\""
+			}
 		}
-		if err != auth.ErrInvalidToken {
-			h.log.Error("verify token", "err", err)
-			writeRPCError(w, http.StatusInternalServerError, id, -32603, "could not verify the token")
-			return auth.Principal{}, false
-		}
-		desc = "The token is invalid or revoked; create a new one with foundry token create"
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q, error="invalid_token", error_description=%q`, h.ResourceMetadataURL(), desc))
 	writeRPCError(w, http.StatusUnauthorized, id, -32001, "unauthorized: "+desc)
 	return auth.Principal{}, false
 }
 
-// withPrincipal hands the verified principal to the SDK, which passes it to
-// tool handlers as req.Extra.TokenInfo.
-func withPrincipal(p auth.Principal, next http.Handler) http.Handler {
-	info := &sdkauth.TokenInfo{Scopes: p.Scopes, UserID: p.User, Expiration: time.Now().Add(time.Hour), Extra: map[string]any{principalKey: p}}
+// withPrincipal hands the verified principal (and the secret, so a
+// subscription can re-check it before every push) to the SDK, which passes
+// them to handlers as req.Extra.TokenInfo.
+func withPrincipal(p auth.Principal, secret string, next http.Handler) http.Handler {
+	info := &sdkauth.TokenInfo{Scopes: p.Scopes, UserID: p.User, Expiration: time.Now().Add(time.Hour), Extra: map[string]any{principalKey: p, secretKey: secret}}
 	return sdkauth.RequireBearerToken(func(context.Context, string, *http.Request) (*sdkauth.TokenInfo, error) { return info, nil }, nil)(next)
 }
+
+const secretKey = "foundry.secret"
 
 // originAllowed guards against DNS rebinding and cross-site calls: the Host
 // must be the public host (or loopback), and a browser Origin must be the
@@ -337,13 +515,25 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 	}
 	if subs {
 		opts.Capabilities.Resources = &mcp.ResourceCapabilities{Subscribe: true}
-		opts.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) error {
+		opts.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) (err error) {
+			defer h.recoverTo(&err, "resources/subscribe")
 			// Without sessions a 2025-11-25 resources/subscribe has no stream
 			// to deliver on; say what works instead.
 			if ip := req.Session.InitializeParams(); ip == nil || ip.ProtocolVersion < "2026-07-28" {
 				return errors.New("resource subscriptions need MCP 2026-07-28 (subscriptions/listen); on older revisions long-poll poll_resource_events")
 			}
-			return nil
+			// Whatever the front saw, the grant is checked where the SDK
+			// records the subscription.
+			p, ok := principalFromExtra(req.Extra)
+			if !ok {
+				if wt := h.watcherOf(req.Session); wt != nil {
+					p, ok = wt.p, true
+				}
+			}
+			if !ok {
+				return errors.New("resource subscriptions need a bearer token")
+			}
+			return h.canSee(ctx, p, req.Params.URI)
 		}
 		opts.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
 	}
@@ -352,6 +542,9 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 	if subs {
 		h.addSubscriptions(srv)
 	}
+	// Last added runs first: a panic anywhere below (a handler, another
+	// middleware) is one call's internal error.
+	srv.AddReceivingMiddleware(h.recoverMiddleware)
 	for _, t := range h.all {
 		if !slices.Contains(toolsets, t.Toolset) || (readOnly && !t.ReadOnly()) {
 			continue
@@ -361,9 +554,10 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 	}
 	v.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true, Logger: sdkLogger(h.log), DisableLocalhostProtection: true,
+		MaxRequestBodyBytes: MaxBody, // the front has bounded the body already
 	})
 	capture := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		Stateless: true, JSONResponse: true, DisableLocalhostProtection: true,
+		Stateless: true, JSONResponse: true, DisableLocalhostProtection: true, MaxRequestBodyBytes: MaxBody,
 	})
 	for _, newProto := range []bool{false, true} {
 		v.listed[newProto] = h.captureList(capture, v, newProto)
@@ -423,9 +617,22 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
+	writeRPCErrorData(w, status, id, code, msg, nil)
+}
+
+// writeRPCErrorData is a JSON-RPC error; data, when set, is the problem
+// (error code, field, details) behind it.
+func writeRPCErrorData(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string, data any) {
+	if len(id) == 0 || len(id) > 256 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		id = json.RawMessage("null") // absent, not an id, or too large to echo
+	}
+	e := map[string]any{"code": code, "message": msg}
+	if data != nil {
+		e["data"] = data
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
 	w.Write(append(b, '\n'))
 }
 

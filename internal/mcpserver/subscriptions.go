@@ -4,12 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
+	"foundry/internal/problem"
+	"foundry/internal/service"
 	"foundry/internal/store"
 )
 
@@ -46,7 +51,10 @@ func parseURI(uri string) (typ, id string, ok bool) {
 
 // addSubscriptions gives a server the resources that can be watched.
 func (h *Handler) addSubscriptions(srv *mcp.Server) {
-	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	srv.AddReceivingMiddleware(h.guardListen)
+	srv.AddSendingMiddleware(h.guardPush)
+	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (_ *mcp.ReadResourceResult, err error) {
+		defer h.recoverTo(&err, "resources/read")
 		p, ok := principalFromExtra(req.Extra)
 		if !ok {
 			return nil, errors.New("resources/read needs a bearer token")
@@ -56,13 +64,16 @@ func (h *Handler) addSubscriptions(srv *mcp.Server) {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
 		var v map[string]any
-		var err error
 		if typ == store.TypeNote {
 			v, err = h.svc.ListNoteTabs(ctx, p, id)
 		} else {
 			v, err = h.svc.ReadRoom(ctx, p, id)
 		}
 		if err != nil {
+			var pr *problem.Problem
+			if !errors.As(err, &pr) {
+				h.log.Error("resources/read", "uri", req.Params.URI, "err", err)
+			}
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
 		b, _ := json.Marshal(v)
@@ -89,6 +100,7 @@ func (h *Handler) broadcast(typ, id string) {
 	}
 	uri := ResourceURI(typ, id)
 	go func() {
+		defer h.recoverTo(nil, "broadcast "+uri)
 		for _, s := range srvs {
 			s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 		}
@@ -98,23 +110,13 @@ func (h *Handler) broadcast(typ, id string) {
 // checkSubscriptions refuses a listen for a resource the principal can't
 // reach (not found, as everywhere), before the SDK records it.
 func (h *Handler) checkSubscriptions(ctx context.Context, p auth.Principal, m *peek) error {
-	uris := m.Params.Notifications.ResourceSubscriptions
+	uris := m.Params.ResourceSubscriptions
 	if m.Params.URI != "" {
 		uris = append(uris, m.Params.URI)
 	}
 	for _, uri := range uris {
-		typ, id, ok := parseURI(uri)
-		if !ok {
-			return errors.New("resource " + uri + " is not a Foundry Note or Room URI (foundry://notes/ID, foundry://rooms/ID)")
-		}
-		var err error
-		if typ == store.TypeNote {
-			_, err = h.svc.ListNoteTabs(ctx, p, id)
-		} else {
-			_, err = h.svc.ReadRoom(ctx, p, id)
-		}
-		if err != nil {
-			return errors.New("resource " + uri + " was not found")
+		if err := h.canSee(ctx, p, uri); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -135,3 +137,133 @@ func principalFromExtra(x *mcp.RequestExtra) (auth.Principal, bool) {
 	p, ok := x.TokenInfo.Extra[principalKey].(auth.Principal)
 	return p, ok
 }
+
+// canSee: the principal may read the resource (refused as not found, as
+// everywhere, when it may not).
+func (h *Handler) canSee(ctx context.Context, p auth.Principal, uri string) error {
+	typ, id, ok := parseURI(uri)
+	if !ok {
+		return errors.New("resource " + short(uri) + " is not a Foundry Note or Room URI (foundry://notes/ID, foundry://rooms/ID)")
+	}
+	var err error
+	if typ == store.TypeNote {
+		_, err = h.svc.ListNoteTabs(ctx, p, id)
+	} else {
+		_, err = h.svc.ReadRoom(ctx, p, id)
+	}
+	if err != nil {
+		var pr *problem.Problem
+		if !errors.As(err, &pr) {
+			h.log.Error("subscription check", "uri", short(uri), "err", err)
+		}
+		return errors.New("resource " + short(uri) + " was not found")
+	}
+	return nil
+}
+
+// short keeps a client's value short enough to quote back.
+func short(s string) string {
+	if len(s) <= 120 {
+		return strconv.Quote(s)
+	}
+	r := []rune(s[:120])
+	return strconv.Quote(string(r[:len(r)-1])+"…") + fmt.Sprintf(" (%d bytes)", len(s))
+}
+
+// watcher is one open subscriptions/listen stream: who listens, with which
+// token, and how to end it.
+type watcher struct {
+	p      auth.Principal
+	secret string
+	stop   context.CancelFunc
+}
+
+func (h *Handler) watcherOf(s mcp.Session) *watcher {
+	ss, ok := s.(*mcp.ServerSession)
+	if !ok {
+		return nil
+	}
+	if w, ok := h.watchers.Load(ss); ok {
+		return w.(*watcher)
+	}
+	return nil
+}
+
+// guardListen checks a listen where the SDK dispatches it (token and grant,
+// whatever the front saw), bounds its life, and records it so every push
+// can be checked again.
+func (h *Handler) guardListen(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "subscriptions/listen" {
+			return next(ctx, method, req)
+		}
+		p, ok := principalFromExtra(req.GetExtra())
+		if !ok {
+			return nil, &jsonrpc.Error{Code: -32001, Message: "unauthorized: subscriptions/listen needs a bearer token"}
+		}
+		if lp, ok := req.GetParams().(*mcp.SubscriptionsListenParams); ok && lp.Notifications != nil {
+			for _, uri := range lp.Notifications.ResourceSubscriptions {
+				if err := h.canSee(ctx, p, uri); err != nil {
+					return nil, &jsonrpc.Error{Code: -32002, Message: err.Error()}
+				}
+			}
+		}
+		secret, _ := req.GetExtra().TokenInfo.Extra[secretKey].(string)
+		ctx, cancel := context.WithTimeout(ctx, h.opts.ListenLifetime)
+		defer cancel()
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		if ss != nil {
+			h.watchers.Store(ss, &watcher{p: p, secret: secret, stop: cancel})
+			defer h.watchers.Delete(ss)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// guardPush re-checks, before every notifications/resources/updated, that
+// the stream's token is still valid (a revoked or expired token ends the
+// stream) and that it may still see the resource (else the push is
+// dropped).
+func (h *Handler) guardPush(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		if method != "notifications/resources/updated" {
+			return next(ctx, method, req)
+		}
+		defer h.recoverTo(&err, method)
+		wt := h.watcherOf(req.GetSession())
+		up, _ := req.GetParams().(*mcp.ResourceUpdatedNotificationParams)
+		if wt == nil || up == nil {
+			return nil, nil // not a listen stream Foundry opened: nothing to push to
+		}
+		if _, err := auth.Verify(ctx, h.svc.Store, wt.secret); err != nil {
+			if errors.Is(err, auth.ErrInvalidToken) {
+				wt.stop() // the token is gone: so is its stream
+			} else {
+				h.log.Error("re-check a subscription's token", "err", err)
+			}
+			return nil, nil
+		}
+		if h.canSee(ctx, wt.p, up.URI) != nil {
+			return nil, nil
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// tooManyStreams refuses a listen over its cap.
+func tooManyStreams(w http.ResponseWriter, id json.RawMessage, retry int) {
+	w.Header().Set("Retry-After", strconv.Itoa(retry))
+	pr := problem.New(service.TooManyWaiters, "subscriptions/listen",
+		"too many subscription streams are open already for this token or on this server; retry after %d s, or long-poll poll_resource_events", retry).With("retry_after", retry)
+	writeRPCErrorData(w, http.StatusTooManyRequests, id, -32000, pr.Error(), pr)
+}
+
+func streamKey(p auth.Principal) string {
+	if p.TokenID != "" {
+		return "t:" + p.TokenID
+	}
+	return "u:" + p.Workspace + "/" + p.User
+}
+
+// OpenStreams is how many subscriptions/listen streams are open now.
+func (h *Handler) OpenStreams() int { return h.streams.Held() }

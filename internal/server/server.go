@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
+	"time"
 
 	"foundry/internal/mcpserver"
 	"foundry/internal/service"
@@ -28,6 +30,12 @@ type Config struct {
 	Origins   []string
 	Version   string
 	Logger    *slog.Logger
+	// Caps of concurrent long polls (poll_resource_events with
+	// wait_seconds > 0) and subscriptions/listen streams, per token and on
+	// this node; zero: the defaults (8 and 1024 each).
+	WaitersPerToken, WaitersPerNode int
+	StreamsPerToken, StreamsPerNode int
+	ListenLifetime                  time.Duration // zero: 10 minutes
 }
 
 // OpenStore opens the configured store and applies migrations.
@@ -58,9 +66,11 @@ func New(st store.Store, c Config) *Server {
 		c.Logger = slog.Default()
 	}
 	svc := service.New(st)
+	svc.SetWaitLimits(c.WaitersPerToken, c.WaitersPerNode)
 	h := mcpserver.New(svc, mcpserver.Options{
 		PublicURL: c.PublicURL, Toolsets: c.Toolsets, ReadOnly: c.ReadOnly, AllowedOrigins: c.Origins,
 		Version: c.Version, Logger: c.Logger,
+		ListenLifetime: c.ListenLifetime, MaxStreamsPerToken: c.StreamsPerToken, MaxStreamsPerNode: c.StreamsPerNode,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
@@ -69,14 +79,103 @@ func New(st store.Store, c Config) *Server {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if _, err := st.LastCursor(r.Context(), "", "", ""); err != nil {
+			c.Logger.Error("healthz: store unavailable", "err", err)
 			w.WriteHeader(http.StatusServiceUnavailable)
-			json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "error": err.Error()})
+			json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "error": "the store does not answer; see the server log"})
 			return
 		}
 		json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
 	})
-	return &Server{Store: st, Service: svc, MCP: h, Handler: logRequests(c.Logger, mux)}
+	return &Server{Store: st, Service: svc, MCP: h, Handler: Recover(c.Logger, logRequests(c.Logger, mux))}
 }
+
+// Timeouts of every connection. The read timeout covers headers and body
+// (net/http lifts it once the body is read). A long poll waits up to
+// service.MaxWait (25 s): the write timeout leaves it 10 s of margin. A
+// subscriptions/listen stream is the exception: the MCP front extends its
+// write deadline to the stream's lifetime (mcpserver.Options.ListenLifetime,
+// 10 minutes by default), after which the stream ends and the client
+// listens again.
+const (
+	ReadHeaderTimeout = 10 * time.Second
+	ReadTimeout       = 60 * time.Second // headers and a body of up to mcpserver.MaxBody
+	WriteTimeout      = service.MaxWait + 10*time.Second
+	IdleTimeout       = 120 * time.Second
+	MaxHeaderBytes    = 64 << 10
+)
+
+// HTTPServer is the http.Server that serves handler on addr, with Foundry's
+// timeouts.
+func HTTPServer(handler http.Handler, addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           handler,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+	}
+}
+
+// Recover turns a panic in any handler into a 500 for that request only,
+// logged with its stack; the process goes on serving.
+func Recover(l *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rw := &watchWriter{ResponseWriter: w}
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v) // net/http's own way to abort a response
+			}
+			l.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if rw.wrote {
+				panic(http.ErrAbortHandler) // too late for a status: cut the response
+			}
+			h := w.Header()
+			for k := range h {
+				delete(h, k)
+			}
+			h.Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			if strings.HasPrefix(r.URL.Path, "/mcp") {
+				w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}` + "\n"))
+				return
+			}
+			w.Write([]byte(`{"error":"internal","message":"internal error; see the server log"}` + "\n"))
+		}()
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// watchWriter notes whether the response has started.
+type watchWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *watchWriter) WriteHeader(code int) {
+	if code >= 200 {
+		w.wrote = true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *watchWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *watchWriter) Flush() {
+	w.wrote = true
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection (deadlines).
+func (w *watchWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func logRequests(l *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

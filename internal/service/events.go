@@ -2,7 +2,10 @@ package service
 
 import (
 	"context"
+	"math"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"foundry/internal/auth"
@@ -23,6 +26,17 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, typ, id, cur
 	}
 	if wait < 0 || wait > MaxWait {
 		return nil, problem.New(problem.Invalid, "wait_seconds", "must be 0–25")
+	}
+	if wait > 0 {
+		// A waiter holds a goroutine, a channel and a connection for up to
+		// MaxWait: their number is capped per token and per node.
+		release, retry, ok := s.waitGate().Acquire(waiterKey(p), wait)
+		if !ok {
+			return nil, problem.New(TooManyWaiters, "wait_seconds",
+				"too many long polls are waiting already (at most %d per token, %d on this server); retry after %d s, or poll with wait_seconds 0",
+				s.waitGate().PerKey, s.waitGate().Total, retry).With("retry_after", retry)
+		}
+		defer release()
 	}
 	switch typ {
 	case store.TypeNote:
@@ -86,4 +100,112 @@ func eventsPage(evs []store.Event, after int64) map[string]any {
 		after = evs[len(evs)-1].Cursor
 	}
 	return map[string]any{"events": evs, "next_cursor": encodeCursor("e", strconv.FormatInt(after, 10))}
+}
+
+// TooManyWaiters is the refusal of a long poll (or a subscription stream)
+// over its cap; the problem carries retry_after, in seconds.
+const TooManyWaiters = "too_many_waiters"
+
+// Default caps of concurrent long polls (wait_seconds > 0).
+const (
+	DefaultWaitersPerToken = 8
+	DefaultWaitersPerNode  = 1024
+)
+
+// waitState holds the Service's long-poll gate, made on first use.
+type waitState struct{ gate atomic.Pointer[Gate] }
+
+// SetWaitLimits sets the caps of concurrent long polls per token and on this
+// node (zero or less: the default). Call it before serving.
+func (s *Service) SetWaitLimits(perToken, perNode int) {
+	s.waits.gate.Store(NewGate(perToken, perNode))
+}
+
+func (s *Service) waitGate() *Gate {
+	if g := s.waits.gate.Load(); g != nil {
+		return g
+	}
+	s.waits.gate.CompareAndSwap(nil, NewGate(0, 0))
+	return s.waits.gate.Load()
+}
+
+// Waiting is how many long polls are waiting now.
+func (s *Service) Waiting() int { return s.waitGate().Held() }
+
+func waiterKey(p auth.Principal) string {
+	if p.TokenID != "" {
+		return "t:" + p.TokenID
+	}
+	return "u:" + p.Workspace + "/" + p.User
+}
+
+// Gate caps concurrent holders per key and in all. A holder costs one map
+// entry (its deadline), nothing else.
+type Gate struct {
+	PerKey, Total int
+	mu            sync.Mutex
+	next          uint64
+	byKey         map[string]map[uint64]time.Time
+	all           map[uint64]time.Time
+}
+
+// NewGate makes a gate (zero or less: the waiter defaults).
+func NewGate(perKey, total int) *Gate {
+	if perKey <= 0 {
+		perKey = DefaultWaitersPerToken
+	}
+	if total <= 0 {
+		total = DefaultWaitersPerNode
+	}
+	return &Gate{PerKey: perKey, Total: total, byKey: map[string]map[uint64]time.Time{}, all: map[uint64]time.Time{}}
+}
+
+// Acquire takes a place for up to hold. Refused, it says in how many whole
+// seconds (at least 1) the earliest holder of the full set is due to leave.
+func (g *Gate) Acquire(key string, hold time.Duration) (release func(), retryAfter int, ok bool) {
+	now := time.Now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	mine := g.byKey[key]
+	switch {
+	case len(mine) >= g.PerKey:
+		return nil, retryIn(mine, now), false
+	case len(g.all) >= g.Total:
+		return nil, retryIn(g.all, now), false
+	}
+	if mine == nil {
+		mine = map[uint64]time.Time{}
+		g.byKey[key] = mine
+	}
+	g.next++
+	id := g.next
+	mine[id] = now.Add(hold)
+	g.all[id] = now.Add(hold)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			delete(g.all, id)
+			delete(mine, id)
+			if len(g.byKey[key]) == 0 {
+				delete(g.byKey, key)
+			}
+			g.mu.Unlock()
+		})
+	}, 0, true
+}
+
+// Held is how many places are taken in all.
+func (g *Gate) Held() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.all)
+}
+
+func retryIn(set map[uint64]time.Time, now time.Time) int {
+	first := time.Duration(math.MaxInt64)
+	for _, d := range set {
+		first = min(first, d.Sub(now))
+	}
+	return max(1, int(math.Ceil(first.Seconds())))
 }

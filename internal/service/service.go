@@ -25,6 +25,7 @@ type Service struct {
 	Store store.Store
 	Now   func() time.Time
 	docs  docCache
+	waits waitState // concurrent long polls (events.go)
 }
 
 // New returns a Service over s.

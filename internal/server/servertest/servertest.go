@@ -32,6 +32,8 @@ type Env struct {
 type Options struct {
 	Store  store.Store // nil: a fresh SQLite store in t.TempDir()
 	Config server.Config
+	// HTTP, when set, adjusts the http.Server before it starts (timeouts).
+	HTTP func(*http.Server)
 }
 
 // Start runs a server on 127.0.0.1 with the demo workspace.
@@ -47,6 +49,9 @@ func Start(t testing.TB, o Options) *Env {
 		st = s
 	}
 	hs := httptest.NewUnstartedServer(nil) // loopback only
+	if o.HTTP != nil {
+		o.HTTP(hs.Config)
+	}
 	hs.Start()
 	o.Config.PublicURL = hs.URL
 	srv := server.New(st, o.Config)

@@ -1,0 +1,207 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// The front must read a message exactly as the SDK does, or a request could
+// be authorized as one thing and dispatched as another. The SDK decodes
+// JSON-RPC case-sensitively (segmentio/encoding with case-insensitive field
+// matching off), lets the last of duplicate keys win and ignores whatever
+// follows the first JSON value. The front therefore refuses every message
+// on which two readers could disagree: invalid UTF-8, duplicate keys at any
+// depth, keys that differ only in case where the envelope is read, trailing
+// data, and batches. What is left has one meaning, which the front reads
+// with exact key matching.
+
+// errBatch: JSON-RPC batches are refused (MCP 2025-06-18 and later dropped
+// them, and the front authorizes one message at a time).
+var errBatch = errors.New("JSON-RPC batches are not supported: send one message per request")
+
+// parseError is a body that is not one JSON value (JSON-RPC -32700), or not
+// one unambiguous message (-32600).
+type parseError struct {
+	code int
+	msg  string
+}
+
+func (e *parseError) Error() string { return e.msg }
+
+// envelope names the objects whose keys the front or the SDK match by name:
+// there, keys differing only in case are refused too.
+func envelope(path []string) bool {
+	switch len(path) {
+	case 0:
+		return true // the message
+	case 1:
+		return path[0] == "params"
+	case 2:
+		return path[0] == "params" && (path[1] == "_meta" || path[1] == "notifications" || path[1] == "arguments")
+	}
+	return false
+}
+
+// checkJSON walks body once, token by token.
+func checkJSON(body []byte) error {
+	if !utf8.Valid(body) {
+		return &parseError{-32700, "parse error: the body is not valid UTF-8"}
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return &parseError{-32600, errBatch.Error()}
+	}
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return &parseError{-32600, "invalid request: a JSON-RPC message is a JSON object"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := walkValue(dec, nil, 0); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &parseError{-32600, "invalid request: data after the JSON-RPC message"}
+	}
+	return nil
+}
+
+func syntaxError() error {
+	return &parseError{-32700, "parse error: the body is not valid JSON"}
+}
+
+// maxDepth bounds nesting, as the SDK does (and so the walk's recursion).
+const maxDepth = 1000
+
+// walkValue reads one value; path is where it is (object keys only).
+func walkValue(dec *json.Decoder, path []string, depth int) error {
+	if depth > maxDepth {
+		return &parseError{-32600, fmt.Sprintf("invalid request: JSON nested deeper than %d levels", maxDepth)}
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return syntaxError()
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch d {
+	case '{':
+		seen := map[string]struct{}{}
+		var folded map[string]struct{}
+		if envelope(path) {
+			folded = map[string]struct{}{}
+		}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return syntaxError()
+			}
+			k, ok := kt.(string)
+			if !ok {
+				return syntaxError()
+			}
+			if _, dup := seen[k]; dup {
+				return &parseError{-32600, "invalid request: duplicate key " + quoteKey(k) + where(path)}
+			}
+			seen[k] = struct{}{}
+			if folded != nil {
+				f := strings.ToLower(k)
+				if _, dup := folded[f]; dup {
+					return &parseError{-32600, "invalid request: keys " + quoteKey(k) + " and another differ only in case" + where(path) + "; member names are case-sensitive"}
+				}
+				folded[f] = struct{}{}
+			}
+			if len(path) < 3 {
+				err = walkValue(dec, append(path[:len(path):len(path)], k), depth+1)
+			} else {
+				err = walkValue(dec, path, depth+1) // below the envelope only exact duplicates matter
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return syntaxError()
+		}
+	case '[':
+		for dec.More() {
+			// Array elements are never part of the envelope.
+			p := path
+			if len(p) < 3 {
+				p = append(path[:len(path):len(path)], "[]")
+			}
+			if err := walkValue(dec, p, depth+1); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return syntaxError()
+		}
+	default:
+		return syntaxError()
+	}
+	return nil
+}
+
+func quoteKey(k string) string {
+	if len(k) > 64 {
+		k = k[:64] + "…"
+	}
+	b, _ := json.Marshal(k)
+	return string(b)
+}
+
+func where(path []string) string {
+	if len(path) == 0 {
+		return " in the message"
+	}
+	return " in " + strings.Join(path, ".")
+}
+
+// parseMessage checks body and reads the little of it the front needs.
+func parseMessage(body []byte) (*peek, error) {
+	if err := checkJSON(body); err != nil {
+		return nil, err
+	}
+	m := &peek{}
+	if err := json.Unmarshal(body, &m.top); err != nil {
+		return nil, syntaxError()
+	}
+	m.ID = m.top["id"]
+	if raw, ok := m.top["jsonrpc"]; ok {
+		json.Unmarshal(raw, &m.Version)
+	}
+	if raw, ok := m.top["method"]; ok {
+		m.HasMethod = true
+		if err := json.Unmarshal(raw, &m.Method); err != nil {
+			return nil, &parseError{-32600, "invalid request: method must be a string"}
+		}
+	}
+	raw, ok := m.top["params"]
+	if !ok || bytes.Equal(raw, []byte("null")) {
+		return m, nil
+	}
+	if err := json.Unmarshal(raw, &m.Params.raw); err != nil {
+		return m, nil // not an object: the SDK refuses it as invalid params
+	}
+	p := &m.Params
+	json.Unmarshal(p.raw["name"], &p.Name)
+	json.Unmarshal(p.raw["uri"], &p.URI)
+	if c, ok := p.raw["cursor"]; ok {
+		var s string
+		json.Unmarshal(c, &s)
+		p.Cursor = &s
+	}
+	json.Unmarshal(p.raw["_meta"], &p.Meta)
+	var n map[string]json.RawMessage
+	if json.Unmarshal(p.raw["notifications"], &n) == nil {
+		json.Unmarshal(n["resourceSubscriptions"], &p.ResourceSubscriptions)
+	}
+	return m, nil
+}
