@@ -3,10 +3,12 @@ package service_test
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for raw access in a test
 
 	"foundry/internal/auth"
 	"foundry/internal/problem"
@@ -466,5 +469,101 @@ func TestNodesBootstrapTogether(t *testing.T) {
 	}
 	if makers != 1 || len(wss) != 1 || len(users) != 1 {
 		t.Fatalf("%d nodes created, %d workspaces, %d users; want 1, 1, 1", makers, len(wss), len(users))
+	}
+}
+
+// Repositories stored before they were versioned resources are moved by a
+// migration: same ID, same versions, and a push of the same name appends to
+// them.
+func TestLegacyRepositoriesMigrate(t *testing.T) {
+	type opener struct {
+		name string
+		open func(t *testing.T) (reopen func() store.Store, raw *sql.DB)
+	}
+	openers := []opener{
+		{"sqlite", func(t *testing.T) (func() store.Store, *sql.DB) {
+			dir := t.TempDir()
+			raw, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "foundry.db")+"?_pragma=busy_timeout(10000)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { raw.Close() })
+			return func() store.Store {
+				st, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				return st
+			}, raw
+		}},
+		{"postgres", func(t *testing.T) (func() store.Store, *sql.DB) {
+			u, _ := pgtest.Schema(t)
+			raw, err := sql.Open("pgx", u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { raw.Close() })
+			return func() store.Store {
+				st, err := postgres.Open(context.Background(), u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				return st
+			}, raw
+		}},
+	}
+	for _, op := range openers {
+		t.Run(op.name, func(t *testing.T) {
+			reopen, raw := op.open(t)
+			first := reopen()
+			s := newSetup(t, first)
+			first.Close()
+			ctx := context.Background()
+			ws := s.o.Workspace.ID
+			legacy := room.Repository{ID: "repo_legacy0000000001", Name: "old tool", CreatedAt: "2026-01-01T00:00:00Z",
+				Versions: []room.Version{{ID: "ver_legacy0000000001", Files: 1, Bytes: 2, SHA256: "x", PushedAt: "2026-01-01T00:00:00Z", PushedBy: "user:u"}}}
+			doc, _ := json.Marshal(legacy)
+			q := func(s string) string {
+				if op.name == "postgres" {
+					for i := 1; strings.Contains(s, "?"); i++ {
+						s = strings.Replace(s, "?", fmt.Sprintf("$%d", i), 1)
+					}
+				}
+				return s
+			}
+			for _, stmt := range []struct {
+				q    string
+				args []any
+			}{
+				{`INSERT INTO objects (kind, id, workspace_id, parent_id, doc, created_us) VALUES ('repository', ?, ?, '', ?, 1)`, []any{legacy.ID, ws, string(doc)}},
+				{`INSERT INTO objects (kind, id, workspace_id, parent_id, doc, created_us) VALUES ('repo_version', ?, ?, ?, '{"files":{"a":"aGk="}}', 1)`, []any{legacy.Versions[0].ID, ws, legacy.ID}},
+				{`DELETE FROM schema_migrations WHERE version >= 2`, nil},
+			} {
+				if _, err := raw.ExecContext(ctx, q(stmt.q), stmt.args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st := reopen()
+			svc := service.New(st)
+			list, err := svc.ListRepositories(ctx, s.agent, "", 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := list["repositories"].([]room.Repository)
+			if len(rs) != 1 || rs[0].ID != legacy.ID || rs[0].Name != legacy.Name || len(rs[0].Versions) != 1 {
+				t.Fatalf("after migration: %+v, want the legacy repository", rs)
+			}
+			repoID, verID, err := svc.PushRepo(ctx, ws, s.o.User.ID, "old tool", map[string][]byte{"a": []byte("hi again")})
+			if err != nil || repoID != legacy.ID {
+				t.Fatalf("push to the legacy name: %s, %v; want %s", repoID, err, legacy.ID)
+			}
+			for i, v := range []string{legacy.Versions[0].ID, verID} {
+				if _, err := svc.ProposeRepoApp(ctx, s.agent, service.ProposeRepoArgs{RoomID: s.room, Name: "Old", RepositoryID: legacy.ID, VersionID: v, IdempotencyKey: fmt.Sprintf("legacy-propose-%d", i)}); err != nil {
+					t.Fatalf("propose %s: %v", v, err)
+				}
+			}
+		})
 	}
 }

@@ -172,7 +172,7 @@ func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, e
 			return err
 		})
 		if err != nil {
-			if attempt <= maxRetries && retryable(err, attempt) && ctx.Err() == nil {
+			if attempt <= maxRetries && retryable(err, attempt, m.CreateIfMissing) && ctx.Err() == nil {
 				if err := sleep(ctx, time.Duration(attempt)*time.Duration(1+rand.IntN(10))*time.Millisecond); err != nil {
 					return store.Outcome{}, err
 				}
@@ -193,7 +193,9 @@ func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, e
 // of the same resource gets: its key lookup ran before the winner committed,
 // and the insert then hit the winner's row. Run again, it finds the winner's
 // key and replays (or, without a matching key, gets the same error back).
-func retryable(err error, attempt int) bool {
+// A create-if-missing finds the winner's row when run again, so it may
+// always be retried.
+func retryable(err error, attempt int, createIfMissing bool) bool {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return false
@@ -202,7 +204,7 @@ func retryable(err error, attempt int) bool {
 	case "40001", "40P01": // serialization_failure, deadlock_detected
 		return true
 	case "23505": // unique_violation
-		return attempt == 1
+		return attempt == 1 || createIfMissing
 	}
 	return false
 }
