@@ -239,7 +239,13 @@ func (b *Base) LastCursor(ctx context.Context, workspace, typ, id string) (int64
 
 func (b *Base) Wait(typ, id string) (<-chan struct{}, func()) { return b.Hub.Wait(typ, id) }
 
-func (b *Base) OnChange(fn func(typ, id string)) func() { return b.Hub.OnNotify(fn) }
+func (b *Base) OnChange(fn func(typ, id string)) func() {
+	return b.Hub.OnNotify(func(typ, id string) {
+		if typ == TypeNote || typ == TypeRoom { // repositories are not watched
+			fn(typ, id)
+		}
+	})
+}
 
 func (b *Base) CreateWorkspace(ctx context.Context, w Workspace, owner User) error {
 	return b.Tx(ctx, func(q Querier) error {
