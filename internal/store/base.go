@@ -261,8 +261,8 @@ func (b *Base) CreateWorkspace(ctx context.Context, w Workspace, owner User) err
 func (b *Base) CreateFirstWorkspace(ctx context.Context, w Workspace, owner User) (created bool, err error) {
 	err = b.Tx(ctx, func(q Querier) error {
 		created = false
-		if b.D.BootstrapLock != "" {
-			if _, err := q.ExecContext(ctx, b.D.BootstrapLock); err != nil {
+		for _, stmt := range b.D.BootstrapLock {
+			if _, err := q.ExecContext(ctx, stmt); err != nil {
 				return err
 			}
 		}

@@ -21,9 +21,10 @@ type Dialect struct {
 	dollar    bool   // rewrite ? to $1, $2, …
 	ForUpdate string // row lock suffix for the guarded read
 	// BootstrapLock is run first in CreateFirstWorkspace's transaction, so
-	// nodes starting together create one workspace between them. SQLite
-	// needs none: its single writer serializes every write.
-	BootstrapLock string
+	// nodes starting together create one workspace between them (the wait
+	// is unbounded: another node may be migrating). SQLite needs none: its
+	// single writer serializes every write.
+	BootstrapLock []string
 	// docName extracts the JSON string "name" from the text column doc.
 	docName string
 }
@@ -35,8 +36,9 @@ const MigrationLock = 7204302
 var (
 	SQLite   = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`}
 	Postgres = Dialect{Name: "postgres", dollar: true, ForUpdate: " FOR UPDATE",
-		BootstrapLock: `SELECT pg_advisory_xact_lock(` + strconv.Itoa(MigrationLock) + `)`,
-		docName:       `(doc::json ->> 'name')`}
+		BootstrapLock: []string{`SET LOCAL lock_timeout = 0`, `SET LOCAL statement_timeout = 0`,
+			`SELECT pg_advisory_xact_lock(` + strconv.Itoa(MigrationLock) + `)`},
+		docName: `(doc::json ->> 'name')`}
 )
 
 // Q adapts a query written with ? placeholders to the dialect.
