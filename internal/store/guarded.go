@@ -14,11 +14,14 @@ import (
 // order is the write contract (SPEC §2):
 //
 //  1. lock and load the resource (PostgreSQL: SELECT … FOR UPDATE, so two
-//     calls with the same key on two nodes serialize here);
+//     calls with the same key on two nodes serialize here), or take
+//     m.Create's template (CreateIfMissing: only when there is no row);
 //  2. idempotency key first: a committed (scope, key) returns its first
-//     result, whatever the version says now; another fingerprint is refused;
+//     result, whatever the version says now; another fingerprint is refused
+//     (the scope is the resource, and m.KeyScope within it);
 //  3. version compare-and-swap: a stale expected version writes nothing;
-//  4. apply the pure edit;
+//  4. apply the pure edit (Apply, or ApplyTx, which may read other rows
+//     inside this transaction);
 //  5. bump the version by 1, store the result under the key, keep the
 //     version in history, append an event.
 //
