@@ -103,8 +103,6 @@ func TestPanicInApplyLeavesNoLock(t *testing.T) {
 func TestConnectionsAreBounded(t *testing.T) {
 	u, _ := freshSchema(t)
 	s := open(t, u)
-	ws := storetest.Seed(t, s)
-	_ = ws
 	var lock, stmt, idle string
 	if err := s.Base.R.QueryRowContext(context.Background(),
 		`SELECT current_setting('lock_timeout'), current_setting('statement_timeout'), current_setting('idle_in_transaction_session_timeout')`).Scan(&lock, &stmt, &idle); err != nil {
