@@ -58,6 +58,24 @@ type Doc struct {
 	Name         string `json:"name"`
 	Apps         []App  `json:"apps"`
 	NextInstance int    `json:"next_instance"` // counter for instance IDs; never goes down
+	// Proposals maps each reserved instance ID to the proposal that
+	// reserved it (proposal IDs are random, so the status of an instance
+	// finds its proposal here).
+	Proposals map[string]string `json:"proposals,omitempty"`
+}
+
+// RecordProposal notes on d that proposalID reserved instanceID.
+func RecordProposal(d *Doc, instanceID, proposalID string) {
+	if d.Proposals == nil {
+		d.Proposals = map[string]string{}
+	}
+	d.Proposals[instanceID] = proposalID
+}
+
+// ProposalOf returns the ID of the proposal that reserved instanceID, or ""
+// when d does not know it.
+func ProposalOf(d *Doc, instanceID string) string {
+	return d.Proposals[instanceID]
 }
 
 // App is one instance in a Room's launcher.

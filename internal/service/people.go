@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,8 +54,15 @@ func (s *Service) Bootstrap(ctx context.Context, workspaceName, ownerEmail strin
 		User:      store.User{ID: store.NewID("usr"), Email: ownerEmail, Name: "Owner", Role: "owner", CreatedAt: now},
 	}
 	o.User.Workspace = o.Workspace.ID
-	if err := s.Store.CreateWorkspace(ctx, o.Workspace, o.User); err != nil {
+	// Nodes starting together on a fresh database all get here: the store
+	// lets one of them create, and the others read what it created.
+	created, err = s.Store.CreateFirstWorkspace(ctx, o.Workspace, o.User)
+	if err != nil {
 		return Owner{}, false, err
+	}
+	if !created {
+		o, err := s.FirstWorkspace(ctx)
+		return o, false, err
 	}
 	return o, true, nil
 }
@@ -87,7 +95,13 @@ func (s *Service) SetNoteApproved(ctx context.Context, ws, user, id string, appr
 	_, err := s.Store.Guarded(ctx, store.Mutation{
 		Workspace: ws, Type: store.TypeNote, ID: id, Actor: "user:" + user,
 		Apply: func(cur *store.Resource) (*store.Change, error) {
-			return &store.Change{Approved: &approved, Kind: "access_changed", Result: mustJSON(map[string]any{"approved": approved})}, nil
+			res := mustJSON(map[string]any{"approved": approved})
+			if cur.Approved == approved {
+				// Already so: nothing changes, so the version stays and no
+				// agent is told its edit conflicts with this.
+				return &store.Change{Unchanged: true, Result: res}, nil
+			}
+			return &store.Change{Approved: &approved, Kind: "access_changed", Result: res}, nil
 		},
 	})
 	return storeProblem(err, store.Mutation{Type: store.TypeNote, ID: id})
@@ -106,11 +120,19 @@ func (s *Service) PersonEdit(ctx context.Context, ws, user, id string, expected 
 			if err := json.Unmarshal(cur.Doc, &d); err != nil {
 				return nil, err
 			}
+			before := mustJSON(d)
 			changed, err := edit(&d)
 			if err != nil {
 				return nil, err
 			}
-			return &store.Change{Doc: mustJSON(d), Kind: kind, Changed: changed, Result: mustJSON(map[string]any{"version": cur.Version + 1})}, nil
+			after := mustJSON(d)
+			if bytes.Equal(before, after) {
+				// An edit that leaves the Note as it was (e.g. saving
+				// unchanged text, restoring the current version) is no new
+				// version.
+				return &store.Change{Unchanged: true, Result: mustJSON(map[string]any{"version": cur.Version})}, nil
+			}
+			return &store.Change{Doc: after, Kind: kind, Changed: changed, Result: mustJSON(map[string]any{"version": cur.Version + 1})}, nil
 		},
 	}
 	out, err := s.Store.Guarded(ctx, m)

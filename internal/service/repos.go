@@ -2,9 +2,13 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"foundry/internal/auth"
 	"foundry/internal/problem"
@@ -13,53 +17,98 @@ import (
 )
 
 func (s *Service) repository(ctx context.Context, ws, id string) (room.Repository, error) {
-	o, err := s.Store.GetObject(ctx, store.KindRepository, id)
-	if err != nil || o.Workspace != ws {
+	r, err := s.Store.Get(ctx, store.TypeRepository, id)
+	if err != nil || r.Workspace != ws {
 		if err != nil && err != store.ErrNotFound {
 			return room.Repository{}, err
 		}
 		return room.Repository{}, problem.New(problem.NotFound, "repository_id", "repository %q was not found; list_repositories shows them", id)
 	}
-	var r room.Repository
-	return r, json.Unmarshal(o.Doc, &r)
+	var repo room.Repository
+	return repo, json.Unmarshal(r.Doc, &repo)
+}
+
+// repositoryID is the ID of the repository named name in workspace ws: one
+// name, one ID, so concurrent first pushes of a name create one repository
+// between them (they serialize on its row).
+func repositoryID(ws, name string) string {
+	sum := sha256.Sum256([]byte("repository\x00" + ws + "\x00" + name))
+	return "repo_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:10]))
+}
+
+// repositoryNamed returns the ID of the repository named name: one created
+// before IDs were derived from names keeps its own ID, any other is
+// repositoryID. Repositories of that kind are never created again, so the
+// answer for a name cannot change.
+func (s *Service) repositoryNamed(ctx context.Context, ws, name string) (string, error) {
+	derived := repositoryID(ws, name)
+	after := ""
+	for {
+		rows, err := s.Store.List(ctx, store.ListQuery{Workspace: ws, Type: store.TypeRepository, AfterID: after, Limit: 500})
+		if err != nil {
+			return "", err
+		}
+		for _, r := range rows {
+			if r.Title == name && r.ID != derived {
+				return r.ID, nil
+			}
+		}
+		if len(rows) < 500 {
+			return derived, nil
+		}
+		after = rows[len(rows)-1].ID
+	}
 }
 
 // PushRepo pins the files as a new immutable version of the repository
-// named name (created on first push) and returns both IDs.
+// named name (created on first push) and returns both IDs. It is one
+// guarded write on the repository: the version is appended under its row
+// lock and its files are stored in the same transaction, so concurrent
+// pushes each add their own version and none is lost.
 func (s *Service) PushRepo(ctx context.Context, ws, user, name string, files map[string][]byte) (repoID, versionID string, err error) {
 	name = strings.TrimSpace(name)
-	if name == "" {
+	switch {
+	case name == "":
 		return "", "", problem.New(problem.Invalid, "name", "a repository needs a name")
-	}
-	var repo room.Repository
-	objs, err := s.Store.ListObjects(ctx, store.ObjectQuery{Workspace: ws, Kind: store.KindRepository, Limit: 10000})
-	if err != nil {
-		return "", "", err
-	}
-	for _, o := range objs {
-		var r room.Repository
-		if json.Unmarshal(o.Doc, &r) == nil && r.Name == name {
-			repo = r
-		}
+	case !utf8.ValidString(name):
+		return "", "", problem.New(problem.Invalid, "name", "the repository name is not valid UTF-8")
+	case utf8.RuneCountInString(name) > room.MaxNameRunes:
+		return "", "", problem.New(problem.Limit, "name", "the repository name is %d characters; it may be at most %d", utf8.RuneCountInString(name), room.MaxNameRunes)
 	}
 	now := s.Now()
-	if repo.ID == "" {
-		repo = room.Repository{ID: store.NewID("repo"), Name: name, Versions: []room.Version{}, CreatedAt: now.UTC().Format(room.TimeFormat)}
-	}
 	v, err := room.NewVersion(store.NewID("ver"), files, "user:"+user, now)
 	if err != nil {
 		return "", "", err
 	}
-	repo.Versions = append(repo.Versions, v)
+	id, err := s.repositoryNamed(ctx, ws, name)
+	if err != nil {
+		return "", "", err
+	}
 	enc := make(map[string]string, len(files))
 	for p, b := range files {
 		enc[p] = base64.StdEncoding.EncodeToString(b)
 	}
-	err = s.Store.PutObjects(ctx,
-		store.Object{Workspace: ws, Kind: store.KindRepoVersion, ID: v.ID, Parent: repo.ID, Doc: mustJSON(map[string]any{"files": enc})},
-		store.Object{Workspace: ws, Kind: store.KindRepository, ID: repo.ID, Doc: mustJSON(repo)},
-	)
-	return repo.ID, v.ID, err
+	content := store.Object{Workspace: ws, Kind: store.KindRepoVersion, ID: v.ID, Parent: id, Doc: mustJSON(map[string]any{"files": enc})}
+	fresh := room.Repository{ID: id, Name: name, Versions: []room.Version{}, CreatedAt: now.UTC().Format(room.TimeFormat)}
+	m := store.Mutation{
+		Workspace: ws, Type: store.TypeRepository, ID: id, Actor: "user:" + user,
+		Create:          &store.Resource{Owner: user, Title: name, Doc: mustJSON(fresh)},
+		CreateIfMissing: true,
+		Apply: func(cur *store.Resource) (*store.Change, error) {
+			var repo room.Repository
+			if err := json.Unmarshal(cur.Doc, &repo); err != nil {
+				return nil, fmt.Errorf("repository %s: %w", id, err)
+			}
+			repo.Versions = append(repo.Versions, v)
+			return &store.Change{Doc: mustJSON(repo), Kind: "version_pushed", Changed: []string{v.ID},
+				Result:  mustJSON(map[string]any{"repository_id": id, "version_id": v.ID}),
+				Objects: []store.Object{content}}, nil
+		},
+	}
+	if _, err := s.Store.Guarded(ctx, m); err != nil {
+		return "", "", storeProblem(err, m)
+	}
+	return id, v.ID, nil
 }
 
 // ListRepositories: repositories and their pinned versions (metadata only).
@@ -72,24 +121,24 @@ func (s *Service) ListRepositories(ctx context.Context, p auth.Principal, cursor
 	if err != nil {
 		return nil, err
 	}
-	objs, err := s.Store.ListObjects(ctx, store.ObjectQuery{Workspace: p.Workspace, Kind: store.KindRepository, AfterID: after, Limit: limit + 1})
+	rows, err := s.Store.List(ctx, store.ListQuery{Workspace: p.Workspace, Type: store.TypeRepository, AfterID: after, Limit: limit + 1, WithDoc: true})
 	if err != nil {
 		return nil, err
 	}
 	out := []room.Repository{}
-	for i, o := range objs {
+	for i, row := range rows {
 		if i == limit {
 			break
 		}
 		var r room.Repository
-		if err := json.Unmarshal(o.Doc, &r); err != nil {
+		if err := json.Unmarshal(row.Doc, &r); err != nil {
 			return nil, err
 		}
 		out = append(out, r)
 	}
 	res := map[string]any{"repositories": out}
-	if len(objs) > limit {
-		res["next_cursor"] = encodeCursor("repo", objs[limit-1].ID)
+	if len(rows) > limit {
+		res["next_cursor"] = encodeCursor("repo", rows[limit-1].ID)
 	}
 	return res, nil
 }

@@ -128,9 +128,11 @@ func (s *Service) ListRoomApps(ctx context.Context, p auth.Principal, id, cursor
 	return res, nil
 }
 
-// proposalID is derived from the room and the reserved instance, so the
-// status of an instance finds its proposal without a scan.
-func proposalID(roomID, instanceID string) string {
+// legacyProposalID is how proposal IDs were once derived from the room and
+// the reserved instance. New proposals get a random ID (store.NewID), which
+// nobody can compute before the proposal exists, and the Room records it
+// (room.RecordProposal); this finds the proposals made before.
+func legacyProposalID(roomID, instanceID string) string {
 	sum := sha256.Sum256([]byte(roomID + "\x00" + instanceID))
 	return "prop_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:10]))
 }
@@ -155,7 +157,11 @@ func (s *Service) ReadRoomAppStatus(ctx context.Context, p auth.Principal, roomI
 		return nil, err
 	}
 	var pr *room.Proposal
-	if x, err := s.proposal(ctx, p.Workspace, proposalID(roomID, instanceID)); err == nil && x.RoomID == roomID {
+	pid := room.ProposalOf(&d, instanceID)
+	if pid == "" {
+		pid = legacyProposalID(roomID, instanceID)
+	}
+	if x, err := s.proposal(ctx, p.Workspace, pid); err == nil && x.RoomID == roomID && x.InstanceID == instanceID {
 		pr = &x
 	}
 	state, build, err := room.Status(&d, pr, instanceID)
@@ -185,8 +191,9 @@ func (s *Service) ProposeSnippet(ctx context.Context, p auth.Principal, a Propos
 		Name  string
 		Files map[string]string
 	}{"propose_room_snippet_app", a.Name, a.Files})
-	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc) (room.Proposal, error) {
-		return room.NewSnippetProposal(d, "", a.RoomID, a.Name, a.Files, "token:"+p.TokenID, s.Now())
+	now := s.Now()
+	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc, id string) (room.Proposal, error) {
+		return room.NewSnippetProposal(d, id, a.RoomID, a.Name, a.Files, "token:"+p.TokenID, now)
 	})
 }
 
@@ -212,14 +219,17 @@ func (s *Service) ProposeRepoApp(ctx context.Context, p auth.Principal, a Propos
 		return nil, err
 	}
 	fp := fingerprint([]string{"propose_room_repo_app", a.Name, a.RepositoryID, a.VersionID})
-	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc) (room.Proposal, error) {
-		return room.NewRepoProposal(d, "", a.RoomID, a.Name, a.RepositoryID, a.VersionID, "token:"+p.TokenID, s.Now())
+	now := s.Now()
+	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc, id string) (room.Proposal, error) {
+		return room.NewRepoProposal(d, id, a.RoomID, a.Name, a.RepositoryID, a.VersionID, "token:"+p.TokenID, now)
 	})
 }
 
 // propose is the one way agents write a Room: the guarded write with the
 // Room as key scope; the proposal row is stored in the same transaction.
-func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp string, build func(d *room.Doc) (room.Proposal, error)) (Written, error) {
+// build must be pure (no clock, no randomness): the store may apply it more
+// than once.
+func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp string, build func(d *room.Doc, id string) (room.Proposal, error)) (Written, error) {
 	if !p.Has(auth.ScopeWrite) {
 		return nil, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
 	}
@@ -229,6 +239,10 @@ func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp
 	if _, _, err := s.agentRoom(ctx, p, roomID); err != nil {
 		return nil, err
 	}
+	// Random, so that no one can know a proposal's ID before it exists (a
+	// replay answers the first write's ID); drawn once, outside Apply, so
+	// that every run of Apply gives the same answer.
+	id := store.NewID("prop")
 	return s.guarded(ctx, store.Mutation{
 		Workspace: p.Workspace, Type: store.TypeRoom, ID: roomID, Key: key, Fingerprint: fp, Actor: "token:" + p.TokenID,
 		Apply: func(cur *store.Resource) (*store.Change, error) {
@@ -236,13 +250,11 @@ func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp
 			if err := json.Unmarshal(cur.Doc, &d); err != nil {
 				return nil, err
 			}
-			pr, err := build(&d)
+			pr, err := build(&d, id)
 			if err != nil {
 				return nil, err
 			}
-			// The instance ID is reserved inside the transaction, so the
-			// proposal ID derived from it is unique.
-			pr.ID = proposalID(roomID, pr.InstanceID)
+			room.RecordProposal(&d, pr.InstanceID, pr.ID)
 			res := map[string]any{"proposal_id": pr.ID, "instance_id": pr.InstanceID, "room_id": roomID, "status": room.StatePendingReview,
 				"version": cur.Version + 1, "next_step": NextStep}
 			return &store.Change{Doc: mustJSON(d), Result: mustJSON(res), Kind: "app_proposed", Changed: []string{pr.InstanceID},
@@ -286,29 +298,62 @@ func (s *Service) GetProposal(ctx context.Context, ws, id string) (room.Proposal
 // ApproveProposal is "Approve and create": a person's act that adds the app
 // to the launcher, in one guarded write on the Room.
 func (s *Service) ApproveProposal(ctx context.Context, ws, user, id string) error {
+	now := s.Now()
 	return s.decide(ctx, ws, user, id, "app_approved", func(d *room.Doc, pr *room.Proposal) error {
-		return room.Approve(d, pr, "user:"+user, s.Now())
+		return room.Approve(d, pr, "user:"+user, now)
 	})
 }
 
 // DeclineProposal: the app never reaches the launcher.
 func (s *Service) DeclineProposal(ctx context.Context, ws, user, id string) error {
+	now := s.Now()
 	return s.decide(ctx, ws, user, id, "app_declined", func(d *room.Doc, pr *room.Proposal) error {
-		return room.Decline(pr, "user:"+user, s.Now())
+		return room.Decline(pr, "user:"+user, now)
 	})
 }
 
+// decideKey is the key of a person's decision on a proposal. It lives in
+// the people's key scope of the Room (store.ScopePeople), which no agent's
+// key can reach, whatever the agent names its key.
+func decideKey(proposalID string) string { return "decide:" + proposalID }
+
 func (s *Service) decide(ctx context.Context, ws, user, id, kind string, act func(d *room.Doc, pr *room.Proposal) error) error {
-	pr, err := s.proposal(ctx, ws, id)
+	// Read outside the transaction only to find the Room (a proposal never
+	// moves); the proposal itself is read again inside it.
+	found, err := s.proposal(ctx, ws, id)
 	if err != nil {
 		return err
 	}
-	// One decision per proposal: the key makes two reviewers clicking at
-	// once serialize (the second replays or is refused), through the same
-	// key-first mechanism as every other write.
-	m := store.Mutation{
-		Workspace: ws, Type: store.TypeRoom, ID: pr.RoomID, Key: "decide:" + id, Fingerprint: kind, Actor: "user:" + user,
-		Apply: func(cur *store.Resource) (*store.Change, error) {
+	m := decideMutation(ws, user, found.RoomID, id, kind, act)
+	_, err = s.Store.Guarded(ctx, m)
+	var kr *store.KeyReusedError
+	if errors.As(err, &kr) {
+		return problem.New(problem.Invalid, "proposal_id", "proposal %s was already decided differently; a decision is final", id)
+	}
+	return storeProblem(err, m)
+}
+
+// decideMutation is a person's decision on proposal id of roomID. Apply
+// reads the proposal inside the transaction and edits only its own copies,
+// so it gives the same answer however often the store runs it. One decision
+// per proposal: the key makes two reviewers clicking at once serialize (the
+// second replays or is refused), through the same key-first mechanism as
+// every other write.
+func decideMutation(ws, user, roomID, id, kind string, act func(d *room.Doc, pr *room.Proposal) error) store.Mutation {
+	return store.Mutation{
+		Workspace: ws, Type: store.TypeRoom, ID: roomID, Key: decideKey(id), KeyScope: store.ScopePeople, Fingerprint: kind, Actor: "user:" + user,
+		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
+			o, err := tx.GetObject(store.KindProposal, id)
+			if err != nil || o.Workspace != ws || o.Parent != roomID {
+				if err != nil && !errors.Is(err, store.ErrNotFound) {
+					return nil, err
+				}
+				return nil, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found; `foundry proposals list` shows them", id)
+			}
+			var pr room.Proposal
+			if err := json.Unmarshal(o.Doc, &pr); err != nil {
+				return nil, fmt.Errorf("proposal %s: %w", id, err)
+			}
 			var d room.Doc
 			if err := json.Unmarshal(cur.Doc, &d); err != nil {
 				return nil, err
@@ -320,10 +365,4 @@ func (s *Service) decide(ctx context.Context, ws, user, id, kind string, act fun
 				Objects: []store.Object{{Workspace: ws, Kind: store.KindProposal, ID: pr.ID, Parent: pr.RoomID, Doc: mustJSON(pr)}}}, nil
 		},
 	}
-	_, err = s.Store.Guarded(ctx, m)
-	var kr *store.KeyReusedError
-	if errors.As(err, &kr) {
-		return problem.New(problem.Invalid, "proposal_id", "proposal %s was already decided differently; a decision is final", id)
-	}
-	return storeProblem(err, m)
 }

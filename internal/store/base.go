@@ -77,7 +77,11 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 	if q.IDs != nil && len(q.IDs) == 0 {
 		return nil, nil
 	}
-	query := `SELECT id, owner_id, title, approved, version, updated_us FROM resources WHERE workspace_id = ? AND type = ? AND id > ?`
+	cols := `id, owner_id, title, approved, version, updated_us`
+	if q.WithDoc {
+		cols += `, doc`
+	}
+	query := `SELECT ` + cols + ` FROM resources WHERE workspace_id = ? AND type = ? AND id > ?`
 	args := []any{q.Workspace, q.Type, q.AfterID}
 	if q.ApprovedOnly {
 		query += ` AND approved = 1`
@@ -105,10 +109,18 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 		r := Resource{Workspace: q.Workspace, Type: q.Type}
 		var approved int
 		var us int64
-		if err := rows.Scan(&r.ID, &r.Owner, &r.Title, &approved, &r.Version, &us); err != nil {
+		var doc string
+		dest := []any{&r.ID, &r.Owner, &r.Title, &approved, &r.Version, &us}
+		if q.WithDoc {
+			dest = append(dest, &doc)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		r.Approved, r.UpdatedAt = approved != 0, time.UnixMicro(us).UTC()
+		if q.WithDoc {
+			r.Doc = json.RawMessage(doc)
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()
@@ -144,29 +156,24 @@ func (b *Base) VersionDoc(ctx context.Context, typ, id string, version int64) (j
 	return json.RawMessage(doc), err
 }
 
-func (b *Base) PutObjects(ctx context.Context, objs ...Object) error {
-	now := time.Now()
-	return b.Tx(ctx, func(q Querier) error {
-		for _, o := range objs {
-			if err := putObject(ctx, q, b.D, o, now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+func (b *Base) GetObject(ctx context.Context, kind, id string) (Object, error) {
+	return getObject(ctx, b.R, b.D, kind, id)
 }
 
-func (b *Base) GetObject(ctx context.Context, kind, id string) (Object, error) {
+func getObject(ctx context.Context, q Querier, d Dialect, kind, id string) (Object, error) {
 	o := Object{Kind: kind, ID: id}
 	var doc string
 	var us int64
-	err := b.R.QueryRowContext(ctx, b.D.Q(`SELECT workspace_id, parent_id, doc, created_us FROM objects WHERE kind = ? AND id = ?`), kind, id).
+	err := q.QueryRowContext(ctx, d.Q(`SELECT workspace_id, parent_id, doc, created_us FROM objects WHERE kind = ? AND id = ?`), kind, id).
 		Scan(&o.Workspace, &o.Parent, &doc, &us)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Object{}, ErrNotFound
 	}
+	if err != nil {
+		return Object{}, err
+	}
 	o.Doc, o.CreatedAt = json.RawMessage(doc), time.UnixMicro(us).UTC()
-	return o, err
+	return o, nil
 }
 
 func (b *Base) ListObjects(ctx context.Context, q ObjectQuery) ([]Object, error) {
@@ -232,7 +239,13 @@ func (b *Base) LastCursor(ctx context.Context, workspace, typ, id string) (int64
 
 func (b *Base) Wait(typ, id string) (<-chan struct{}, func()) { return b.Hub.Wait(typ, id) }
 
-func (b *Base) OnChange(fn func(typ, id string)) func() { return b.Hub.OnNotify(fn) }
+func (b *Base) OnChange(fn func(typ, id string)) func() {
+	return b.Hub.OnNotify(func(typ, id string) {
+		if typ == TypeNote || typ == TypeRoom { // repositories are not watched
+			fn(typ, id)
+		}
+	})
+}
 
 func (b *Base) CreateWorkspace(ctx context.Context, w Workspace, owner User) error {
 	return b.Tx(ctx, func(q Querier) error {
@@ -243,6 +256,34 @@ func (b *Base) CreateWorkspace(ctx context.Context, w Workspace, owner User) err
 			owner.ID, w.ID, owner.Email, owner.Name, owner.PasswordHash, owner.Role, owner.CreatedAt.UnixMicro())
 		return err
 	})
+}
+
+func (b *Base) CreateFirstWorkspace(ctx context.Context, w Workspace, owner User) (created bool, err error) {
+	err = b.Tx(ctx, func(q Querier) error {
+		created = false
+		for _, stmt := range b.D.BootstrapLock {
+			if _, err := q.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM workspaces`).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO workspaces (id, name, created_us) VALUES (?, ?, ?)`), w.ID, w.Name, w.CreatedAt.UnixMicro()); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO users (id, workspace_id, email, name, password_hash, role, created_us) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			owner.ID, w.ID, owner.Email, owner.Name, owner.PasswordHash, owner.Role, owner.CreatedAt.UnixMicro()); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	return created, err
 }
 
 func (b *Base) Workspaces(ctx context.Context) ([]Workspace, error) {

@@ -14,18 +14,21 @@ import (
 // order is the write contract (SPEC §2):
 //
 //  1. lock and load the resource (PostgreSQL: SELECT … FOR UPDATE, so two
-//     calls with the same key on two nodes serialize here);
+//     calls with the same key on two nodes serialize here), or take
+//     m.Create's template (CreateIfMissing: only when there is no row);
 //  2. idempotency key first: a committed (scope, key) returns its first
-//     result, whatever the version says now; another fingerprint is refused;
+//     result, whatever the version says now; another fingerprint is refused
+//     (the scope is the resource, and m.KeyScope within it);
 //  3. version compare-and-swap: a stale expected version writes nothing;
-//  4. apply the pure edit;
+//  4. apply the pure edit (Apply, or ApplyTx, which may read other rows
+//     inside this transaction);
 //  5. bump the version by 1, store the result under the key, keep the
 //     version in history, append an event.
 //
 // The caller commits and then publishes the returned event. On error the
 // caller rolls back whatever this function wrote.
 func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Time) (Outcome, *Event, error) {
-	cur, err := loadForWrite(ctx, q, d, m)
+	cur, creating, err := loadForWrite(ctx, q, d, m)
 	if err != nil {
 		return Outcome{}, nil, err
 	}
@@ -34,7 +37,7 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 		var fp, result string
 		var ver int64
 		err := q.QueryRowContext(ctx, d.Q(`SELECT fingerprint, result, version FROM idempotency_keys WHERE scope_type = ? AND scope_id = ? AND key = ?`),
-			m.Type, m.ID, m.Key).Scan(&fp, &result, &ver)
+			m.scopeType(), m.ID, m.Key).Scan(&fp, &result, &ver)
 		switch {
 		case err == nil:
 			if fp != m.Fingerprint {
@@ -59,11 +62,19 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 		return Outcome{}, nil, &ConflictError{Current: cur.Version, Changed: changed}
 	}
 
-	ch, err := m.Apply(&cur)
+	var ch *Change
+	if m.ApplyTx != nil {
+		ch, err = m.ApplyTx(&cur, txReader{ctx: ctx, q: q, d: d})
+	} else {
+		ch, err = m.Apply(&cur)
+	}
 	if err != nil {
 		return Outcome{}, nil, err
 	}
-	if ch.Unchanged && m.Create == nil {
+	if ch == nil {
+		return Outcome{}, nil, fmt.Errorf("guarded write on %s %s: apply returned no change", m.Type, m.ID)
+	}
+	if ch.Unchanged && !creating {
 		if err := recordKey(ctx, q, d, m, ch.Result, cur.Version, now); err != nil {
 			return Outcome{}, nil, err
 		}
@@ -78,11 +89,11 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 	if ch.Approved != nil {
 		cur.Approved = *ch.Approved
 	}
-	if m.Create == nil {
+	if !creating {
 		cur.Version++
 	}
 	us := now.UnixMicro()
-	if m.Create != nil {
+	if creating {
 		_, err = q.ExecContext(ctx, d.Q(`INSERT INTO resources (type, id, workspace_id, owner_id, title, approved, version, doc, updated_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			cur.Type, cur.ID, cur.Workspace, cur.Owner, cur.Title, boolInt(cur.Approved), cur.Version, string(cur.Doc), us)
 	} else {
@@ -112,37 +123,69 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 	return Outcome{Result: ch.Result, Version: cur.Version, Cursor: ev.Cursor}, ev, nil
 }
 
+// scopeType is the idempotency_keys.scope_type of m's key: the resource type,
+// or "<type>/<KeyScope>" for a separate scope. Agents' doors never set
+// KeyScope, so no key they choose can land in a separate scope.
+func (m Mutation) scopeType() string {
+	if m.KeyScope != "" {
+		return m.Type + "/" + m.KeyScope
+	}
+	return m.Type
+}
+
 func recordKey(ctx context.Context, q Querier, d Dialect, m Mutation, result json.RawMessage, version int64, now time.Time) error {
 	if m.Key == "" {
 		return nil
 	}
 	if _, err := q.ExecContext(ctx, d.Q(`INSERT INTO idempotency_keys (scope_type, scope_id, key, fingerprint, result, version, created_us) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-		m.Type, m.ID, m.Key, m.Fingerprint, string(result), version, now.UnixMicro()); err != nil {
+		m.scopeType(), m.ID, m.Key, m.Fingerprint, string(result), version, now.UnixMicro()); err != nil {
 		return fmt.Errorf("write key: %w", err)
 	}
 	return nil
 }
 
-func loadForWrite(ctx context.Context, q Querier, d Dialect, m Mutation) (Resource, error) {
-	if m.Create != nil {
+// loadForWrite locks and loads the resource, or returns m.Create's template
+// at version 1 (creating = true).
+func loadForWrite(ctx context.Context, q Querier, d Dialect, m Mutation) (r Resource, creating bool, err error) {
+	create := func() (Resource, bool, error) {
 		r := *m.Create
 		r.Type, r.ID, r.Workspace, r.Version = m.Type, m.ID, m.Workspace, 1
-		return r, nil
+		return r, true, nil
 	}
-	r := Resource{Type: m.Type, ID: m.ID}
+	if m.Create != nil && !m.CreateIfMissing {
+		return create()
+	}
+	r = Resource{Type: m.Type, ID: m.ID}
 	var approved int
 	var doc string
 	var us int64
-	err := q.QueryRowContext(ctx, d.Q(`SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`+d.ForUpdate),
+	err = q.QueryRowContext(ctx, d.Q(`SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`+d.ForUpdate),
 		m.Type, m.ID).Scan(&r.Workspace, &r.Owner, &r.Title, &approved, &r.Version, &doc, &us)
+	if errors.Is(err, sql.ErrNoRows) && m.Create != nil {
+		// A concurrent create of the same ID blocks on the primary key when
+		// it inserts, and fails once this one commits (PostgreSQL retries
+		// it, and the retry finds and locks this row).
+		return create()
+	}
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && r.Workspace != m.Workspace) {
-		return Resource{}, ErrNotFound // another workspace's row is not found, never forbidden
+		return Resource{}, false, ErrNotFound // another workspace's row is not found, never forbidden
 	}
 	if err != nil {
-		return Resource{}, err
+		return Resource{}, false, err
 	}
 	r.Approved, r.Doc, r.UpdatedAt = approved != 0, json.RawMessage(doc), time.UnixMicro(us).UTC()
-	return r, nil
+	return r, false, nil
+}
+
+// txReader is the TxReader of one guarded write.
+type txReader struct {
+	ctx context.Context
+	q   Querier
+	d   Dialect
+}
+
+func (t txReader) GetObject(kind, id string) (Object, error) {
+	return getObject(t.ctx, t.q, t.d, kind, id)
 }
 
 // changedSince unions the sub-IDs touched by every version after v.

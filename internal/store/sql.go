@@ -20,11 +20,25 @@ type Dialect struct {
 	Name      string // "sqlite" or "postgres"
 	dollar    bool   // rewrite ? to $1, $2, …
 	ForUpdate string // row lock suffix for the guarded read
+	// BootstrapLock is run first in CreateFirstWorkspace's transaction, so
+	// nodes starting together create one workspace between them (the wait
+	// is unbounded: another node may be migrating). SQLite needs none: its
+	// single writer serializes every write.
+	BootstrapLock []string
+	// docName extracts the JSON string "name" from the text column doc.
+	docName string
 }
 
+// MigrationLock is the PostgreSQL advisory lock key that whole migrations
+// and first-start bootstrap run under.
+const MigrationLock = 7204302
+
 var (
-	SQLite   = Dialect{Name: "sqlite"}
-	Postgres = Dialect{Name: "postgres", dollar: true, ForUpdate: " FOR UPDATE"}
+	SQLite   = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`}
+	Postgres = Dialect{Name: "postgres", dollar: true, ForUpdate: " FOR UPDATE",
+		BootstrapLock: []string{`SET LOCAL lock_timeout = 0`, `SET LOCAL statement_timeout = 0`,
+			`SELECT pg_advisory_xact_lock(` + strconv.Itoa(MigrationLock) + `)`},
+		docName: `(doc::json ->> 'name')`}
 )
 
 // Q adapts a query written with ? placeholders to the dialect.
@@ -46,8 +60,8 @@ func (d Dialect) Q(q string) string {
 	return b.String()
 }
 
-// migrations are applied in order, each once; {{serial}} and {{blob}} are
-// the only words that differ between the two databases.
+// migrations are applied in order, each once; {{serial}} and {{doc_name}}
+// are the only words that differ between the two databases.
 var migrations = []string{
 	`CREATE TABLE workspaces (
 		id TEXT PRIMARY KEY,
@@ -130,6 +144,15 @@ var migrations = []string{
 		at_us BIGINT NOT NULL
 	);
 	CREATE INDEX events_by_resource ON events (resource_type, resource_id, cursor);`,
+
+	// Repositories become versioned resources: a push is a guarded write
+	// like every other. Each one keeps its ID (Rooms refer to it), its
+	// document becomes version 1; its versions' files stay objects.
+	`INSERT INTO resources (type, id, workspace_id, owner_id, title, approved, version, doc, updated_us)
+		SELECT 'repository', id, workspace_id, '', COALESCE({{doc_name}}, ''), 0, 1, doc, created_us FROM objects WHERE kind = 'repository';
+	INSERT INTO resource_versions (type, id, version, kind, actor, changed, doc, at_us)
+		SELECT 'repository', id, 1, 'repository_migrated', 'system', '[]', doc, created_us FROM objects WHERE kind = 'repository';
+	DELETE FROM objects WHERE kind = 'repository'`,
 }
 
 // Migrate applies every migration the database has not seen, in order, each
@@ -167,7 +190,7 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 				continue
 			}
 		}
-		stmt := strings.ReplaceAll(migrations[i], "{{serial}}", serial)
+		stmt := strings.NewReplacer("{{serial}}", serial, "{{doc_name}}", d.docName).Replace(migrations[i])
 		for _, s := range strings.Split(stmt, ";") {
 			if strings.TrimSpace(s) == "" {
 				continue

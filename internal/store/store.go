@@ -18,9 +18,24 @@ import (
 const (
 	TypeNote = "note"
 	TypeRoom = "room"
+	// TypeRepository is a repository: its document is the repository's
+	// metadata and list of pinned versions; each push is a guarded write
+	// that appends one version (the version's files are stored beside it,
+	// as an Object of KindRepoVersion, in the same transaction).
+	TypeRepository = "repository"
 )
 
-// Resource is a Note or a Room: a JSON document with one version counter.
+// Key scopes. A Mutation's key lives in the scope (type, id) of its resource;
+// KeyScope names a separate namespace inside it, so keys chosen by agents
+// can never collide with keys the server picks for people's acts.
+const (
+	// ScopePeople is the key scope of people's acts (approve, decline).
+	// No agent-facing door sets a KeyScope, so no agent can write here.
+	ScopePeople = "people"
+)
+
+// Resource is a Note, a Room or a repository: a JSON document with one
+// version counter.
 type Resource struct {
 	Workspace string
 	Type      string
@@ -34,8 +49,9 @@ type Resource struct {
 }
 
 // Object is a row that belongs to a workspace but has no version of its own:
-// proposals (parent = room), repositories, repository versions (parent =
-// repository).
+// proposals (parent = room) and repository versions (parent = repository).
+// Objects are written only by a guarded write (Change.Objects), in the
+// transaction of the resource they belong to.
 type Object struct {
 	Workspace string
 	Kind      string
@@ -48,8 +64,10 @@ type Object struct {
 // Object kinds.
 const (
 	KindProposal    = "proposal"
-	KindRepository  = "repository"
 	KindRepoVersion = "repo_version"
+	// KindRepository was the kind of repositories before they became
+	// resources (TypeRepository); a migration moved every such row.
+	KindRepository = "repository"
 )
 
 // Mutation is one guarded write. See Guarded for the order of checks.
@@ -59,6 +77,10 @@ type Mutation struct {
 	// Key is the idempotency key; "" for people's acts, which are guarded by
 	// ExpectedVersion alone.
 	Key string
+	// KeyScope, if set, puts Key in a namespace of its own within the
+	// resource's (ScopePeople for people's acts): the same key string in
+	// the default scope, where agents choose keys, is another key.
+	KeyScope string
 	// Fingerprint is what the request means (its arguments without version
 	// and key). A key reused with another fingerprint is refused.
 	Fingerprint string
@@ -69,10 +91,28 @@ type Mutation struct {
 	// Create, if set, inserts the resource at version 1 instead of loading it;
 	// Apply still runs on it.
 	Create *Resource
+	// CreateIfMissing makes Create conditional: an existing resource is
+	// loaded (and locked) as without Create, and Create is used only when
+	// there is none. Concurrent creates of one ID serialize on its row.
+	CreateIfMissing bool
 	// Apply is the edit: a pure function of the current resource. It must not
 	// do I/O. A *problem.Problem it returns is the caller's answer and nothing
 	// is written.
 	Apply func(cur *Resource) (*Change, error)
+	// ApplyTx, if set, is used instead of Apply, for an edit that must read
+	// other rows (e.g. a proposal): it reads them through tx, inside the
+	// write's transaction, never from state captured before it. A store may
+	// run it more than once (PostgreSQL retries a transaction), so it must
+	// be a pure function of cur and what tx returns, and must not modify
+	// anything it did not create.
+	ApplyTx func(cur *Resource, tx TxReader) (*Change, error)
+}
+
+// TxReader reads inside a guarded write's transaction.
+type TxReader interface {
+	// GetObject returns the object (kind, id) as this transaction sees it,
+	// or ErrNotFound.
+	GetObject(kind, id string) (Object, error)
 }
 
 // Change is what Apply decided.
@@ -172,6 +212,7 @@ type ListQuery struct {
 	Query        string   // substring of the title, case-insensitive
 	AfterID      string
 	Limit        int
+	WithDoc      bool // also load each resource's document
 }
 
 // ObjectQuery selects objects of one workspace, ordered by ID.
@@ -195,7 +236,8 @@ type Store interface {
 	History(ctx context.Context, typ, id string) ([]VersionInfo, error)
 	VersionDoc(ctx context.Context, typ, id string, version int64) (json.RawMessage, error)
 
-	PutObjects(ctx context.Context, objs ...Object) error
+	// Objects have no write method of their own: they are written only
+	// through Guarded (Change.Objects), under their resource's lock.
 	GetObject(ctx context.Context, kind, id string) (Object, error)
 	ListObjects(ctx context.Context, q ObjectQuery) ([]Object, error)
 
@@ -211,6 +253,11 @@ type Store interface {
 	OnChange(fn func(typ, id string)) func()
 
 	CreateWorkspace(ctx context.Context, w Workspace, owner User) error
+	// CreateFirstWorkspace creates w and its owner only if there is no
+	// workspace yet, in one transaction that nodes starting together
+	// serialize on (PostgreSQL: the migrations' advisory lock). created
+	// says whether it did; if not, nothing was written.
+	CreateFirstWorkspace(ctx context.Context, w Workspace, owner User) (created bool, err error)
 	Workspaces(ctx context.Context) ([]Workspace, error)
 	Users(ctx context.Context, workspace string) ([]User, error)
 	CreateToken(ctx context.Context, t Token) error

@@ -12,7 +12,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"foundry/internal/events"
+	"foundry/internal/problem"
 	"foundry/internal/store"
 )
 
@@ -30,10 +33,11 @@ const Channel = "foundry_events"
 
 const (
 	maxOpenConns = 16 // per node; plus one listener connection
-	// migrateLock serializes whole Migrate calls across nodes. It must differ
-	// from the key Migrate itself takes per migration (7204301), which is
-	// taken on another connection while this one is held.
-	migrateLock = 7204302
+	// migrateLock serializes whole Migrate calls, and first-start bootstrap,
+	// across nodes. It must differ from the key Migrate itself takes per
+	// migration (7204301), which is taken on another connection while this
+	// one is held.
+	migrateLock = store.MigrationLock
 	// listenerCheck is how long the listener waits for a notification before
 	// it pings its connection, so a silently dead connection is noticed.
 	listenerCheck = 15 * time.Second
@@ -41,6 +45,22 @@ const (
 	// Serialization failures and deadlocks are retried this many times.
 	maxRetries = 5
 )
+
+// Bounds on every connection of the pool (a connection string may set its
+// own). A write waits at most LockTimeout for a row lock, e.g. a Note's
+// held by another node's write, and is then refused as busy; no statement
+// runs longer than StatementTimeout; a transaction left idle (its caller
+// stuck between statements) is ended by the server after IdleInTxTimeout,
+// which releases its locks.
+const (
+	LockTimeout      = 5 * time.Second
+	StatementTimeout = 15 * time.Second
+	IdleInTxTimeout  = 15 * time.Second
+)
+
+// errPanic answers the caller whose write panicked: the transaction was
+// rolled back and the process goes on.
+var errPanic = errors.New("internal error: the write failed and was rolled back")
 
 // Store is the PostgreSQL implementation of store.Store.
 type Store struct {
@@ -71,6 +91,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	if cfg.RuntimeParams["application_name"] == "" {
 		cfg.RuntimeParams["application_name"] = "foundry"
+	}
+	for k, v := range map[string]time.Duration{
+		"lock_timeout":                        LockTimeout,
+		"statement_timeout":                   StatementTimeout,
+		"idle_in_transaction_session_timeout": IdleInTxTimeout,
+	} {
+		if cfg.RuntimeParams[k] == "" {
+			cfg.RuntimeParams[k] = fmt.Sprint(v.Milliseconds())
+		}
 	}
 
 	db := stdlib.OpenDB(*cfg)
@@ -110,6 +139,15 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer conn.Close()
+	// Another node may migrate for longer than a write may wait for a lock:
+	// this one wait is unbounded (the connection goes back to the pool with
+	// its bounds reset).
+	for _, p := range []string{"lock_timeout", "statement_timeout"} {
+		if _, err := conn.ExecContext(ctx, `SET `+p+` = 0`); err != nil {
+			return err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `RESET `+p)
+	}
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrateLock); err != nil {
 		return err
 	}
@@ -134,13 +172,13 @@ func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, e
 			return err
 		})
 		if err != nil {
-			if attempt <= maxRetries && retryable(err, attempt) && ctx.Err() == nil {
+			if attempt <= maxRetries && retryable(err, attempt, m.CreateIfMissing) && ctx.Err() == nil {
 				if err := sleep(ctx, time.Duration(attempt)*time.Duration(1+rand.IntN(10))*time.Millisecond); err != nil {
 					return store.Outcome{}, err
 				}
 				continue
 			}
-			return store.Outcome{}, err
+			return store.Outcome{}, busy(ctx, err, m.Type+"_id")
 		}
 		if ev != nil {
 			s.Hub.Notify(ev.Type, ev.ID)
@@ -155,7 +193,9 @@ func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, e
 // of the same resource gets: its key lookup ran before the winner committed,
 // and the insert then hit the winner's row. Run again, it finds the winner's
 // key and replays (or, without a matching key, gets the same error back).
-func retryable(err error, attempt int) bool {
+// A create-if-missing finds the winner's row when run again, so it may
+// always be retried.
+func retryable(err error, attempt int, createIfMissing bool) bool {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return false
@@ -164,33 +204,61 @@ func retryable(err error, attempt int) bool {
 	case "40001", "40P01": // serialization_failure, deadlock_detected
 		return true
 	case "23505": // unique_violation
-		return attempt == 1
+		return attempt == 1 || createIfMissing
 	}
 	return false
 }
 
+// busy turns a lock wait or statement that ran out of time into a refusal
+// the caller can act on (nothing was written: resending the same call is
+// safe); other errors pass through.
+func busy(ctx context.Context, err error, field string) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || ctx.Err() != nil {
+		return err
+	}
+	switch pe.Code {
+	case "55P03", "57014": // lock_not_available (lock_timeout), query_canceled (statement_timeout)
+	default:
+		return err
+	}
+	return problem.New("resource_busy", field,
+		"another write held this resource for longer than %s, so this one was not made and nothing was written; resend the same call (same idempotency_key) in a moment",
+		LockTimeout).With("retry_after", 1)
+}
+
 // tx is Base's write path: one plain transaction.
 func (s *Store) tx(ctx context.Context, fn func(q store.Querier) error) error {
-	return s.run(ctx, func(tx *sql.Tx) error { return fn(tx) })
+	return busy(ctx, s.run(ctx, func(tx *sql.Tx) error { return fn(tx) }), "")
 }
 
 // run runs fn in a read-committed transaction and commits it. The statements
 // run under ctx, but the transaction itself does not: once every statement
 // has succeeded, COMMIT is sent and awaited even if ctx ends meanwhile, so a
 // committed write is never reported as failed because its caller gave up.
-func (s *Store) run(ctx context.Context, fn func(tx *sql.Tx) error) error {
+//
+// The transaction is rolled back on every other way out, a panic in fn
+// included: the panic is logged with its stack and answered as an internal
+// error to this caller alone, so no lock outlives a failed write.
+func (s *Store) run(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
 	tx, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{Isolation: sql.LevelReadCommitted})
 	if err != nil {
 		return err
 	}
+	// After Commit this is a no-op (sql.ErrTxDone). Otherwise fn's error
+	// (or the panic) is the answer; a failed rollback only means the
+	// connection is gone, and the server then rolls back by itself.
+	defer tx.Rollback()
+	defer func() {
+		if v := recover(); v != nil {
+			slog.Error("postgres: a write panicked; its transaction is rolled back", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			err = errPanic
+		}
+	}()
 	if err := fn(tx); err != nil {
-		// fn's error is the answer; a failed rollback only means the
-		// connection is gone, and the server then rolls back by itself.
-		tx.Rollback()
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		tx.Rollback()
 		return err
 	}
 	return tx.Commit()

@@ -33,6 +33,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"history keeps every version", testHistory},
 		{"tokens are found by hash and can be revoked", testTokens},
 		{"objects written by a guarded write are stored with it", testObjects},
+		{"a key in a separate scope never meets the same key in the default one", testKeyScopes},
+		{"ApplyTx reads objects inside the transaction", testApplyTxReadsInside},
+		{"concurrent create-if-missing creates once and appends the rest", testCreateIfMissing},
+		{"an unchanged answer bumps nothing", testUnchanged},
+		{"concurrent first-workspace creates make one workspace", testCreateFirstWorkspace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -383,5 +388,191 @@ func testObjects(t *testing.T, s store.Store) {
 	list, err := s.ListObjects(context.Background(), store.ObjectQuery{Workspace: ws, Kind: store.KindProposal, Parent: id, Limit: 10})
 	if err != nil || len(list) != 1 {
 		t.Fatalf("list = %+v, %v", list, err)
+	}
+}
+
+func testKeyScopes(t *testing.T, s store.Store) {
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
+	ctx := context.Background()
+	// An agent's key first, then the same string as a person's act's key.
+	if _, err := s.Guarded(ctx, AppendLine(ws, id, "decide:prop_1", 0, "agent")); err != nil {
+		t.Fatal(err)
+	}
+	person := AppendLine(ws, id, "decide:prop_1", 0, "person")
+	person.KeyScope = store.ScopePeople
+	out, err := s.Guarded(ctx, person)
+	if err != nil || out.Replayed {
+		t.Fatalf("the same key in another scope: %+v, %v; want a fresh write", out, err)
+	}
+	// Each scope replays its own key and refuses another fingerprint.
+	again, err := s.Guarded(ctx, person)
+	if err != nil || !again.Replayed || string(again.Result) != string(out.Result) {
+		t.Fatalf("replay in the people's scope: %+v, %v", again, err)
+	}
+	other := AppendLine(ws, id, "decide:prop_1", 0, "other")
+	other.KeyScope = store.ScopePeople
+	var kr *store.KeyReusedError
+	if _, err := s.Guarded(ctx, other); !errors.As(err, &kr) {
+		t.Fatalf("another request under a people's key: %v, want KeyReusedError", err)
+	}
+	if d, _ := doc(t, s, id); fmt.Sprint(d.Log) != "[agent person]" {
+		t.Fatalf("log = %v", d.Log)
+	}
+}
+
+func testApplyTxReadsInside(t *testing.T, s store.Store) {
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
+	ctx := context.Background()
+	m := AppendLine(ws, id, "key-object-1", 1, "o")
+	inner := m.Apply
+	m.Apply = func(cur *store.Resource) (*store.Change, error) {
+		ch, err := inner(cur)
+		ch.Objects = []store.Object{{Workspace: ws, Kind: store.KindProposal, ID: "prop_in_tx", Parent: id, Doc: json.RawMessage(`{"n":1}`)}}
+		return ch, err
+	}
+	if _, err := s.Guarded(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	// Each write reads the object inside its transaction and writes it
+	// back incremented: concurrent writers lose no increment.
+	const writers = 8
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.Guarded(ctx, store.Mutation{
+				Workspace: ws, Type: store.TypeNote, ID: id, Key: fmt.Sprintf("key-inc-%d", w), Fingerprint: "inc", Actor: "test",
+				ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
+					o, err := tx.GetObject(store.KindProposal, "prop_in_tx")
+					if err != nil {
+						return nil, err
+					}
+					var v struct{ N int }
+					if err := json.Unmarshal(o.Doc, &v); err != nil {
+						return nil, err
+					}
+					next, _ := json.Marshal(map[string]int{"n": v.N + 1})
+					return &store.Change{Kind: "inc", Result: next,
+						Objects: []store.Object{{Workspace: ws, Kind: store.KindProposal, ID: "prop_in_tx", Parent: id, Doc: next}}}, nil
+				},
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	o, err := s.GetObject(ctx, store.KindProposal, "prop_in_tx")
+	if err != nil || string(o.Doc) != fmt.Sprintf(`{"n":%d}`, writers+1) {
+		t.Fatalf("object = %s, %v; want n = %d", o.Doc, err, writers+1)
+	}
+	// A missing object is ErrNotFound inside the transaction too.
+	_, err = s.Guarded(ctx, store.Mutation{Workspace: ws, Type: store.TypeNote, ID: id, Actor: "test",
+		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
+			_, err := tx.GetObject(store.KindProposal, "prop_missing")
+			return nil, err
+		}})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing object: %v, want ErrNotFound", err)
+	}
+}
+
+func testCreateIfMissing(t *testing.T, s store.Store) {
+	ws := Seed(t, s)
+	ctx := context.Background()
+	id := store.NewID("repo")
+	const n = 12
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			m := AppendLine(ws, id, "", 0, fmt.Sprint(i))
+			m.Create = &store.Resource{Owner: "o", Title: "one name", Doc: json.RawMessage(`{"n":0,"log":[]}`)}
+			m.CreateIfMissing = true
+			_, errs[i] = s.Guarded(ctx, m)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	d, v := doc(t, s, id)
+	if d.N != n || v != n {
+		t.Fatalf("n = %d, version %d; want %d and %d (one create, the rest appended)", d.N, v, n, n)
+	}
+	if h, _ := s.History(ctx, store.TypeNote, id); len(h) != n {
+		t.Fatalf("%d history entries, want %d", len(h), n)
+	}
+	// Another workspace's resource is not found, never appended to.
+	other := AppendLine(Seed(t, s), id, "", 0, "x")
+	other.Create = &store.Resource{Owner: "o", Title: "one name", Doc: json.RawMessage(`{"n":0,"log":[]}`)}
+	other.CreateIfMissing = true
+	if _, err := s.Guarded(ctx, other); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("create-if-missing over another workspace's row: %v, want ErrNotFound", err)
+	}
+}
+
+func testUnchanged(t *testing.T, s store.Store) {
+	ws := Seed(t, s)
+	id := Create(t, s, ws)
+	ctx := context.Background()
+	before, _ := s.LastCursor(ctx, ws, store.TypeNote, id)
+	m := AppendLine(ws, id, "", 0, "")
+	m.Apply = func(cur *store.Resource) (*store.Change, error) {
+		return &store.Change{Unchanged: true, Result: json.RawMessage(`{}`)}, nil
+	}
+	out, err := s.Guarded(ctx, m)
+	if err != nil || out.Version != 1 || out.Cursor != 0 {
+		t.Fatalf("unchanged: %+v, %v; want version 1, no cursor", out, err)
+	}
+	if after, _ := s.LastCursor(ctx, ws, store.TypeNote, id); after != before {
+		t.Fatalf("an unchanged answer appended an event")
+	}
+	if h, _ := s.History(ctx, store.TypeNote, id); len(h) != 1 {
+		t.Fatalf("an unchanged answer added history: %d entries", len(h))
+	}
+}
+
+func testCreateFirstWorkspace(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	now := time.Now()
+	const n = 8
+	var wg sync.WaitGroup
+	created := make([]bool, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			created[i], errs[i] = s.CreateFirstWorkspace(ctx, store.Workspace{ID: store.NewID("ws"), Name: "w", CreatedAt: now},
+				store.User{ID: store.NewID("usr"), Email: "owner@example.org", Name: "Owner", Role: "owner", CreatedAt: now})
+		}()
+	}
+	wg.Wait()
+	makers := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("call %d: %v", i, errs[i])
+		}
+		if created[i] {
+			makers++
+		}
+	}
+	wss, err := s.Workspaces(ctx)
+	if err != nil || makers != 1 || len(wss) != 1 {
+		t.Fatalf("%d created, workspaces %v, %v; want exactly one", makers, wss, err)
+	}
+	if users, _ := s.Users(ctx, wss[0].ID); len(users) != 1 {
+		t.Fatalf("%d owners", len(users))
 	}
 }
