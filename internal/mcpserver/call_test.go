@@ -182,9 +182,7 @@ func TestToolPanicIsAnInternalErrorForThatCallOnly(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	boom := newTool(ToolsetNotes, "boom", auth.ScopeRead, "Panics.", `{"type":"object","additionalProperties":false,"properties":{}}`, outRead,
 		func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
-			var m map[string]int
-			m["secret-panic-text"]++ // assignment to entry in nil map
-			return nil, nil
+			panic("secret-panic-text")
 		})
 	setDefaultLogger(t, log) // what Foundry's serve does with its logger
 	url, secret := e.serve(t, log, []string{auth.ScopeRead}, boom)
@@ -213,7 +211,7 @@ func TestToolPanicIsAnInternalErrorForThatCallOnly(t *testing.T) {
 		}
 	}
 	l := logs.String()
-	if !strings.Contains(l, "assignment to entry in nil map") || !strings.Contains(l, "runtime/debug.Stack") || !strings.Contains(l, "call_test.go") {
+	if !strings.Contains(l, "secret-panic-text") || !strings.Contains(l, "runtime/debug.Stack") || !strings.Contains(l, "call_test.go") {
 		t.Errorf("the log lacks the panic and its stack:\n%s", l)
 	}
 }
@@ -452,11 +450,11 @@ func TestLengthsAreCharacters(t *testing.T) {
 	e := sqliteEnv(t)
 	v, _ := e.tabs(t)
 	euro := func(n int) string { return strings.Repeat("€", n) } // 3 bytes each
-	res, data := e.call(t, "propose_room_repo_app", fmt.Sprintf(`{"room_id":%q,"name":%q,"repository_id":"nope","version_id":"nope","idempotency_key":"len-key-1"}`, e.roomID, euro(200)))
+	_, data := e.call(t, "propose_room_repo_app", fmt.Sprintf(`{"room_id":%q,"name":%q,"repository_id":"nope","version_id":"nope","idempotency_key":"len-key-1"}`, e.roomID, euro(200)))
 	if data["field"] == "name" {
 		t.Errorf("200 three-byte characters in a maxLength-200 name refused: %v", data)
 	}
-	res, data = e.call(t, "propose_room_repo_app", fmt.Sprintf(`{"room_id":%q,"name":%q,"repository_id":"nope","version_id":"nope","idempotency_key":"len-key-2"}`, e.roomID, euro(201)))
+	res, data := e.call(t, "propose_room_repo_app", fmt.Sprintf(`{"room_id":%q,"name":%q,"repository_id":"nope","version_id":"nope","idempotency_key":"len-key-2"}`, e.roomID, euro(201)))
 	if !res.IsError || data["field"] != "name" || !strings.Contains(fmt.Sprint(data["message"]), "200") {
 		t.Errorf("201 characters in a maxLength-200 name: got %v, want a refusal on name naming 200", data)
 	}

@@ -98,6 +98,9 @@ func New(svc *service.Service, opts Options) *Handler {
 	}
 	h := &Handler{svc: svc, opts: opts, all: Tools(svc), log: opts.Logger, variants: map[string]*variant{},
 		streams: service.NewGate(opts.MaxStreamsPerToken, opts.MaxStreamsPerNode)}
+	for _, t := range h.all {
+		t.Log = h.log // tool faults and panics go to the endpoint's logger
+	}
 	if svc != nil {
 		svc.Store.OnChange(h.broadcast)
 	}

@@ -53,6 +53,9 @@ func CheckRepoFiles(files map[string][]byte) error {
 			return err
 		}
 	}
+	if err := CheckPathSet(paths); err != nil {
+		return err
+	}
 	var total int64
 	for _, p := range paths {
 		n := len(files[p])

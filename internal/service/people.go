@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 
 	"foundry/internal/auth"
@@ -69,9 +68,9 @@ func (s *Service) Bootstrap(ctx context.Context, workspaceName, ownerEmail strin
 
 // CreateNote is a person creating a Note; build may fill the new document.
 func (s *Service) CreateNote(ctx context.Context, ws, owner, title string, approved bool, build func(d *note.Doc) error) (string, error) {
-	title = strings.TrimSpace(title)
-	if title == "" {
-		return "", problem.New(problem.Invalid, "title", "a Note needs a title")
+	title, err := note.CheckTitle(title)
+	if err != nil {
+		return "", err
 	}
 	d := note.New(title)
 	if build != nil {
@@ -80,7 +79,7 @@ func (s *Service) CreateNote(ctx context.Context, ws, owner, title string, appro
 		}
 	}
 	id := store.NewID("note")
-	_, err := s.Store.Guarded(ctx, store.Mutation{
+	_, err = s.Store.Guarded(ctx, store.Mutation{
 		Workspace: ws, Type: store.TypeNote, ID: id, Actor: "user:" + owner,
 		Create: &store.Resource{Owner: owner, Title: title, Approved: approved, Doc: mustJSON(d)},
 		Apply: func(cur *store.Resource) (*store.Change, error) {
@@ -131,6 +130,10 @@ func (s *Service) PersonEdit(ctx context.Context, ws, user, id string, expected 
 				// unchanged text, restoring the current version) is no new
 				// version.
 				return &store.Change{Unchanged: true, Result: mustJSON(map[string]any{"version": cur.Version})}, nil
+			}
+			// People's edits are held to the same size limit as agents'.
+			if err := note.CheckSize(len(after), len(cur.Doc), "note_id"); err != nil {
+				return nil, err
 			}
 			return &store.Change{Doc: after, Kind: kind, Changed: changed, Result: mustJSON(map[string]any{"version": cur.Version + 1})}, nil
 		},

@@ -142,7 +142,8 @@ func TestAgentKeysCannotBlockDecisions(t *testing.T) {
 				name := fmt.Sprintf("Squat post %s %d", id, i)
 				_, err := s.svc.ProposeSnippet(ctx, s.agent, service.ProposeSnippetArgs{RoomID: s.room, Name: name, Files: snippet(name), IdempotencyKey: fmt.Sprintf(spell, id)})
 				var p *problem.Problem
-				if err != nil && !(errors.As(err, &p) && p.Code == problem.KeyReused) { // reused: squatted already
+				// reused: squatted already; invalid: a control character is refused as a key.
+				if err != nil && !(errors.As(err, &p) && (p.Code == problem.KeyReused || p.Code == problem.Invalid)) {
 					t.Fatalf("propose %s: %v", name, err)
 				}
 			}
