@@ -182,7 +182,7 @@ func TestFrontRefusesAmbiguousJSON(t *testing.T) {
 // directly, without the front.
 func TestListenCheckedWhereSDKDispatches(t *testing.T) {
 	h, _, _ := faultFront(t, &faultStore{})
-	toolsets, ro := h.selection(httptest.NewRequest(http.MethodPost, "/mcp", nil))
+	toolsets, ro, _ := h.selection(httptest.NewRequest(http.MethodPost, "/mcp", nil))
 	sdk := h.variant(toolsets, ro, true).sdk
 	body := `{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{` + newMeta + `,"notifications":{"resourceSubscriptions":["foundry://notes/n1"]}}}`
 	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
@@ -240,7 +240,7 @@ func TestListenCheckedWhereSDKDispatches(t *testing.T) {
 // SDK alone answers; the cache serves only well-formed requests.
 func TestCachedToolsListAnswersAsTheSDK(t *testing.T) {
 	h, front, _ := faultFront(t, &faultStore{})
-	toolsets, ro := h.selection(httptest.NewRequest(http.MethodPost, "/mcp", nil))
+	toolsets, ro, _ := h.selection(httptest.NewRequest(http.MethodPost, "/mcp", nil))
 	plain := httptest.NewServer(h.variant(toolsets, ro, false).sdk)
 	defer plain.Close()
 	type odd struct {

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
+	"foundry/internal/problem"
 	"foundry/internal/service"
 )
 
@@ -104,7 +105,7 @@ func New(svc *service.Service, opts Options) *Handler {
 	if svc != nil {
 		svc.Store.OnChange(h.broadcast)
 	}
-	toolsets, ro := h.selection(httptest.NewRequest(http.MethodPost, opts.Path, nil))
+	toolsets, ro, _ := h.selection(httptest.NewRequest(http.MethodPost, opts.Path, nil))
 	h.variant(toolsets, ro, false) // build the default now: a bad schema fails at start
 	return h
 }
@@ -149,9 +150,10 @@ func (p *peek) newProtocol() bool {
 	return v >= "2026-07-28"
 }
 
-// anonymous methods answer without a token, exactly as published; every
-// other method needs one. A token that is presented is checked whatever the
-// method.
+// anonymous methods answer without a token, exactly as published. Every
+// other method is routed first (see serveAnonymous) and needs a token only
+// if it reaches private data. A token that is presented is checked whatever
+// the method.
 func anonymous(method string) bool {
 	switch method {
 	case "initialize", "server/discover", "ping", "tools/list":
@@ -165,7 +167,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusForbidden, nil, -32600, "Host "+r.Host+" / Origin "+r.Header.Get("Origin")+" is not allowed to call this endpoint (set --public-url or --allowed-origins)")
 		return
 	}
-	toolsets, ro := h.selection(r)
+	toolsets, ro, pr := h.selection(r)
+	if pr != nil {
+		writeRPCErrorData(w, http.StatusBadRequest, nil, -32602, pr.Error(), pr)
+		return
+	}
 	v := h.variant(toolsets, ro, subscriptionsWanted(r))
 	presented := len(r.Header.Values("Authorization")) > 0
 	if r.Method != http.MethodPost {
@@ -196,9 +202,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	m, perr := parseMessage(body)
+	// A token that is presented is checked whatever the method: a wrong
+	// token answers 401 everywhere, so a client never shows "Connected".
 	var p auth.Principal
-	authed := false
-	if presented || (perr == nil && !anonymous(m.Method)) {
+	if presented {
 		var id json.RawMessage
 		if m != nil {
 			id = m.ID
@@ -207,7 +214,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p, ok = h.authenticate(w, r, id); !ok {
 			return
 		}
-		authed = true
 	}
 	if perr != nil {
 		pe := &parseError{-32700, "parse error"}
@@ -215,10 +221,23 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nil, pe.code, pe.msg)
 		return
 	}
-	sdk := v.sdk
-	if authed {
-		sdk = withPrincipal(p, bearer(r), v.sdk)
+	if !presented {
+		switch {
+		case m.Method == "initialize" || m.Method == "server/discover":
+			serveAmended(w, r, v.sdk, m)
+		case m.Method == "tools/list" && cacheable(r, m):
+			writeResult(w, m.ID, v.listed[m.newProtocol()])
+		case anonymous(m.Method):
+			v.sdk.ServeHTTP(w, r)
+		default:
+			// Route first: the SDK answers what it would answer anyway (an
+			// unknown or removed method, bad headers or _meta); a method
+			// that needs a token is refused at dispatch, answered 401 here.
+			h.serveAnonymous(w, r, v.sdk, m)
+		}
+		return
 	}
+	sdk := withPrincipal(p, bearer(r), v.sdk)
 	switch m.Method {
 	case "tools/call":
 		if t := v.tools[m.Params.Name]; t != nil && !p.Has(t.Scope) {
@@ -228,22 +247,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		sdk.ServeHTTP(w, r)
-	case "resources/subscribe", "subscriptions/listen":
+	case "subscriptions/listen":
 		if err := h.checkSubscriptions(r.Context(), p, m); err != nil {
 			writeRPCError(w, http.StatusOK, m.ID, -32002, err.Error())
 			return
 		}
-		if m.Method == "subscriptions/listen" {
-			release, retry, ok := h.streams.Acquire(streamKey(p), h.opts.ListenLifetime)
-			if !ok {
-				tooManyStreams(w, m.ID, retry)
-				return
-			}
-			defer release()
-			// A stream lives at most ListenLifetime (then the client
-			// listens again); its writes may take that long.
-			http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opts.ListenLifetime + 30*time.Second))
+		release, retry, ok := h.streams.Acquire(streamKey(p), h.opts.ListenLifetime)
+		if !ok {
+			tooManyStreams(w, m.ID, retry)
+			return
 		}
+		defer release()
+		// A stream lives at most ListenLifetime (then the client
+		// listens again); its writes may take that long.
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opts.ListenLifetime + 30*time.Second))
 		sdk.ServeHTTP(w, r)
 	case "tools/list":
 		if cacheable(r, m) {
@@ -252,12 +269,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		sdk.ServeHTTP(w, r)
 	case "initialize", "server/discover":
-		// The SDK omits "listChanged": false; the published contract states it.
-		rw := &bufferedWriter{ResponseWriter: w, status: http.StatusOK}
-		sdk.ServeHTTP(rw, r)
-		w.Header().Del("Content-Length")
-		w.WriteHeader(rw.status)
-		w.Write(bytes.Replace(rw.buf.Bytes(), []byte(`"tools":{}`), []byte(`"tools":{"listChanged":false}`), 1))
+		serveAmended(w, r, sdk, m)
 	default:
 		sdk.ServeHTTP(w, r)
 	}
@@ -269,6 +281,16 @@ func tooLarge(w http.ResponseWriter) {
 	writeRPCErrorData(w, http.StatusRequestEntityTooLarge, nil, -32600,
 		fmt.Sprintf("request body over the %d-byte limit (%d MiB): send a smaller request (a tab's text is limited by its own rule, well below this)", MaxBody, MaxBody>>20),
 		map[string]any{"error": "limit_exceeded", "field": "body", "limit_bytes": MaxBody})
+}
+
+// serveAmended serves initialize or server/discover with the capabilities
+// Foundry actually serves (see amendInitialize).
+func serveAmended(w http.ResponseWriter, r *http.Request, sdk http.Handler, m *peek) {
+	rw := &bufferedWriter{ResponseWriter: w, status: http.StatusOK}
+	sdk.ServeHTTP(rw, r)
+	w.Header().Del("Content-Length")
+	w.WriteHeader(rw.status)
+	w.Write(amendCapabilities(rw.buf.Bytes(), m.Method == "initialize"))
 }
 
 // bufferedWriter holds a short, single-message answer so it can be amended.
@@ -467,11 +489,17 @@ func isLoopback(host string) bool {
 
 // selection is the connection's choice of toolsets and read-only mode
 // (header X-MCP-Toolsets / X-MCP-Readonly, or query toolsets= / readonly=),
-// narrowed by the operator's.
-func (h *Handler) selection(r *http.Request) (toolsets []string, readOnly bool) {
-	want := r.Header.Get("X-MCP-Toolsets")
+// narrowed by the operator's. A name that is no toolset is refused (a typo
+// would otherwise serve no tools without a word).
+func (h *Handler) selection(r *http.Request) (toolsets []string, readOnly bool, pr *problem.Problem) {
+	want, field := r.Header.Get("X-MCP-Toolsets"), "X-MCP-Toolsets"
 	if q := r.URL.Query().Get("toolsets"); q != "" {
-		want = q
+		want, field = q, "toolsets"
+	}
+	if want != "" {
+		if pr := checkToolsets(strings.Split(want, ","), field); pr != nil {
+			return nil, false, pr
+		}
 	}
 	all := []string{ToolsetNotes, ToolsetRooms, ToolsetEvents}
 	if h.opts.Toolsets != nil {
@@ -491,7 +519,7 @@ func (h *Handler) selection(r *http.Request) (toolsets []string, readOnly bool) 
 	if q := r.URL.Query().Get("readonly"); q != "" {
 		ro = q
 	}
-	return toolsets, h.opts.ReadOnly || ro == "1" || strings.EqualFold(ro, "true")
+	return toolsets, h.opts.ReadOnly || ro == "1" || strings.EqualFold(ro, "true"), nil
 }
 
 func (h *Handler) variant(toolsets []string, readOnly, subs bool) *variant {
@@ -545,6 +573,11 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 	if subs {
 		h.addSubscriptions(srv)
 	}
+	// Runs before the handlers above: a method needing a token is refused
+	// at dispatch (after the SDK validated and routed it); a method whose
+	// capability is not declared is not served.
+	srv.AddReceivingMiddleware(h.needToken)
+	srv.AddReceivingMiddleware(h.undeclared(subs))
 	// Last added runs first: a panic anywhere below (a handler, another
 	// middleware) is one call's internal error.
 	srv.AddReceivingMiddleware(h.recoverMiddleware)
@@ -640,9 +673,21 @@ func writeRPCErrorData(w http.ResponseWriter, status int, id json.RawMessage, co
 }
 
 // sdkLogger keeps the SDK at Warn: its per-request Info logs cost CPU on the
-// hot path and say nothing an operator needs.
+// hot path and say nothing an operator needs. A client's protocol mistake,
+// which the SDK logs as an error, is logged at Warn: nothing is wrong with
+// the server.
 func sdkLogger(l *slog.Logger) *slog.Logger {
 	return slog.New(levelFloor{l.Handler(), slog.LevelWarn})
+}
+
+// clientMistakes are the SDK's Error messages that report what a client
+// sent (go-sdk v1.8.0), not a fault of the server.
+var clientMistakes = map[string]bool{
+	"method removed in the new protocol":   true,
+	"method invalid during initialization": true,
+	"initialized before initialize":        true,
+	"duplicate initialized notification":   true,
+	"duplicate initialize request":         true,
 }
 
 type levelFloor struct {
@@ -651,7 +696,22 @@ type levelFloor struct {
 }
 
 func (f levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
+	// An Error may be demoted to Warn: ask for the lower of the two.
+	if l == slog.LevelError {
+		return l >= f.min && (f.Handler.Enabled(ctx, slog.LevelWarn) || f.Handler.Enabled(ctx, l))
+	}
 	return l >= f.min && f.Handler.Enabled(ctx, l)
+}
+
+func (f levelFloor) Handle(ctx context.Context, rec slog.Record) error {
+	if rec.Level == slog.LevelError && clientMistakes[rec.Message] {
+		rec.Level = slog.LevelWarn
+		rec.AddAttrs(slog.String("cause", "client"))
+	}
+	if !f.Handler.Enabled(ctx, rec.Level) {
+		return nil
+	}
+	return f.Handler.Handle(ctx, rec)
 }
 func (f levelFloor) WithAttrs(a []slog.Attr) slog.Handler {
 	return levelFloor{f.Handler.WithAttrs(a), f.min}

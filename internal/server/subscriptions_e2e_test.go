@@ -2,12 +2,14 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
@@ -124,7 +126,14 @@ func TestSubscriptionRefusesWhatTheTokenCannotSee(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	legacy := subscriber(t, e, e.WriteToken(t), "2025-11-25", make(chan string, 1))
-	if err := legacy.Subscribe(ctx, &mcp.SubscribeParams{URI: mcpserver.ResourceURI("note", e.NoteID)}); err == nil || !strings.Contains(err.Error(), "poll_resource_events") {
+	// 2025-11-25 is never told resources.subscribe (a stateless endpoint
+	// has no stream for its updates), and resources/subscribe is not
+	// served: Method not found, never an error with code 0.
+	if init := legacy.InitializeResult(); init.Capabilities.Resources != nil && init.Capabilities.Resources.Subscribe {
+		t.Fatalf("a 2025-11-25 client is told resources.subscribe: %+v", init.Capabilities.Resources)
+	}
+	var je *jsonrpc.Error
+	if err := legacy.Subscribe(ctx, &mcp.SubscribeParams{URI: mcpserver.ResourceURI("note", e.NoteID)}); !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
 		t.Fatalf("legacy subscribe: %v", err)
 	}
 }
