@@ -19,13 +19,17 @@ const (
 	limit     = `"limit":{"type":"integer","minimum":1,"maximum":50}`
 	slideItem = `{"type":"object","required":["title"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":500},"body":{"type":"string","maxLength":20000},"notes":{"type":"string","maxLength":20000}}}`
 	outline   = `"slides":{"type":"array","minItems":1,"maxItems":20,"items":` + slideItem + `}`
-	cell      = `{"type":["string","number","boolean","null"]}`
+	// A cell is one of four single types: a type array (["string", …]) is
+	// what some clients (Gemini) refuse in a tool schema.
+	cell = `{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]}`
 	// Output schemas name the key fields of a result, kept short: tools/list
 	// is paid for in every client's context. An error result carries error,
 	// field and message instead.
 	outWrite = `{"type":"object","properties":{"version":{"type":"integer"},"replayed":{"type":"boolean"}}}`
 	outRead  = `{"type":"object","properties":{"version":{"type":"integer"}}}`
 )
+
+func withHint(h hint, t *Tool) *Tool { t.hint = h; return t }
 
 func noteTools(svc *service.Service) []*Tool {
 	return []*Tool{
@@ -112,7 +116,7 @@ func noteTools(svc *service.Service) []*Tool {
 				return svc.ListNoteAttachments(ctx, p, a.NoteID, a.Kind, a.Cursor, a.Limit)
 			}),
 
-		newTool(ToolsetNotes, "create_note_tab", auth.ScopeWrite,
+		withHint(conflictHint("list_note_tabs", "list_note_tabs shows whether the tab you meant is there already"), newTool(ToolsetNotes, "create_note_tab", auth.ScopeWrite,
 			"Create a new Slides or Sheet tab in an approved Note. Use the version from list_note_tabs; returns the exact new tab ID for later edits. An optional outline fills a Slides tab. A repeated idempotency key returns the first tab. One key per intended tab; keep it on retries.",
 			`{"type":"object","additionalProperties":false,"required":["note_id","expected_version","idempotency_key","tab_type"],"properties":{`+noteID+`,`+expected+`,`+key+
 				`,"tab_type":{"enum":["slides","sheet"]},"label":{"type":"string","maxLength":100},`+outline+`}}`,
@@ -123,9 +127,9 @@ func noteTools(svc *service.Service) []*Tool {
 					return nil, err
 				}
 				return svc.CreateNoteTab(ctx, p, a)
-			}),
+			})),
 
-		newTool(ToolsetNotes, "edit_note_tab", auth.ScopeWrite,
+		withHint(editConflictHint, newTool(ToolsetNotes, "edit_note_tab", auth.ScopeWrite,
 			"Use an exact tab ID and version from read_note_tab. Use replace_text for Note/Markdown, slide_add or slides_add_outline for Slides, sheet_set_range for Sheet, or replace_tab_data for supported content tabs. File and Source attachments cannot be edited through this tool. A repeated idempotency key returns the first result. On version_conflict: re-read, redo, new key.",
 			`{"type":"object","additionalProperties":false,"required":["note_id","tab_id","expected_version","idempotency_key","operation"],"properties":{`+noteID+`,`+tabID+`,`+expected+`,`+key+
 				`,"operation":{"enum":["replace_text","replace_tab_data","slide_add","slides_add_outline","sheet_set_range"]},"text":{"type":"string","maxLength":1048576},"title":{"type":"string","minLength":1,"maxLength":500},"body":{"type":"string","maxLength":20000},"notes":{"type":"string","maxLength":20000},"slides":{"type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/slide"}}`+
@@ -139,9 +143,9 @@ func noteTools(svc *service.Service) []*Tool {
 					return nil, err
 				}
 				return svc.EditNoteTab(ctx, p, a)
-			}),
+			})),
 
-		newTool(ToolsetNotes, "add_note_source", auth.ScopeWrite,
+		withHint(conflictHint("list_note_tabs", "a page already attached answers its existing source"), newTool(ToolsetNotes, "add_note_source", auth.ScopeWrite,
 			"Add an HTTP or HTTPS citation to the Sources tab of an approved Note. Uses the Note version and an idempotency key; returns the new source ID. Key: a hash of note_id and the normalized URL (https, lower-case host without www., no fragment, no utm_*, no trailing slash).",
 			`{"type":"object","additionalProperties":false,"required":["note_id","expected_version","idempotency_key","title","url"],"properties":{`+noteID+`,`+expected+`,`+key+
 				`,"title":{"type":"string","minLength":1,"maxLength":500},"url":{"type":"string","minLength":1,"maxLength":2048}}}`,
@@ -152,6 +156,6 @@ func noteTools(svc *service.Service) []*Tool {
 					return nil, err
 				}
 				return svc.AddNoteSource(ctx, p, a)
-			}),
+			})),
 	}
 }

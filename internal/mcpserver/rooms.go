@@ -83,7 +83,8 @@ func roomTools(svc *service.Service) []*Tool {
 
 		newTool(ToolsetRooms, "propose_room_snippet_app", auth.ScopeWrite,
 			"Prepare a Room snippet with source files. It appears in the cloud Room launcher only after its owner reviews and approves the full code in osFoundry. "+
-				"Key: \"snip-\" + sha256(room_id, name, files)[:32], same on retries. While they review, end your turn and check status once the user is back, or long-poll poll_resource_events if idle.",
+				"files must include src/App.tsx (default export: a React component). "+
+				"Key, same on retries: \"snip-\" + first 32 hex of sha256 of room_id, name, then each path and content in path order, each prefixed by its byte length (uint64 big-endian).",
 			`{"type":"object","properties":{"room_id":{"type":"string"},"name":{"type":"string","maxLength":200},"files":{"type":"object","additionalProperties":{"type":"string"}},"idempotency_key":{"type":"string","minLength":8,"maxLength":128}},"required":["room_id","name","files","idempotency_key"],"additionalProperties":false}`,
 			outProposal,
 			func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {

@@ -41,6 +41,7 @@ type Tool struct {
 	Handle func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error)
 	// Log receives faults and panics (nil: slog.Default()).
 	Log    *slog.Logger
+	hint   hint // the tool's own next step for a refusal (wording.go)
 	schema *jsonschema.Resolved
 	raw    map[string]any // the input schema as data, to locate failures
 	subs   sync.Map       // schema pointer → *jsonschema.Resolved
@@ -56,6 +57,12 @@ func boolPtr(b bool) *bool { return &b }
 func newTool(toolset, name, scope, description, input, output string, handle func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error)) *Tool {
 	ann := &mcp.ToolAnnotations{ReadOnlyHint: scope == auth.ScopeRead}
 	if scope == auth.ScopeWrite {
+		// destructiveHint is true on every write, including the ones that
+		// only add (create_note_tab, add_note_source) or only propose (the
+		// Room tools): the published contract records it so for every
+		// write tool, and clients key their confirmation prompts on it.
+		// An agent's write does change what a person sees, and nothing a
+		// tool writes is undone by calling it again.
 		ann.DestructiveHint = boolPtr(true)
 		// Every write takes an idempotency key: the same arguments (key
 		// included) sent again replay the first result, so a client may
@@ -128,7 +135,7 @@ func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.Cal
 	if err != nil {
 		var pr *problem.Problem
 		if errors.As(err, &pr) {
-			return errorResult(pr), nil
+			return errorResult(t.inMCPWords(pr)), nil
 		}
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			// The client went away (or the request timed out): nobody

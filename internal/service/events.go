@@ -92,14 +92,29 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, typ, id, cur
 	}
 }
 
+// Event is one event as a poll answers it. Its cursor is the same opaque
+// kind of value as next_cursor and every write's cursor: any of them can be
+// passed back as poll_resource_events' cursor, to see what followed it.
+type Event struct {
+	Cursor       string    `json:"cursor"`
+	ResourceType string    `json:"resource_type"`
+	ResourceID   string    `json:"resource_id"`
+	Kind         string    `json:"kind"`
+	Version      int64     `json:"version,omitempty"`
+	At           time.Time `json:"at"`
+}
+
+func eventCursor(seq int64) string { return encodeCursor("e", strconv.FormatInt(seq, 10)) }
+
 func eventsPage(evs []store.Event, after int64) map[string]any {
-	if evs == nil {
-		evs = []store.Event{}
+	out := make([]Event, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, Event{Cursor: eventCursor(e.Cursor), ResourceType: e.Type, ResourceID: e.ID, Kind: e.Kind, Version: e.Version, At: e.At})
 	}
 	if len(evs) > 0 {
 		after = evs[len(evs)-1].Cursor
 	}
-	return map[string]any{"events": evs, "next_cursor": encodeCursor("e", strconv.FormatInt(after, 10))}
+	return map[string]any{"events": out, "next_cursor": eventCursor(after)}
 }
 
 // TooManyWaiters is the refusal of a long poll (or a subscription stream)

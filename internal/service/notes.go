@@ -533,7 +533,7 @@ func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string
 		return nil, err
 	}
 	if expected < 1 {
-		return nil, problem.New(problem.Invalid, "expected_version", "must be the Note version from list_note_tabs or read_note_tab (≥ 1)")
+		return nil, problem.New(problem.Invalid, "expected_version", "must be the version of the Note the change is based on (≥ 1)")
 	}
 	// Access is checked outside the transaction too, so a Note the caller
 	// can't see answers not found before any key is looked up.

@@ -22,7 +22,7 @@ func (s *Service) repository(ctx context.Context, ws, id string) (room.Repositor
 		if err != nil && err != store.ErrNotFound {
 			return room.Repository{}, err
 		}
-		return room.Repository{}, problem.New(problem.NotFound, "repository_id", "repository %q was not found; list_repositories shows them", id)
+		return room.Repository{}, problem.New(problem.NotFound, "repository_id", "repository %q was not found in this workspace", problem.Excerpt(id))
 	}
 	var repo room.Repository
 	return repo, json.Unmarshal(r.Doc, &repo)

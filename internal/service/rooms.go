@@ -16,8 +16,23 @@ import (
 	"foundry/internal/store"
 )
 
-// NextStep is what a proposal tells the agent to tell its user.
-const NextStep = "Tell the user: approve it in Foundry under Connected → Needs your approval. Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor."
+// CLIReviewStep is a proposal's next_step in a build whose people review
+// proposals with the CLI: what the person can actually do to see the full
+// code and approve (or decline) it, with the proposal's ID filled in, and
+// what the agent does meanwhile. A build with a review page sets
+// Service.ReviewStep to name that page instead.
+func CLIReviewStep(proposalID string) string {
+	return fmt.Sprintf("Tell the user to review the full code and decide: `foundry proposals show %[1]s`, then `foundry proposals approve %[1]s` (or `foundry proposals decline %[1]s`), with --data DIR if Foundry keeps its data elsewhere than ./foundry-data. "+
+		"Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor.", proposalID)
+}
+
+// reviewStep is the next_step of proposal id in this build.
+func (s *Service) reviewStep(id string) string {
+	if s.ReviewStep != nil {
+		return s.ReviewStep(id)
+	}
+	return CLIReviewStep(id)
+}
 
 // CreateRoom is a person creating a cloud Room.
 func (s *Service) CreateRoom(ctx context.Context, ws, owner, name string) (string, error) {
@@ -143,7 +158,7 @@ func (s *Service) proposal(ctx context.Context, ws, id string) (room.Proposal, e
 		if err != nil && err != store.ErrNotFound {
 			return room.Proposal{}, err
 		}
-		return room.Proposal{}, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found; `foundry proposals list` shows them", id)
+		return room.Proposal{}, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found in this workspace", problem.Excerpt(id))
 	}
 	var pr room.Proposal
 	return pr, json.Unmarshal(o.Doc, &pr)
@@ -243,7 +258,7 @@ func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp
 	// replay answers the first write's ID); drawn once, outside Apply, so
 	// that every run of Apply gives the same answer.
 	id := store.NewID("prop")
-	return s.guarded(ctx, store.Mutation{
+	w, err := s.guarded(ctx, store.Mutation{
 		Workspace: p.Workspace, Type: store.TypeRoom, ID: roomID, Key: key, Fingerprint: fp, Actor: "token:" + p.TokenID,
 		Apply: func(cur *store.Resource) (*store.Change, error) {
 			var d room.Doc
@@ -256,11 +271,19 @@ func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp
 			}
 			room.RecordProposal(&d, pr.InstanceID, pr.ID)
 			res := map[string]any{"proposal_id": pr.ID, "instance_id": pr.InstanceID, "room_id": roomID, "status": room.StatePendingReview,
-				"version": cur.Version + 1, "next_step": NextStep}
+				"version": cur.Version + 1}
 			return &store.Change{Doc: mustJSON(d), Result: mustJSON(res), Kind: "app_proposed", Changed: []string{pr.InstanceID},
 				Objects: []store.Object{{Workspace: p.Workspace, Kind: store.KindProposal, ID: pr.ID, Parent: roomID, Doc: mustJSON(pr)}}}, nil
 		},
 	})
+	if err != nil {
+		return nil, err
+	}
+	// Built when answering, replays included: a result stored by an older
+	// build may name a review place this build does not have.
+	pid, _ := w["proposal_id"].(string)
+	w["next_step"] = s.reviewStep(pid)
+	return w, nil
 }
 
 // ListProposals is the reviewer's inbox (status "" = all).
@@ -348,7 +371,7 @@ func decideMutation(ws, user, roomID, id, kind string, act func(d *room.Doc, pr 
 				if err != nil && !errors.Is(err, store.ErrNotFound) {
 					return nil, err
 				}
-				return nil, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found; `foundry proposals list` shows them", id)
+				return nil, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found in this workspace", problem.Excerpt(id))
 			}
 			var pr room.Proposal
 			if err := json.Unmarshal(o.Doc, &pr); err != nil {
