@@ -35,9 +35,28 @@ type Service struct {
 // New returns a Service over s.
 func New(s store.Store) *Service { return &Service{Store: s, Now: time.Now} }
 
-// Written is the answer to a guarded write: the stored result (the first one
-// when replayed) with "replayed" and "version" set.
-type Written map[string]any
+// Written is what every guarded write answers besides its own result:
+// whether it is the first result replayed (the same key and arguments sent
+// again), and the cursor after the write, to poll what followed it.
+type Written struct {
+	Replayed bool   `json:"replayed"`
+	Cursor   string `json:"cursor,omitempty"`
+}
+
+func (w *Written) written() *Written { return w }
+
+// writeResult is a typed result of a guarded write (it embeds Written).
+type writeResult[T any] interface {
+	*T
+	written() *Written
+}
+
+// Page is what every paged list takes: the cursor a page returned (none:
+// the first page) and how many entries (0: DefaultPage).
+type Page struct {
+	Cursor string `json:"cursor"`
+	Limit  int    `json:"limit"`
+}
 
 // Limits shared by every list.
 const (
@@ -52,21 +71,25 @@ func fingerprint(v any) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// guarded runs m and turns store outcomes into answers or problems.
-func (s *Service) guarded(ctx context.Context, m store.Mutation) (Written, error) {
+// guarded runs m and turns store outcomes into answers or problems: the
+// stored result (the first one when replayed) decoded as T, with Written
+// filled in.
+func guarded[T any, PT writeResult[T]](ctx context.Context, s *Service, m store.Mutation) (T, error) {
+	var v T
 	out, err := s.Store.Guarded(ctx, m)
 	if err != nil {
-		return nil, storeProblem(err, m)
+		return v, storeProblem(err, m)
 	}
-	var w Written
-	if err := json.Unmarshal(out.Result, &w); err != nil {
-		return nil, fmt.Errorf("stored result: %w", err)
+	if err := json.Unmarshal(out.Result, &v); err != nil {
+		return v, fmt.Errorf("stored result: %w", err)
 	}
-	w["replayed"] = out.Replayed
+	w := PT(&v).written()
+	w.Replayed = out.Replayed
+	w.Cursor = ""
 	if out.Cursor > 0 {
-		w["cursor"] = eventCursor(out.Cursor) // poll_resource_events from here sees what follows this write
+		w.Cursor = eventCursor(out.Cursor) // poll_resource_events from here sees what follows this write
 	}
-	return w, nil
+	return v, nil
 }
 
 // storeProblem translates the store's refusals into what the caller can act on.
