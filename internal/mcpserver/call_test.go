@@ -20,6 +20,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -180,8 +181,8 @@ func TestToolPanicIsAnInternalErrorForThatCallOnly(t *testing.T) {
 	e := sqliteEnv(t)
 	var logs syncBuffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	boom := newTool(ToolsetNotes, "boom", auth.ScopeRead, "Panics.", `{"type":"object","additionalProperties":false,"properties":{}}`, outRead,
-		func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
+	boom := toolFor(spec{Toolset: ToolsetNotes, Name: "boom", Scope: auth.ScopeRead, Description: "Panics.", Input: object(nil, props{})},
+		func(ctx context.Context, p auth.Principal, _ struct{}) (service.NoteTabs, error) {
 			panic("secret-panic-text")
 		})
 	setDefaultLogger(t, log) // what Foundry's serve does with its logger
@@ -244,9 +245,9 @@ func (s *syncBuffer) String() string {
 func TestFaultTextNeverReachesTheClient(t *testing.T) {
 	e := sqliteEnv(t)
 	var logs syncBuffer
-	tl := newTool(ToolsetNotes, "fault", auth.ScopeRead, "Fails.", `{"type":"object","properties":{}}`, outRead,
-		func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
-			return nil, fmt.Errorf("read note: %w", errors.New(`ERROR: invalid byte sequence for encoding "UTF8": 0x00 (SQLSTATE 22021)`))
+	tl := toolFor(spec{Toolset: ToolsetNotes, Name: "fault", Scope: auth.ScopeRead, Description: "Fails.", Input: &jsonschema.Schema{Type: "object", Properties: props{}}},
+		func(ctx context.Context, p auth.Principal, _ struct{}) (service.NoteTabs, error) {
+			return service.NoteTabs{}, fmt.Errorf("read note: %w", errors.New(`ERROR: invalid byte sequence for encoding "UTF8": 0x00 (SQLSTATE 22021)`))
 		})
 	setDefaultLogger(t, slog.New(slog.NewTextHandler(&logs, nil)))
 	e.tools["fault"] = tl

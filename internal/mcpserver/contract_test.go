@@ -30,8 +30,9 @@ const (
 	updateSnapsHint = "run UPDATE_TOOLSNAPS=1 go test ./internal/mcpserver/ and review the schema change"
 	// budgetBytesPerTool guards tools/list against schema bloat. The goal
 	// is 600 B per tool; with both securitySchemes copies, explicit hints, an
-	// outputSchema and every published constraint, Foundry is at ~890 B
-	// today (the reference connector: ~769). BenchmarkToolsList reports it.
+	// outputSchema derived from each result type (its key fields) and every
+	// published constraint, Foundry is at ~899 B today (the reference
+	// connector: ~769). BenchmarkToolsList reports it.
 	budgetBytesPerTool = 900
 	goalBytesPerTool   = 600
 )

@@ -214,6 +214,16 @@ func refType(s map[string]any) string {
 	if c, ok := s["const"]; ok {
 		return "`" + refLiteral(c) + "`"
 	}
+	if alts, ok := s["anyOf"].([]any); ok && s["type"] == nil {
+		// One of several schemas (a cell: string, number, boolean or
+		// null), rendered as the type array it stands for.
+		var types []string
+		for _, a := range alts {
+			m, _ := a.(map[string]any)
+			types = append(types, refType(m))
+		}
+		return strings.Join(types, " or ")
+	}
 	var types []string
 	switch v := s["type"].(type) {
 	case string:
@@ -232,6 +242,8 @@ func refType(s map[string]any) string {
 		if items, ok := s["items"].(map[string]any); ok {
 			it := refType(items)
 			if ts, ok := items["type"].([]any); ok && len(ts) > 1 && items["enum"] == nil {
+				it = "(" + it + ")"
+			} else if alts, ok := items["anyOf"].([]any); ok && len(alts) > 1 {
 				it = "(" + it + ")"
 			}
 			return "array of " + it

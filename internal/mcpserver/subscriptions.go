@@ -63,7 +63,7 @@ func (h *Handler) addSubscriptions(srv *mcp.Server) {
 		if !ok {
 			return nil, errNeedToken
 		}
-		var v map[string]any
+		var v any
 		if typ == store.TypeNote {
 			v, err = h.svc.ListNoteTabs(ctx, p, id)
 		} else {

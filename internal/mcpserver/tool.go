@@ -41,6 +41,7 @@ type Tool struct {
 	Handle func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error)
 	// Log receives faults and panics (nil: slog.Default()).
 	Log    *slog.Logger
+	hint   hint // the tool's own next step for a refusal (wording.go)
 	schema *jsonschema.Resolved
 	raw    map[string]any // the input schema as data, to locate failures
 	subs   sync.Map       // schema pointer → *jsonschema.Resolved
@@ -51,38 +52,76 @@ func (t *Tool) ReadOnly() bool { return t.Scope == auth.ScopeRead }
 
 func boolPtr(b bool) *bool { return &b }
 
+// spec is what a tool's constructor says about it; toolFor does the rest.
+type spec struct {
+	Toolset     string
+	Name        string
+	Scope       string // auth.ScopeRead or auth.ScopeWrite
+	Description string
+	Input       *jsonschema.Schema
+	Hint        hint // the tool's own next step for a refusal (nil: the common ones)
+	// Output names the result fields the output schema declares (nil:
+	// all); see outputSchemaFor.
+	Output []string
+}
+
+// toolFor is the one way to define a tool: the constructor gives the spec
+// and a typed handler, and every call goes decode → run → result, after
+// call has checked the scope, prepared and validated the arguments against
+// the spec's input schema (see call). The output schema is derived from
+// Out, so what a tool declares is what it answers.
+func toolFor[In, Out any](s spec, run func(ctx context.Context, p auth.Principal, in In) (Out, error)) *Tool {
+	return newTool(s, outputSchemaFor[Out](s.Output), func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
+		in, err := decode[In](args)
+		if err != nil {
+			return nil, err
+		}
+		return run(ctx, p, in)
+	})
+}
+
+// byID adapts a service read of one resource by its ID to toolFor, for a
+// tool whose one argument, named field, is that ID.
+func byID[Out any](field string, read func(ctx context.Context, p auth.Principal, id string) (Out, error)) func(context.Context, auth.Principal, map[string]string) (Out, error) {
+	return func(ctx context.Context, p auth.Principal, a map[string]string) (Out, error) {
+		return read(ctx, p, a[field])
+	}
+}
+
 // newTool fills in what every tool declares the same way: annotations by
 // scope, securitySchemes in _meta, and the compiled input schema.
-func newTool(toolset, name, scope, description, input, output string, handle func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error)) *Tool {
-	ann := &mcp.ToolAnnotations{ReadOnlyHint: scope == auth.ScopeRead}
-	if scope == auth.ScopeWrite {
+func newTool(s spec, output *jsonschema.Schema, handle func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error)) *Tool {
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: s.Scope == auth.ScopeRead}
+	if s.Scope == auth.ScopeWrite {
+		// destructiveHint is true on every write, including the ones that
+		// only add (create_note_tab, add_note_source) or only propose (the
+		// Room tools): the published contract records it so for every
+		// write tool, and clients key their confirmation prompts on it.
+		// An agent's write does change what a person sees, and nothing a
+		// tool writes is undone by calling it again.
 		ann.DestructiveHint = boolPtr(true)
 		// Every write takes an idempotency key: the same arguments (key
 		// included) sent again replay the first result, so a client may
 		// retry safely.
 		ann.IdempotentHint = true
 	}
-	if toolset == ToolsetRooms && scope == auth.ScopeWrite {
+	if s.Toolset == ToolsetRooms && s.Scope == auth.ScopeWrite {
 		ann.OpenWorldHint = boolPtr(false) // as published for Room proposals: nothing leaves Foundry
 	}
 	def := &mcp.Tool{
-		Name:         name,
-		Description:  description,
-		InputSchema:  json.RawMessage(input),
-		OutputSchema: json.RawMessage(output),
+		Name:         s.Name,
+		Description:  s.Description,
+		InputSchema:  s.Input,
+		OutputSchema: output,
 		Annotations:  ann,
-		Meta:         mcp.Meta{"securitySchemes": securitySchemes(scope)},
+		Meta:         mcp.Meta{"securitySchemes": securitySchemes(s.Scope)},
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal([]byte(input), &s); err != nil {
-		panic(fmt.Sprintf("%s: input schema: %v", name, err))
-	}
-	resolved, err := s.Resolve(nil)
+	resolved, err := s.Input.Resolve(nil)
 	if err != nil {
-		panic(fmt.Sprintf("%s: input schema: %v", name, err))
+		panic(fmt.Sprintf("%s: input schema: %v", s.Name, err))
 	}
-	raw := refSchema(json.RawMessage(input)) // $refs inlined, to walk arguments along it
-	return &Tool{Def: def, Scope: scope, Toolset: toolset, Handle: handle, schema: resolved, raw: raw}
+	raw := refSchema(s.Input) // $refs inlined, to walk arguments along it
+	return &Tool{Def: def, Scope: s.Scope, Toolset: s.Toolset, Handle: handle, hint: s.Hint, schema: resolved, raw: raw}
 }
 
 func securitySchemes(scope string) []map[string]any {
@@ -128,7 +167,7 @@ func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.Cal
 	if err != nil {
 		var pr *problem.Problem
 		if errors.As(err, &pr) {
-			return errorResult(pr), nil
+			return errorResult(t.inMCPWords(pr)), nil
 		}
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			// The client went away (or the request timed out): nobody

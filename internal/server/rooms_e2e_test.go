@@ -51,7 +51,7 @@ func TestProposalLifecycle(t *testing.T) {
 	files := map[string]string{"src/App.tsx": "export default function App(){return null}\n" + secret, "src/styles.css": "body{}"}
 	key := room.SnippetKey(e.RoomID, "Standup timer", files)
 	first := propose(t, cs, e.RoomID, "Standup timer", files, key)
-	if first.IsError || first.Str("status") != "pending_review" || !strings.Contains(first.Str("next_step"), "Needs your approval") {
+	if first.IsError || first.Str("status") != "pending_review" || !strings.Contains(first.Str("next_step"), "foundry proposals approve "+first.Str("proposal_id")) {
 		t.Fatalf("propose: %s", first.Text)
 	}
 	again := propose(t, cs, e.RoomID, "Standup timer", files, key)

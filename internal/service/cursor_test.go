@@ -74,7 +74,7 @@ func TestListNoteAttachmentsRefusesHostileCursors(t *testing.T) {
 			for name, c := range hostileOffsetCursors(kind) {
 				t.Run(kind+"/"+name, func(t *testing.T) {
 					for _, limit := range []int{0, 1, 50} {
-						_, err := f.svc.ListNoteAttachments(ctx, f.read, f.noteID, kind, c, limit)
+						_, err := f.svc.ListNoteAttachments(ctx, f.read, service.AttachmentsArgs{NoteID: f.noteID, Kind: kind, Page: service.Page{Cursor: c, Limit: limit}})
 						wantProblem(t, err, problem.Invalid, "cursor")
 					}
 				})
@@ -89,7 +89,7 @@ func TestListRoomAppsRefusesHostileCursors(t *testing.T) {
 		for name, c := range hostileOffsetCursors("a") {
 			t.Run(name, func(t *testing.T) {
 				for _, limit := range []int{0, 1, 50} {
-					_, err := f.svc.ListRoomApps(ctx, f.read, f.roomID, c, limit)
+					_, err := f.svc.ListRoomApps(ctx, f.read, service.RoomAppsArgs{RoomID: f.roomID, Page: service.Page{Cursor: c, Limit: limit}})
 					wantProblem(t, err, problem.Invalid, "cursor")
 				}
 			})
@@ -108,29 +108,29 @@ func TestOffsetCursorsThatWereReturnedStillPage(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		res, err := f.svc.ListNoteAttachments(ctx, f.read, f.noteID, "sources", "", 2)
+		res, err := f.svc.ListNoteAttachments(ctx, f.read, service.AttachmentsArgs{NoteID: f.noteID, Kind: "sources", Page: service.Page{Cursor: "", Limit: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		next, _ := res["next_cursor"].(string)
+		next := res.NextCursor
 		if next == "" {
 			t.Fatalf("no next_cursor after 2 of 3 sources: %v", res)
 		}
-		res, err = f.svc.ListNoteAttachments(ctx, f.read, f.noteID, "sources", next, 2)
+		res, err = f.svc.ListNoteAttachments(ctx, f.read, service.AttachmentsArgs{NoteID: f.noteID, Kind: "sources", Page: service.Page{Cursor: next, Limit: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, more := res["next_cursor"]; more || fmt.Sprint(res["total"]) != "3" {
+		if res.NextCursor != "" || fmt.Sprint(res.Total) != "3" {
 			t.Fatalf("second page = %v; want the last source and no next_cursor", res)
 		}
-		res, err = f.svc.ListNoteAttachments(ctx, f.read, f.noteID, "sources", b64("sources:1000"), 2)
+		res, err = f.svc.ListNoteAttachments(ctx, f.read, service.AttachmentsArgs{NoteID: f.noteID, Kind: "sources", Page: service.Page{Cursor: b64("sources:1000"), Limit: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fmt.Sprint(res["items"]) != "[]" {
-			t.Fatalf("a position past the end gave %v; want an empty page", res["items"])
+		if fmt.Sprint(res.Items) != "[]" {
+			t.Fatalf("a position past the end gave %v; want an empty page", res.Items)
 		}
-		if _, err := f.svc.ListRoomApps(ctx, f.read, f.roomID, b64("a:0"), 0); err != nil {
+		if _, err := f.svc.ListRoomApps(ctx, f.read, service.RoomAppsArgs{RoomID: f.roomID, Page: service.Page{Cursor: b64("a:0"), Limit: 0}}); err != nil {
 			t.Fatalf("list_room_apps from position 0: %v", err)
 		}
 	})
@@ -159,13 +159,13 @@ func TestIDAndEventCursorsRefuseHostileValues(t *testing.T) {
 		}
 		for name, c := range idCursors("n", "r") {
 			t.Run("list_notes/"+name, func(t *testing.T) {
-				_, err := f.svc.ListNotes(ctx, f.read, "", c, 0)
+				_, err := f.svc.ListNotes(ctx, f.read, service.ListNotesArgs{Page: service.Page{Cursor: c}})
 				wantProblem(t, err, problem.Invalid, "cursor")
 			})
 		}
 		for name, c := range idCursors("r", "n") {
 			t.Run("list_rooms/"+name, func(t *testing.T) {
-				_, err := f.svc.ListRooms(ctx, f.read, c, 0)
+				_, err := f.svc.ListRooms(ctx, f.read, service.Page{Cursor: c})
 				wantProblem(t, err, problem.Invalid, "cursor")
 			})
 		}
@@ -180,19 +180,19 @@ func TestIDAndEventCursorsRefuseHostileValues(t *testing.T) {
 		}
 		for name, c := range eventCursors {
 			t.Run("poll/"+name, func(t *testing.T) {
-				_, err := f.svc.PollEvents(ctx, f.read, "note", f.noteID, c, 0, 0)
+				_, err := f.svc.PollEvents(ctx, f.read, service.PollArgs{ResourceType: "note", ResourceID: f.noteID, Page: service.Page{Cursor: c}})
 				wantProblem(t, err, problem.Invalid, "cursor")
 			})
 		}
 		// What the server returns is still accepted.
-		res, err := f.svc.PollEvents(ctx, f.read, "note", f.noteID, "", 0, 0)
+		res, err := f.svc.PollEvents(ctx, f.read, service.PollArgs{ResourceType: "note", ResourceID: f.noteID, Page: service.Page{Cursor: ""}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.svc.PollEvents(ctx, f.read, "note", f.noteID, res["next_cursor"].(string), 0, 0); err != nil {
+		if _, err := f.svc.PollEvents(ctx, f.read, service.PollArgs{ResourceType: "note", ResourceID: f.noteID, Page: service.Page{Cursor: res.NextCursor}}); err != nil {
 			t.Fatalf("a returned event cursor was refused: %v", err)
 		}
-		if _, err := f.svc.ListNotes(ctx, f.read, "", b64("n:"+f.noteID), 0); err != nil {
+		if _, err := f.svc.ListNotes(ctx, f.read, service.ListNotesArgs{Page: service.Page{Cursor: b64("n:" + f.noteID)}}); err != nil {
 			t.Fatalf("an ID cursor of a real Note was refused: %v", err)
 		}
 	})

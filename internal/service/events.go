@@ -16,23 +16,33 @@ import (
 // MaxWait is the longest a poll may wait for an event.
 const MaxWait = 25 * time.Second
 
+// PollArgs are poll_resource_events' arguments.
+type PollArgs struct {
+	ResourceType string `json:"resource_type"` // note or room
+	ResourceID   string `json:"resource_id"`
+	Page
+	WaitSeconds int `json:"wait_seconds"` // 0: answer at once
+}
+
 // PollEvents returns the events of one Note or Room after cursor (or, with
 // none, after now); with wait > 0 and nothing new it waits, returning as soon as an event commits on any
 // node, or with an empty page and the same cursor when the wait ends.
-func (s *Service) PollEvents(ctx context.Context, p auth.Principal, typ, id, cursor string, limit int, wait time.Duration) (map[string]any, error) {
-	limit, err := pageLimit(limit)
+func (s *Service) PollEvents(ctx context.Context, p auth.Principal, a PollArgs) (EventPage, error) {
+	typ, id, cursor := a.ResourceType, a.ResourceID, a.Cursor
+	limit, err := pageLimit(a.Limit)
 	if err != nil {
-		return nil, err
+		return EventPage{}, err
 	}
-	if wait < 0 || wait > MaxWait {
-		return nil, problem.New(problem.Invalid, "wait_seconds", "must be 0–25")
+	wait := time.Duration(a.WaitSeconds) * time.Second
+	if a.WaitSeconds < 0 || wait > MaxWait {
+		return EventPage{}, problem.New(problem.Invalid, "wait_seconds", "must be 0–25")
 	}
 	if wait > 0 {
 		// A waiter holds a goroutine, a channel and a connection for up to
 		// MaxWait: their number is capped per token and per node.
 		release, retry, ok := s.waitGate().Acquire(waiterKey(p), wait)
 		if !ok {
-			return nil, problem.New(TooManyWaiters, "wait_seconds",
+			return EventPage{}, problem.New(TooManyWaiters, "wait_seconds",
 				"too many long polls are waiting already (at most %d per token, %d on this server); retry after %d s, or poll with wait_seconds 0",
 				s.waitGate().PerKey, s.waitGate().Total, retry).With("retry_after", retry)
 		}
@@ -41,29 +51,29 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, typ, id, cur
 	switch typ {
 	case store.TypeNote:
 		if _, err := s.noteAccess(ctx, p, id); err != nil {
-			return nil, err
+			return EventPage{}, err
 		}
 	case store.TypeRoom:
 		if _, _, err := s.agentRoom(ctx, p, id); err != nil {
-			return nil, err
+			return EventPage{}, err
 		}
 	default:
-		return nil, problem.New(problem.Invalid, "resource_type", "must be \"note\" or \"room\" (got %q)", typ)
+		return EventPage{}, problem.New(problem.Invalid, "resource_type", "must be \"note\" or \"room\" (got %q)", typ)
 	}
 	// Without a cursor, a poll waits for what happens next; a write's result
 	// carries the cursor to see what followed that write.
 	after := int64(0)
 	if cursor == "" {
 		if after, err = s.Store.LastCursor(ctx, p.Workspace, typ, id); err != nil {
-			return nil, err
+			return EventPage{}, err
 		}
 	} else {
 		c, err := decodeCursor(cursor, "e")
 		if err != nil {
-			return nil, err
+			return EventPage{}, err
 		}
 		if after, err = strconv.ParseInt(c, 10, 64); err != nil || after < 0 {
-			return nil, badCursor()
+			return EventPage{}, badCursor()
 		}
 	}
 	deadline := time.NewTimer(wait)
@@ -76,7 +86,7 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, typ, id, cur
 		if err != nil || len(evs) > 0 || wait == 0 {
 			stop()
 			if err != nil {
-				return nil, err
+				return EventPage{}, err
 			}
 			return eventsPage(evs, after), nil
 		}
@@ -87,19 +97,41 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, typ, id, cur
 			return eventsPage(nil, after), nil
 		case <-ctx.Done():
 			stop()
-			return nil, ctx.Err()
+			return EventPage{}, ctx.Err()
 		}
 	}
 }
 
-func eventsPage(evs []store.Event, after int64) map[string]any {
-	if evs == nil {
-		evs = []store.Event{}
+// Event is one event as a poll answers it. Its cursor is the same opaque
+// kind of value as next_cursor and every write's cursor: any of them can be
+// passed back as poll_resource_events' cursor, to see what followed it.
+type Event struct {
+	Cursor       string    `json:"cursor"`
+	ResourceType string    `json:"resource_type"`
+	ResourceID   string    `json:"resource_id"`
+	Kind         string    `json:"kind"`
+	Version      int64     `json:"version,omitempty"`
+	At           time.Time `json:"at"`
+}
+
+func eventCursor(seq int64) string { return encodeCursor("e", strconv.FormatInt(seq, 10)) }
+
+// EventPage is poll_resource_events' answer: the events after the cursor,
+// oldest first, and the cursor to poll from next.
+type EventPage struct {
+	Events     []Event `json:"events"`
+	NextCursor string  `json:"next_cursor"`
+}
+
+func eventsPage(evs []store.Event, after int64) EventPage {
+	out := make([]Event, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, Event{Cursor: eventCursor(e.Cursor), ResourceType: e.Type, ResourceID: e.ID, Kind: e.Kind, Version: e.Version, At: e.At})
 	}
 	if len(evs) > 0 {
 		after = evs[len(evs)-1].Cursor
 	}
-	return map[string]any{"events": evs, "next_cursor": encodeCursor("e", strconv.FormatInt(after, 10))}
+	return EventPage{Events: out, NextCursor: eventCursor(after)}
 }
 
 // TooManyWaiters is the refusal of a long poll (or a subscription stream)

@@ -79,7 +79,7 @@ func (f *fixture) version(t *testing.T) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res["version"].(int64)
+	return res.Version
 }
 
 // wantProblem fails unless err is a *problem.Problem with code and field

@@ -24,20 +24,33 @@ type NoteSummary struct {
 	UpdatedAt string `json:"updated_at"`
 }
 
+// NoteList is a page of list_notes.
+type NoteList struct {
+	Notes      []NoteSummary `json:"notes"`
+	NextCursor string        `json:"next_cursor,omitempty"`
+}
+
+// ListNotesArgs are list_notes' arguments: a title filter and a page.
+type ListNotesArgs struct {
+	Query string `json:"query"`
+	Page
+}
+
 // ListNotes: approved Notes the grant can see, by ID, paged.
-func (s *Service) ListNotes(ctx context.Context, p auth.Principal, query, cursor string, limit int) (map[string]any, error) {
-	limit, err := pageLimit(limit)
+func (s *Service) ListNotes(ctx context.Context, p auth.Principal, a ListNotesArgs) (NoteList, error) {
+	query, cursor := a.Query, a.Cursor
+	limit, err := pageLimit(a.Limit)
 	if err != nil {
-		return nil, err
+		return NoteList{}, err
 	}
 	after, err := decodeCursor(cursor, "n")
 	if err != nil {
-		return nil, err
+		return NoteList{}, err
 	}
 	rows, err := s.Store.List(ctx, store.ListQuery{Workspace: p.Workspace, Type: store.TypeNote, ApprovedOnly: true,
 		IDs: p.Notes, Query: strings.TrimSpace(query), AfterID: after, Limit: limit + 1})
 	if err != nil {
-		return nil, err
+		return NoteList{}, err
 	}
 	out := []NoteSummary{}
 	for i, r := range rows {
@@ -46,9 +59,9 @@ func (s *Service) ListNotes(ctx context.Context, p auth.Principal, query, cursor
 		}
 		out = append(out, NoteSummary{NoteID: r.ID, Title: r.Title, Version: r.Version, UpdatedAt: r.UpdatedAt.Format("2006-01-02T15:04:05Z")})
 	}
-	res := map[string]any{"notes": out}
+	res := NoteList{Notes: out}
 	if len(rows) > limit {
-		res["next_cursor"] = encodeCursor("n", out[len(out)-1].NoteID)
+		res.NextCursor = encodeCursor("n", out[len(out)-1].NoteID)
 	}
 	return res, nil
 }
@@ -89,93 +102,172 @@ func (s *Service) noteAccess(ctx context.Context, p auth.Principal, id string) (
 	return r, nil
 }
 
+// NoteTabs is list_note_tabs' answer: every tab and the Note version.
+type NoteTabs struct {
+	NoteID  string        `json:"note_id"`
+	Title   string        `json:"title"`
+	Version int64         `json:"version"`
+	Tabs    []note.TabRef `json:"tabs"`
+}
+
 // ListNoteTabs: every tab instance and the Note version.
-func (s *Service) ListNoteTabs(ctx context.Context, p auth.Principal, noteID string) (map[string]any, error) {
+func (s *Service) ListNoteTabs(ctx context.Context, p auth.Principal, noteID string) (NoteTabs, error) {
 	r, d, err := s.agentNote(ctx, p, noteID)
 	if err != nil {
-		return nil, err
+		return NoteTabs{}, err
 	}
-	return map[string]any{"note_id": r.ID, "title": r.Title, "version": r.Version, "tabs": note.Refs(&d)}, nil
+	return NoteTabs{NoteID: r.ID, Title: r.Title, Version: r.Version, Tabs: note.Refs(&d)}, nil
+}
+
+// TabContent is read_note_tab's answer: one tab and the Note version to
+// edit against. Exactly one of the content fields is set, by tab type.
+type TabContent struct {
+	NoteID  string        `json:"note_id"`
+	Version int64         `json:"version"`
+	TabID   string        `json:"tab_id"`
+	Type    string        `json:"type"`
+	Label   string        `json:"label"`
+	Text    *string       `json:"text,omitempty"`   // markdown
+	Slides  []note.Slide  `json:"slides,omitzero"`  // slides
+	Sheets  []note.Sheet  `json:"sheets,omitzero"`  // sheet
+	Sources []note.Source `json:"sources,omitzero"` // sources
+	Files   []note.File   `json:"files,omitzero"`   // files: metadata only
+}
+
+// TabArgs name one tab of one Note.
+type TabArgs struct {
+	NoteID string `json:"note_id"`
+	TabID  string `json:"tab_id"`
 }
 
 // ReadNoteTab: one tab's data and the Note version. Files are metadata only.
-func (s *Service) ReadNoteTab(ctx context.Context, p auth.Principal, noteID, tabID string) (map[string]any, error) {
+func (s *Service) ReadNoteTab(ctx context.Context, p auth.Principal, a TabArgs) (TabContent, error) {
+	noteID, tabID := a.NoteID, a.TabID
 	r, d, err := s.agentNote(ctx, p, noteID)
 	if err != nil {
-		return nil, err
+		return TabContent{}, err
 	}
 	t, err := note.FindTab(&d, tabID)
 	if err != nil {
-		return nil, err
+		return TabContent{}, err
 	}
-	res := map[string]any{"note_id": r.ID, "version": r.Version, "tab_id": t.ID, "type": t.Type, "label": t.Label}
+	res := TabContent{NoteID: r.ID, Version: r.Version, TabID: t.ID, Type: t.Type, Label: t.Label}
 	switch t.Type {
 	case note.TypeMarkdown:
-		res["text"] = d.Markdown
+		res.Text = &d.Markdown
 	case note.TypeSlides:
-		res["slides"] = nonNilSlides(t.Slides)
+		res.Slides = nonNil(t.Slides)
 	case note.TypeSheet:
-		res["sheets"] = t.Sheets
+		res.Sheets = nonNil(t.Sheets)
 	case note.TypeSources:
-		res["sources"] = d.Sources
+		res.Sources = nonNil(d.Sources)
 	case note.TypeFiles:
-		res["files"] = d.Files
+		res.Files = nonNil(d.Files)
 	}
 	return res, nil
 }
 
-func nonNilSlides(s []note.Slide) []note.Slide {
+// items is a page of attachments of either kind, as a list.
+func items[T any](page []T) []any {
+	out := make([]any, len(page))
+	for i, x := range page {
+		out[i] = x
+	}
+	return out
+}
+
+// nonNil is s, or an empty list for none: a list answers [], never null.
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []note.Slide{}
+		return []T{}
 	}
 	return s
 }
 
+// SheetRange is read_sheet_range's answer.
+type SheetRange struct {
+	NoteID   string  `json:"note_id"`
+	Version  int64   `json:"version"`
+	TabID    string  `json:"tab_id"`
+	StartRow int     `json:"start_row"`
+	StartCol int     `json:"start_col"`
+	Values   [][]any `json:"values"`
+}
+
+// SheetRangeArgs are read_sheet_range's arguments (0-based; sheet_id
+// empty: the first sheet).
+type SheetRangeArgs struct {
+	TabArgs
+	SheetID  string `json:"sheet_id"`
+	StartRow int    `json:"start_row"`
+	StartCol int    `json:"start_col"`
+	Rows     int    `json:"rows"`
+	Cols     int    `json:"cols"`
+}
+
 // ReadSheetRange: a rectangle of at most 100 × 100 cells.
-func (s *Service) ReadSheetRange(ctx context.Context, p auth.Principal, noteID, tabID, sheetID string, row, col, rows, cols int) (map[string]any, error) {
+func (s *Service) ReadSheetRange(ctx context.Context, p auth.Principal, a SheetRangeArgs) (SheetRange, error) {
+	noteID, tabID, sheetID, row, col, rows, cols := a.NoteID, a.TabID, a.SheetID, a.StartRow, a.StartCol, a.Rows, a.Cols
 	r, d, err := s.agentNote(ctx, p, noteID)
 	if err != nil {
-		return nil, err
+		return SheetRange{}, err
 	}
 	vals, err := note.ReadRange(&d, tabID, sheetID, row, col, rows, cols)
 	if err != nil {
-		return nil, err
+		return SheetRange{}, err
 	}
-	return map[string]any{"note_id": r.ID, "version": r.Version, "tab_id": tabID, "start_row": row, "start_col": col, "values": vals}, nil
+	return SheetRange{NoteID: r.ID, Version: r.Version, TabID: tabID, StartRow: row, StartCol: col, Values: vals}, nil
+}
+
+// Attachments is a page of list_note_attachments: sources or files
+// metadata (Items holds []note.Source or []note.File, by kind).
+type Attachments struct {
+	NoteID     string `json:"note_id"`
+	Version    int64  `json:"version"`
+	Kind       string `json:"kind"`
+	Items      []any  `json:"items"`
+	Total      int    `json:"total"`
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// AttachmentsArgs are list_note_attachments' arguments.
+type AttachmentsArgs struct {
+	NoteID string `json:"note_id"`
+	Kind   string `json:"kind"` // sources or files
+	Page
 }
 
 // ListNoteAttachments: sources or files metadata, paged; never content or links.
-func (s *Service) ListNoteAttachments(ctx context.Context, p auth.Principal, noteID, kind, cursor string, limit int) (map[string]any, error) {
-	limit, err := pageLimit(limit)
+func (s *Service) ListNoteAttachments(ctx context.Context, p auth.Principal, a AttachmentsArgs) (Attachments, error) {
+	noteID, kind, cursor := a.NoteID, a.Kind, a.Cursor
+	limit, err := pageLimit(a.Limit)
 	if err != nil {
-		return nil, err
+		return Attachments{}, err
 	}
 	if kind != "sources" && kind != "files" {
-		return nil, problem.New(problem.Invalid, "kind", "must be \"sources\" or \"files\" (got %s)", note.Quote(kind))
+		return Attachments{}, problem.New(problem.Invalid, "kind", "must be \"sources\" or \"files\" (got %s)", note.Quote(kind))
 	}
 	r, d, err := s.agentNote(ctx, p, noteID)
 	if err != nil {
-		return nil, err
+		return Attachments{}, err
 	}
 	// off is at most MaxCursorOffset, so off+limit can't overflow; a
 	// position past the end (the list shrank) is an empty last page.
 	off, err := offsetCursor(cursor, kind)
 	if err != nil {
-		return nil, err
+		return Attachments{}, err
 	}
-	var items any
-	var total int
+	res := Attachments{NoteID: r.ID, Version: r.Version, Kind: kind}
 	switch kind {
 	case "sources":
-		total = len(d.Sources)
-		items = d.Sources[min(off, total):min(off+limit, total)]
+		res.Total = len(d.Sources)
+		res.Items = items(d.Sources[min(off, res.Total):min(off+limit, res.Total)])
 	case "files":
-		total = len(d.Files)
-		items = d.Files[min(off, total):min(off+limit, total)]
+		res.Total = len(d.Files)
+		res.Items = items(d.Files[min(off, res.Total):min(off+limit, res.Total)])
 	}
-	res := map[string]any{"note_id": r.ID, "version": r.Version, "kind": kind, "items": items, "total": total}
-	if off+limit < total {
-		res["next_cursor"] = encodeCursor(kind, strconv.Itoa(off+limit))
+	if off+limit < res.Total {
+		res.NextCursor = encodeCursor(kind, strconv.Itoa(off+limit))
 	}
 	return res, nil
 }
@@ -190,8 +282,27 @@ type CreateTabArgs struct {
 	Slides          []note.SlideInput `json:"slides,omitempty"`
 }
 
+// NoteWritten is what every write of a Note answers: the Note, its version
+// after the write, and Written.
+type NoteWritten struct {
+	NoteID  string `json:"note_id"`
+	Version int64  `json:"version"`
+	Written
+}
+
+func (n *NoteWritten) noteWritten() *NoteWritten { return n }
+
+// TabCreated is create_note_tab's answer: the exact ID for later edits.
+type TabCreated struct {
+	NoteWritten
+	TabID  string `json:"tab_id"`
+	Type   string `json:"type"`
+	Label  string `json:"label"`
+	Slides int    `json:"slides"` // how many slides the outline made
+}
+
 // CreateNoteTab adds a slides or sheet tab and answers its exact ID.
-func (s *Service) CreateNoteTab(ctx context.Context, p auth.Principal, a CreateTabArgs) (Written, error) {
+func (s *Service) CreateNoteTab(ctx context.Context, p auth.Principal, a CreateTabArgs) (TabCreated, error) {
 	fp := a
 	fp.ExpectedVersion, fp.IdempotencyKey = 0, ""
 	// Every rule of the request itself runs before the write contract.
@@ -199,15 +310,15 @@ func (s *Service) CreateNoteTab(ctx context.Context, p auth.Principal, a CreateT
 		_, err := note.CheckNewTab(a.TabType, a.Label, a.Slides)
 		return err
 	}
-	return s.noteWrite(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint(struct {
+	return noteWrite(ctx, s, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint(struct {
 		Op string
 		A  CreateTabArgs
-	}{"create_note_tab", fp}), "tab_created", pre, "slides", func(d *note.Doc, version int64) (map[string]any, []string, error) {
+	}{"create_note_tab", fp}), "tab_created", pre, "slides", func(d *note.Doc) (TabCreated, []string, error) {
 		t, err := note.CreateTab(d, a.TabType, a.Label, a.Slides, s.Now())
 		if err != nil {
-			return nil, nil, err
+			return TabCreated{}, nil, err
 		}
-		return map[string]any{"tab_id": t.ID, "type": t.Type, "label": t.Label, "slides": len(t.Slides)}, []string{t.ID}, nil
+		return TabCreated{TabID: t.ID, Type: t.Type, Label: t.Label, Slides: len(t.Slides)}, []string{t.ID}, nil
 	})
 }
 
@@ -294,10 +405,21 @@ func deref[T any](p *T) T {
 	return *p
 }
 
+// TabEdited is edit_note_tab's answer; which of the last fields is set
+// depends on the operation.
+type TabEdited struct {
+	NoteWritten
+	TabID        string   `json:"tab_id"`
+	Operation    string   `json:"operation"`
+	Bytes        *int     `json:"bytes,omitempty"`         // replace_text: the text's size
+	SlideIDs     []string `json:"slide_ids,omitzero"`      // slide_add, slides_add_outline
+	CellsWritten *int     `json:"cells_written,omitempty"` // sheet_set_range
+}
+
 // EditNoteTab applies one edit operation to one tab, by exact tab ID.
-func (s *Service) EditNoteTab(ctx context.Context, p auth.Principal, a EditTabArgs) (Written, error) {
+func (s *Service) EditNoteTab(ctx context.Context, p auth.Principal, a EditTabArgs) (TabEdited, error) {
 	if err := a.checkOperationFields(); err != nil {
-		return nil, err
+		return TabEdited{}, err
 	}
 	fp := a
 	fp.ExpectedVersion, fp.IdempotencyKey = 0, ""
@@ -305,7 +427,7 @@ func (s *Service) EditNoteTab(ctx context.Context, p auth.Principal, a EditTabAr
 	// and values in canonical JSON (keys sorted, numbers normalized).
 	fp.Data = canonicalJSON(a.Data)
 	fp.Values = canonicalCells(a.Values)
-	return s.noteWrite(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint(struct {
+	return noteWrite(ctx, s, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint(struct {
 		Op string
 		A  EditTabArgs
 	}{"edit_note_tab", fp}), "tab_edited", func(latest *note.Doc) error {
@@ -319,39 +441,39 @@ func (s *Service) EditNoteTab(ctx context.Context, p auth.Principal, a EditTabAr
 			latest = &d
 		}
 		return a.staticRules(latest)
-	}, editSizeField[a.Operation], func(d *note.Doc, version int64) (map[string]any, []string, error) {
-		res := map[string]any{"tab_id": a.TabID, "operation": a.Operation}
+	}, editSizeField[a.Operation], func(d *note.Doc) (TabEdited, []string, error) {
+		res := TabEdited{TabID: a.TabID, Operation: a.Operation}
 		switch a.Operation {
 		case "replace_text":
 			if err := note.ReplaceText(d, a.TabID, *a.Text); err != nil {
-				return nil, nil, err
+				return res, nil, err
 			}
-			res["bytes"] = len(*a.Text)
+			n := len(*a.Text)
+			res.Bytes = &n
 		case "slide_add":
 			sl, err := note.SlideAdd(d, a.TabID, note.SlideInput{Title: deref(a.Title), Body: deref(a.Body), Notes: deref(a.Notes)})
 			if err != nil {
-				return nil, nil, err
+				return res, nil, err
 			}
-			res["slide_ids"] = []string{sl.ID}
+			res.SlideIDs = []string{sl.ID}
 		case "slides_add_outline":
 			ss, err := note.SlidesAddOutline(d, a.TabID, a.Slides)
 			if err != nil {
-				return nil, nil, err
+				return res, nil, err
 			}
-			ids := make([]string, len(ss))
+			res.SlideIDs = make([]string, len(ss))
 			for i, sl := range ss {
-				ids[i] = sl.ID
+				res.SlideIDs[i] = sl.ID
 			}
-			res["slide_ids"] = ids
 		case "sheet_set_range":
 			n, err := note.SheetSetRange(d, a.TabID, deref(a.SheetID), *a.StartRow, *a.StartCol, a.Values)
 			if err != nil {
-				return nil, nil, err
+				return res, nil, err
 			}
-			res["cells_written"] = n
+			res.CellsWritten = &n
 		case "replace_tab_data":
 			if err := note.ReplaceTabData(d, a.TabID, a.Data); err != nil {
-				return nil, nil, err
+				return res, nil, err
 			}
 		}
 		return res, []string{a.TabID}, nil
@@ -488,12 +610,22 @@ type AddSourceArgs struct {
 	URL             string `json:"url"`
 }
 
+// SourceAdded is add_note_source's answer.
+type SourceAdded struct {
+	NoteWritten
+	SourceID        string `json:"source_id"`
+	URL             string `json:"url"`
+	NormalizedURL   string `json:"normalized_url"`
+	Title           string `json:"title"`
+	AlreadyAttached bool   `json:"already_attached"` // the page was there: its existing source
+}
+
 // AddNoteSource attaches a citation; a page already attached (in any
 // spelling that normalizes the same) answers the existing source.
-func (s *Service) AddNoteSource(ctx context.Context, p auth.Principal, a AddSourceArgs) (Written, error) {
+func (s *Service) AddNoteSource(ctx context.Context, p auth.Principal, a AddSourceArgs) (SourceAdded, error) {
 	norm, err := urlnorm.Normalize(a.URL)
 	if err != nil {
-		return nil, err // already a problem naming url
+		return SourceAdded{}, err // already a problem naming url
 	}
 	pre := func(*note.Doc) error {
 		_, err := note.CheckSourceTitle(a.Title)
@@ -501,45 +633,52 @@ func (s *Service) AddNoteSource(ctx context.Context, p auth.Principal, a AddSour
 	}
 	// The fingerprint is the normalized URL alone, so re-adding a page with a
 	// better title under the same key returns the first source.
-	return s.noteWrite(ctx, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint("add_note_source:"+norm), "source_added", pre, "url",
-		func(d *note.Doc, version int64) (map[string]any, []string, error) {
+	return noteWrite(ctx, s, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fingerprint("add_note_source:"+norm), "source_added", pre, "url",
+		func(d *note.Doc) (SourceAdded, []string, error) {
 			src, dup, err := note.AddSource(d, a.Title, a.URL, s.Now())
 			if err != nil {
-				return nil, nil, err
+				return SourceAdded{}, nil, err
 			}
 			var changed []string
 			if !dup {
 				changed = []string{note.TypeSources}
 			}
-			return map[string]any{"source_id": src.ID, "url": src.URL, "normalized_url": src.NormURL, "title": src.Title, "already_attached": dup}, changed, nil
+			return SourceAdded{SourceID: src.ID, URL: src.URL, NormalizedURL: src.NormURL, Title: src.Title, AlreadyAttached: dup}, changed, nil
 		})
 }
 
 // noteEdit is a pure edit of a Note's document: the answer, and the tab IDs
 // it changed. An edit that changed no tab (a source already attached)
 // changes nothing: no new version, only the key is recorded.
-type noteEdit func(d *note.Doc, version int64) (res map[string]any, changed []string, err error)
+type noteEdit[T any] func(d *note.Doc) (res T, changed []string, err error)
+
+// noteResult is a typed answer of a Note write (it embeds NoteWritten).
+type noteResult[T any] interface {
+	writeResult[T]
+	noteWritten() *NoteWritten
+}
 
 // noteWrite is the one way agents write a Note: access check, the rules
 // that hold in every version (pre, given the current document when it is
 // cached, else nil; it must not change it), then the
 // guarded write with the Note as key scope and a pure edit of its document.
 // sizeField names the argument a Note-size refusal points at.
-func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string, expected int64, key, fp, kind string, pre func(latest *note.Doc) error, sizeField string, edit noteEdit) (Written, error) {
+func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, p auth.Principal, noteID string, expected int64, key, fp, kind string, pre func(latest *note.Doc) error, sizeField string, edit noteEdit[T]) (T, error) {
+	var zero T
 	if !p.Has(auth.ScopeWrite) {
-		return nil, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
+		return zero, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
 	}
 	if err := checkKey(key); err != nil {
-		return nil, err
+		return zero, err
 	}
 	if expected < 1 {
-		return nil, problem.New(problem.Invalid, "expected_version", "must be the Note version from list_note_tabs or read_note_tab (≥ 1)")
+		return zero, problem.New(problem.Invalid, "expected_version", "must be the version of the Note the change is based on (≥ 1)")
 	}
 	// Access is checked outside the transaction too, so a Note the caller
 	// can't see answers not found before any key is looked up.
 	head, err := s.noteAccess(ctx, p, noteID)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	if pre != nil {
 		// The current document when it is cached; the rules that need
@@ -549,10 +688,10 @@ func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string
 			latest = &d
 		}
 		if err := pre(latest); err != nil {
-			return nil, err
+			return zero, err
 		}
 	}
-	return s.guarded(ctx, store.Mutation{
+	return guarded[T, PT](ctx, s, store.Mutation{
 		Workspace: p.Workspace, Type: store.TypeNote, ID: noteID, Key: key, Fingerprint: fp,
 		ExpectedVersion: expected, Actor: "token:" + p.TokenID,
 		Apply: func(cur *store.Resource) (*store.Change, error) {
@@ -563,7 +702,7 @@ func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string
 			if err := json.Unmarshal(cur.Doc, &d); err != nil {
 				return nil, err
 			}
-			res, changed, err := edit(&d, cur.Version)
+			res, changed, err := edit(&d)
 			if err != nil {
 				return nil, err
 			}
@@ -576,7 +715,8 @@ func (s *Service) noteWrite(ctx context.Context, p auth.Principal, noteID string
 			if err := note.CheckSize(len(doc), len(cur.Doc), sizeField); err != nil {
 				return nil, err
 			}
-			res["note_id"], res["version"] = noteID, version
+			nw := PT(&res).noteWritten()
+			nw.NoteID, nw.Version = noteID, version
 			return &store.Change{Doc: doc, Result: mustJSON(res), Kind: kind, Changed: changed, Unchanged: unchanged}, nil
 		},
 	})

@@ -19,7 +19,7 @@ func (f *fixture) createTab(t *testing.T, typ string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return w["tab_id"].(string)
+	return w.TabID
 }
 
 // The same edit, resent with its data spelled differently (keys in another
@@ -62,8 +62,8 @@ func TestReplaceTabDataFingerprintIsTheMeaning(t *testing.T) {
 				if err != nil {
 					t.Fatalf("resend %s: %v; want the first result replayed", again, err)
 				}
-				if w["replayed"] != true || w["version"] != first["version"] {
-					t.Fatalf("resend %s = %v; want replayed version %v", again, w, first["version"])
+				if w.Replayed != true || w.Version != first.Version {
+					t.Fatalf("resend %s = %v; want replayed version %v", again, w, first.Version)
 				}
 			}
 			_, err = f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: c.tab, ExpectedVersion: v,
@@ -79,7 +79,7 @@ func TestReplaceTabDataFingerprintIsTheMeaning(t *testing.T) {
 		}
 		w, err := f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: sheet, ExpectedVersion: v,
 			IdempotencyKey: "set-range-1", Operation: "sheet_set_range", StartRow: ptr(0), StartCol: ptr(0), Values: vals(json.Number("1.0"))})
-		if err != nil || w["replayed"] != true {
+		if err != nil || w.Replayed != true {
 			t.Fatalf("values 1.0 after 1 = %v, %v; want replayed", w, err)
 		}
 	})
@@ -197,7 +197,7 @@ func TestByteLimitsThroughTheService(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := len(tabs["tabs"].([]note.TabRef)); n != note.MaxTabsPerNote {
+		if n := len(tabs.Tabs); n != note.MaxTabsPerNote {
 			t.Fatalf("%d tabs; want exactly the limit %d", n, note.MaxTabsPerNote)
 		}
 		// The whole Note: cells just under the cell limit, until the Note
@@ -214,7 +214,7 @@ func TestByteLimitsThroughTheService(t *testing.T) {
 			}
 		}
 		wantProblem(t, last, problem.Limit, "values", "at most 16777216 bytes")
-		res, err := f.svc.ReadNoteTab(ctx, f.read, f.noteID, sheet)
+		res, err := f.svc.ReadNoteTab(ctx, f.read, service.TabArgs{NoteID: f.noteID, TabID: sheet})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestByteLimitsThroughTheService(t *testing.T) {
 func TestAddNoteSourceSpellingsOfOnePage(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
-		add := func(key, u string) (service.Written, error) {
+		add := func(key, u string) (service.SourceAdded, error) {
 			return f.svc.AddNoteSource(ctx, f.write, service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
 				IdempotencyKey: key, Title: "Bücher", URL: u})
 		}
@@ -248,7 +248,7 @@ func TestAddNoteSourceSpellingsOfOnePage(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", u, err)
 			}
-			if w["already_attached"] != true || w["source_id"] != first["source_id"] {
+			if w.AlreadyAttached != true || w.SourceID != first.SourceID {
 				t.Errorf("%s = %v; want the first source, already attached", u, w)
 			}
 		}

@@ -205,7 +205,7 @@ func (s *Service) DemoRoom(ctx context.Context, o Owner) (roomID string, err err
 	if err != nil {
 		return "", err
 	}
-	if err := s.ApproveProposal(ctx, ws, user, w["proposal_id"].(string)); err != nil {
+	if err := s.ApproveProposal(ctx, ws, user, w.ProposalID); err != nil {
 		return "", err
 	}
 	_, _, err = s.PushRepo(ctx, ws, user, "standup-timer", map[string][]byte{

@@ -22,7 +22,7 @@ func (s *Service) repository(ctx context.Context, ws, id string) (room.Repositor
 		if err != nil && err != store.ErrNotFound {
 			return room.Repository{}, err
 		}
-		return room.Repository{}, problem.New(problem.NotFound, "repository_id", "repository %q was not found; list_repositories shows them", id)
+		return room.Repository{}, problem.New(problem.NotFound, "repository_id", "repository %q was not found in this workspace", problem.Excerpt(id))
 	}
 	var repo room.Repository
 	return repo, json.Unmarshal(r.Doc, &repo)
@@ -111,34 +111,41 @@ func (s *Service) PushRepo(ctx context.Context, ws, user, name string, files map
 	return id, v.ID, nil
 }
 
+// RepoList is a page of list_repositories: repositories and their pinned
+// versions, metadata only.
+type RepoList struct {
+	Repositories []room.Repository `json:"repositories"`
+	NextCursor   string            `json:"next_cursor,omitempty"`
+}
+
 // ListRepositories: repositories and their pinned versions (metadata only).
-func (s *Service) ListRepositories(ctx context.Context, p auth.Principal, cursor string, limit int) (map[string]any, error) {
-	limit, err := pageLimit(limit)
+func (s *Service) ListRepositories(ctx context.Context, p auth.Principal, pg Page) (RepoList, error) {
+	cursor := pg.Cursor
+	limit, err := pageLimit(pg.Limit)
 	if err != nil {
-		return nil, err
+		return RepoList{}, err
 	}
 	after, err := decodeCursor(cursor, "repo")
 	if err != nil {
-		return nil, err
+		return RepoList{}, err
 	}
 	rows, err := s.Store.List(ctx, store.ListQuery{Workspace: p.Workspace, Type: store.TypeRepository, AfterID: after, Limit: limit + 1, WithDoc: true})
 	if err != nil {
-		return nil, err
+		return RepoList{}, err
 	}
-	out := []room.Repository{}
+	res := RepoList{Repositories: []room.Repository{}}
 	for i, row := range rows {
 		if i == limit {
 			break
 		}
 		var r room.Repository
 		if err := json.Unmarshal(row.Doc, &r); err != nil {
-			return nil, err
+			return RepoList{}, err
 		}
-		out = append(out, r)
+		res.Repositories = append(res.Repositories, r)
 	}
-	res := map[string]any{"repositories": out}
 	if len(rows) > limit {
-		res["next_cursor"] = encodeCursor("repo", rows[limit-1].ID)
+		res.NextCursor = encodeCursor("repo", rows[limit-1].ID)
 	}
 	return res, nil
 }

@@ -16,8 +16,23 @@ import (
 	"foundry/internal/store"
 )
 
-// NextStep is what a proposal tells the agent to tell its user.
-const NextStep = "Tell the user: approve it in Foundry under Connected → Needs your approval. Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor."
+// CLIReviewStep is a proposal's next_step in a build whose people review
+// proposals with the CLI: what the person can actually do to see the full
+// code and approve (or decline) it, with the proposal's ID filled in, and
+// what the agent does meanwhile. A build with a review page sets
+// Service.ReviewStep to name that page instead.
+func CLIReviewStep(proposalID string) string {
+	return fmt.Sprintf("Tell the user to review the full code and decide: `foundry proposals show %[1]s`, then `foundry proposals approve %[1]s` (or `foundry proposals decline %[1]s`), with --data DIR if Foundry keeps its data elsewhere than ./foundry-data. "+
+		"Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor.", proposalID)
+}
+
+// reviewStep is the next_step of proposal id in this build.
+func (s *Service) reviewStep(id string) string {
+	if s.ReviewStep != nil {
+		return s.ReviewStep(id)
+	}
+	return CLIReviewStep(id)
+}
 
 // CreateRoom is a person creating a cloud Room.
 func (s *Service) CreateRoom(ctx context.Context, ws, owner, name string) (string, error) {
@@ -51,79 +66,123 @@ func (s *Service) agentRoom(ctx context.Context, p auth.Principal, id string) (s
 	return r, d, nil
 }
 
+// RoomSummary is one entry of list_rooms.
+type RoomSummary struct {
+	RoomID  string `json:"room_id"`
+	Name    string `json:"name"`
+	Version int64  `json:"version"`
+}
+
+// RoomList is a page of list_rooms.
+type RoomList struct {
+	Rooms      []RoomSummary `json:"rooms"`
+	Note       string        `json:"note"`
+	NextCursor string        `json:"next_cursor,omitempty"`
+}
+
 // ListRooms: cloud Rooms the grant can see.
-func (s *Service) ListRooms(ctx context.Context, p auth.Principal, cursor string, limit int) (map[string]any, error) {
-	limit, err := pageLimit(limit)
+func (s *Service) ListRooms(ctx context.Context, p auth.Principal, pg Page) (RoomList, error) {
+	cursor := pg.Cursor
+	limit, err := pageLimit(pg.Limit)
 	if err != nil {
-		return nil, err
+		return RoomList{}, err
 	}
 	after, err := decodeCursor(cursor, "r")
 	if err != nil {
-		return nil, err
+		return RoomList{}, err
 	}
 	rows, err := s.Store.List(ctx, store.ListQuery{Workspace: p.Workspace, Type: store.TypeRoom, IDs: p.Rooms, AfterID: after, Limit: limit + 1})
 	if err != nil {
-		return nil, err
+		return RoomList{}, err
 	}
-	out := []map[string]any{}
+	res := RoomList{Rooms: []RoomSummary{}, Note: "Local Rooms are unavailable: they live on a person's device."}
 	for i, r := range rows {
 		if i == limit {
 			break
 		}
-		out = append(out, map[string]any{"room_id": r.ID, "name": r.Title, "version": r.Version})
+		res.Rooms = append(res.Rooms, RoomSummary{RoomID: r.ID, Name: r.Title, Version: r.Version})
 	}
-	res := map[string]any{"rooms": out, "note": "Local Rooms are unavailable: they live on a person's device."}
 	if len(rows) > limit {
-		res["next_cursor"] = encodeCursor("r", rows[limit-1].ID)
+		res.NextCursor = encodeCursor("r", rows[limit-1].ID)
 	}
 	return res, nil
 }
 
-// appView is what an agent may see of a launcher app: identity and state,
+// AppView is what an agent may see of a launcher app: identity and state,
 // never files, config, logs or secrets.
-func appView(a room.App) map[string]any {
-	v := map[string]any{"instance_id": a.InstanceID, "name": a.Name, "kind": a.Kind, "state": a.State, "added_at": a.AddedAt, "build": a.Build}
-	if a.Kind == room.KindRepository {
-		v["repository_id"], v["version_id"] = a.RepositoryID, a.VersionID
+type AppView struct {
+	InstanceID   string     `json:"instance_id"`
+	Name         string     `json:"name"`
+	Kind         string     `json:"kind"`
+	State        string     `json:"state"`
+	AddedAt      string     `json:"added_at"`
+	Build        room.Build `json:"build"`
+	RepositoryID string     `json:"repository_id,omitempty"` // repository apps
+	VersionID    string     `json:"version_id,omitempty"`
+}
+
+func appViews(apps []room.App) []AppView {
+	out := make([]AppView, 0, len(apps))
+	for _, a := range apps {
+		v := AppView{InstanceID: a.InstanceID, Name: a.Name, Kind: a.Kind, State: a.State, AddedAt: a.AddedAt, Build: a.Build}
+		if a.Kind == room.KindRepository {
+			v.RepositoryID, v.VersionID = a.RepositoryID, a.VersionID
+		}
+		out = append(out, v)
 	}
-	return v
+	return out
+}
+
+// RoomView is read_room's answer: a cloud Room and its launcher.
+type RoomView struct {
+	RoomID  string    `json:"room_id"`
+	Name    string    `json:"name"`
+	Version int64     `json:"version"`
+	Apps    []AppView `json:"apps"`
 }
 
 // ReadRoom: a cloud Room and its launcher (approved apps only).
-func (s *Service) ReadRoom(ctx context.Context, p auth.Principal, id string) (map[string]any, error) {
+func (s *Service) ReadRoom(ctx context.Context, p auth.Principal, id string) (RoomView, error) {
 	r, d, err := s.agentRoom(ctx, p, id)
 	if err != nil {
-		return nil, err
+		return RoomView{}, err
 	}
-	apps := []map[string]any{}
-	for _, a := range room.Launcher(&d) {
-		apps = append(apps, appView(a))
-	}
-	return map[string]any{"room_id": r.ID, "name": r.Title, "version": r.Version, "apps": apps}, nil
+	return RoomView{RoomID: r.ID, Name: r.Title, Version: r.Version, Apps: appViews(room.Launcher(&d))}, nil
+}
+
+// RoomApps is a page of list_room_apps, in launcher order.
+type RoomApps struct {
+	RoomID     string    `json:"room_id"`
+	Version    int64     `json:"version"`
+	Apps       []AppView `json:"apps"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+}
+
+// RoomAppsArgs are list_room_apps' arguments.
+type RoomAppsArgs struct {
+	RoomID string `json:"room_id"`
+	Page
 }
 
 // ListRoomApps: launcher apps in launcher order, paged.
-func (s *Service) ListRoomApps(ctx context.Context, p auth.Principal, id, cursor string, limit int) (map[string]any, error) {
-	limit, err := pageLimit(limit)
+func (s *Service) ListRoomApps(ctx context.Context, p auth.Principal, a RoomAppsArgs) (RoomApps, error) {
+	id, cursor := a.RoomID, a.Cursor
+	limit, err := pageLimit(a.Limit)
 	if err != nil {
-		return nil, err
+		return RoomApps{}, err
 	}
 	r, d, err := s.agentRoom(ctx, p, id)
 	if err != nil {
-		return nil, err
+		return RoomApps{}, err
 	}
 	off, err := offsetCursor(cursor, "a")
 	if err != nil {
-		return nil, err
+		return RoomApps{}, err
 	}
 	launcher := room.Launcher(&d)
-	apps := []map[string]any{}
-	for _, a := range launcher[min(off, len(launcher)):min(off+limit, len(launcher))] {
-		apps = append(apps, appView(a))
-	}
-	res := map[string]any{"room_id": r.ID, "version": r.Version, "apps": apps}
+	res := RoomApps{RoomID: r.ID, Version: r.Version, Apps: appViews(launcher[min(off, len(launcher)):min(off+limit, len(launcher))])}
 	if off+limit < len(launcher) {
-		res["next_cursor"] = encodeCursor("a", fmt.Sprint(off+limit))
+		res.NextCursor = encodeCursor("a", fmt.Sprint(off+limit))
 	}
 	return res, nil
 }
@@ -143,18 +202,35 @@ func (s *Service) proposal(ctx context.Context, ws, id string) (room.Proposal, e
 		if err != nil && err != store.ErrNotFound {
 			return room.Proposal{}, err
 		}
-		return room.Proposal{}, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found; `foundry proposals list` shows them", id)
+		return room.Proposal{}, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found in this workspace", problem.Excerpt(id))
 	}
 	var pr room.Proposal
 	return pr, json.Unmarshal(o.Doc, &pr)
 }
 
+// AppStatus is read_room_app_status' answer: the safe launcher state of
+// one app and its latest build state, nothing else.
+type AppStatus struct {
+	RoomID      string     `json:"room_id"`
+	InstanceID  string     `json:"instance_id"`
+	State       string     `json:"state"`
+	Build       room.Build `json:"build"`
+	RoomVersion int64      `json:"room_version"`
+}
+
+// AppArgs name one app instance of one Room.
+type AppArgs struct {
+	RoomID     string `json:"room_id"`
+	InstanceID string `json:"instance_id"`
+}
+
 // ReadRoomAppStatus: the safe launcher state of one instance and its latest
 // build state — nothing else.
-func (s *Service) ReadRoomAppStatus(ctx context.Context, p auth.Principal, roomID, instanceID string) (map[string]any, error) {
+func (s *Service) ReadRoomAppStatus(ctx context.Context, p auth.Principal, a AppArgs) (AppStatus, error) {
+	roomID, instanceID := a.RoomID, a.InstanceID
 	r, d, err := s.agentRoom(ctx, p, roomID)
 	if err != nil {
-		return nil, err
+		return AppStatus{}, err
 	}
 	var pr *room.Proposal
 	pid := room.ProposalOf(&d, instanceID)
@@ -166,9 +242,21 @@ func (s *Service) ReadRoomAppStatus(ctx context.Context, p auth.Principal, roomI
 	}
 	state, build, err := room.Status(&d, pr, instanceID)
 	if err != nil {
-		return nil, err
+		return AppStatus{}, err
 	}
-	return map[string]any{"room_id": r.ID, "instance_id": instanceID, "state": state, "build": build, "room_version": r.Version}, nil
+	return AppStatus{RoomID: r.ID, InstanceID: instanceID, State: state, Build: build, RoomVersion: r.Version}, nil
+}
+
+// Proposed is the answer of both proposal tools: the proposal, the app
+// instance it reserves, and what the person and the agent do next.
+type Proposed struct {
+	ProposalID string `json:"proposal_id"`
+	InstanceID string `json:"instance_id"`
+	RoomID     string `json:"room_id"`
+	Status     string `json:"status"`
+	Version    int64  `json:"version"`
+	NextStep   string `json:"next_step"`
+	Written
 }
 
 // ProposeSnippetArgs are propose_room_snippet_app's arguments.
@@ -180,11 +268,11 @@ type ProposeSnippetArgs struct {
 }
 
 // ProposeSnippet records a pending proposal; nothing reaches the launcher.
-func (s *Service) ProposeSnippet(ctx context.Context, p auth.Principal, a ProposeSnippetArgs) (Written, error) {
+func (s *Service) ProposeSnippet(ctx context.Context, p auth.Principal, a ProposeSnippetArgs) (Proposed, error) {
 	// Server rules come before the write contract: a malformed request is
 	// refused for what is wrong with it, whatever its key.
 	if err := room.CheckSnippet(a.Name, a.Files); err != nil {
-		return nil, err
+		return Proposed{}, err
 	}
 	fp := fingerprint(struct {
 		Op    string
@@ -207,16 +295,16 @@ type ProposeRepoArgs struct {
 }
 
 // ProposeRepoApp proposes a pinned repository version by reference.
-func (s *Service) ProposeRepoApp(ctx context.Context, p auth.Principal, a ProposeRepoArgs) (Written, error) {
+func (s *Service) ProposeRepoApp(ctx context.Context, p auth.Principal, a ProposeRepoArgs) (Proposed, error) {
 	if _, err := room.CheckName(a.Name); err != nil {
-		return nil, err
+		return Proposed{}, err
 	}
 	repo, err := s.repository(ctx, p.Workspace, a.RepositoryID)
 	if err != nil {
-		return nil, err
+		return Proposed{}, err
 	}
 	if _, err := room.FindVersion(&repo, a.VersionID); err != nil {
-		return nil, err
+		return Proposed{}, err
 	}
 	fp := fingerprint([]string{"propose_room_repo_app", a.Name, a.RepositoryID, a.VersionID})
 	now := s.Now()
@@ -229,21 +317,21 @@ func (s *Service) ProposeRepoApp(ctx context.Context, p auth.Principal, a Propos
 // Room as key scope; the proposal row is stored in the same transaction.
 // build must be pure (no clock, no randomness): the store may apply it more
 // than once.
-func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp string, build func(d *room.Doc, id string) (room.Proposal, error)) (Written, error) {
+func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp string, build func(d *room.Doc, id string) (room.Proposal, error)) (Proposed, error) {
 	if !p.Has(auth.ScopeWrite) {
-		return nil, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
+		return Proposed{}, problem.New("insufficient_scope", "", "this connection is read-only: it lacks the %s scope", auth.ScopeWrite)
 	}
 	if err := checkKey(key); err != nil {
-		return nil, err
+		return Proposed{}, err
 	}
 	if _, _, err := s.agentRoom(ctx, p, roomID); err != nil {
-		return nil, err
+		return Proposed{}, err
 	}
 	// Random, so that no one can know a proposal's ID before it exists (a
 	// replay answers the first write's ID); drawn once, outside Apply, so
 	// that every run of Apply gives the same answer.
 	id := store.NewID("prop")
-	return s.guarded(ctx, store.Mutation{
+	w, err := guarded[Proposed](ctx, s, store.Mutation{
 		Workspace: p.Workspace, Type: store.TypeRoom, ID: roomID, Key: key, Fingerprint: fp, Actor: "token:" + p.TokenID,
 		Apply: func(cur *store.Resource) (*store.Change, error) {
 			var d room.Doc
@@ -255,12 +343,18 @@ func (s *Service) propose(ctx context.Context, p auth.Principal, roomID, key, fp
 				return nil, err
 			}
 			room.RecordProposal(&d, pr.InstanceID, pr.ID)
-			res := map[string]any{"proposal_id": pr.ID, "instance_id": pr.InstanceID, "room_id": roomID, "status": room.StatePendingReview,
-				"version": cur.Version + 1, "next_step": NextStep}
+			res := Proposed{ProposalID: pr.ID, InstanceID: pr.InstanceID, RoomID: roomID, Status: room.StatePendingReview, Version: cur.Version + 1}
 			return &store.Change{Doc: mustJSON(d), Result: mustJSON(res), Kind: "app_proposed", Changed: []string{pr.InstanceID},
 				Objects: []store.Object{{Workspace: p.Workspace, Kind: store.KindProposal, ID: pr.ID, Parent: roomID, Doc: mustJSON(pr)}}}, nil
 		},
 	})
+	if err != nil {
+		return Proposed{}, err
+	}
+	// Built when answering, replays included: a result stored by an older
+	// build may name a review place this build does not have.
+	w.NextStep = s.reviewStep(w.ProposalID)
+	return w, nil
 }
 
 // ListProposals is the reviewer's inbox (status "" = all).
@@ -348,7 +442,7 @@ func decideMutation(ws, user, roomID, id, kind string, act func(d *room.Doc, pr 
 				if err != nil && !errors.Is(err, store.ErrNotFound) {
 					return nil, err
 				}
-				return nil, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found; `foundry proposals list` shows them", id)
+				return nil, problem.New(problem.NotFound, "proposal_id", "proposal %q was not found in this workspace", problem.Excerpt(id))
 			}
 			var pr room.Proposal
 			if err := json.Unmarshal(o.Doc, &pr); err != nil {

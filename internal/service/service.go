@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -26,14 +25,38 @@ type Service struct {
 	Now   func() time.Time
 	docs  docCache
 	waits waitState // concurrent long polls (events.go)
+	// ReviewStep builds a proposal's next_step: what the person does to
+	// review proposal id (nil: CLIReviewStep, the CLI commands). It is
+	// built when answering, so a replayed proposal names what this build
+	// offers, not what the one that first answered did.
+	ReviewStep func(proposalID string) string
 }
 
 // New returns a Service over s.
 func New(s store.Store) *Service { return &Service{Store: s, Now: time.Now} }
 
-// Written is the answer to a guarded write: the stored result (the first one
-// when replayed) with "replayed" and "version" set.
-type Written map[string]any
+// Written is what every guarded write answers besides its own result:
+// whether it is the first result replayed (the same key and arguments sent
+// again), and the cursor after the write, to poll what followed it.
+type Written struct {
+	Replayed bool   `json:"replayed"`
+	Cursor   string `json:"cursor,omitempty"`
+}
+
+func (w *Written) written() *Written { return w }
+
+// writeResult is a typed result of a guarded write (it embeds Written).
+type writeResult[T any] interface {
+	*T
+	written() *Written
+}
+
+// Page is what every paged list takes: the cursor a page returned (none:
+// the first page) and how many entries (0: DefaultPage).
+type Page struct {
+	Cursor string `json:"cursor"`
+	Limit  int    `json:"limit"`
+}
 
 // Limits shared by every list.
 const (
@@ -48,21 +71,25 @@ func fingerprint(v any) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// guarded runs m and turns store outcomes into answers or problems.
-func (s *Service) guarded(ctx context.Context, m store.Mutation) (Written, error) {
+// guarded runs m and turns store outcomes into answers or problems: the
+// stored result (the first one when replayed) decoded as T, with Written
+// filled in.
+func guarded[T any, PT writeResult[T]](ctx context.Context, s *Service, m store.Mutation) (T, error) {
+	var v T
 	out, err := s.Store.Guarded(ctx, m)
 	if err != nil {
-		return nil, storeProblem(err, m)
+		return v, storeProblem(err, m)
 	}
-	var w Written
-	if err := json.Unmarshal(out.Result, &w); err != nil {
-		return nil, fmt.Errorf("stored result: %w", err)
+	if err := json.Unmarshal(out.Result, &v); err != nil {
+		return v, fmt.Errorf("stored result: %w", err)
 	}
-	w["replayed"] = out.Replayed
+	w := PT(&v).written()
+	w.Replayed = out.Replayed
+	w.Cursor = ""
 	if out.Cursor > 0 {
-		w["cursor"] = encodeCursor("e", strconv.FormatInt(out.Cursor, 10)) // poll_resource_events from here sees what follows this write
+		w.Cursor = eventCursor(out.Cursor) // poll_resource_events from here sees what follows this write
 	}
-	return w, nil
+	return v, nil
 }
 
 // storeProblem translates the store's refusals into what the caller can act on.
@@ -71,15 +98,7 @@ func storeProblem(err error, m store.Mutation) error {
 	var kr *store.KeyReusedError
 	switch {
 	case errors.As(err, &ce):
-		what := "tab"
-		field := "changed_tab_ids"
-		if m.Type == store.TypeRoom {
-			what, field = "app", "changed_ids"
-		}
-		return problem.New(problem.Conflict, "expected_version",
-			"the %s changed since version %d; it is at version %d now. Read the %s again, redo your change on what is there now, and write with expected_version %d and a NEW idempotency_key. Do not just resend the same payload with the new version: that overwrites the other edit.",
-			m.Type, m.ExpectedVersion, ce.Current, what, ce.Current).
-			With("current_version", ce.Current).With(field, ce.Changed)
+		return conflict(m, ce)
 	case errors.As(err, &kr):
 		return problem.New(problem.KeyReused, "idempotency_key",
 			"idempotency_key %q was already used for a different request in this %s. Use a fresh key for a different change; resend the same key only with the same arguments.", problem.Excerpt(kr.Key), m.Type)
@@ -89,13 +108,37 @@ func storeProblem(err error, m store.Mutation) error {
 	return err
 }
 
-func notFound(typ, id string) *problem.Problem {
-	field := typ + "_id"
-	hint := "list_notes shows the approved Notes this connection can reach"
-	if typ == store.TypeRoom {
-		hint = "list_rooms shows the cloud Rooms this connection can reach; Local Rooms are unavailable"
+// conflict says what is true of a stale expected_version: the resource
+// moved on since it (behind), or it names a version the resource never had
+// (ahead). What to do next is each door's to say: redoing an edit is not
+// resending a creation.
+func conflict(m store.Mutation, ce *store.ConflictError) *problem.Problem {
+	field := "changed_tab_ids"
+	if m.Type == store.TypeRoom {
+		field = "changed_ids"
 	}
-	return problem.New(problem.NotFound, field, "%s %q was not found; %s", typ, problem.Excerpt(id), hint)
+	var p *problem.Problem
+	if m.ExpectedVersion > ce.Current {
+		p = problem.New(problem.Conflict, "expected_version", "expected_version %d is ahead of the %s, which is at version %d",
+			m.ExpectedVersion, m.Type, ce.Current)
+	} else {
+		p = problem.New(problem.Conflict, "expected_version", "the %s changed since version %d; it is at version %d now",
+			m.Type, m.ExpectedVersion, ce.Current)
+	}
+	return p.With("current_version", ce.Current).With("expected_version", m.ExpectedVersion).With(field, nonNilIDs(ce.Changed))
+}
+
+func nonNilIDs(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
+}
+
+// notFound is the one answer for a resource that does not exist and for one
+// the caller may not reach: a caller never learns which.
+func notFound(typ, id string) *problem.Problem {
+	return problem.New(problem.NotFound, typ+"_id", "%s %q was not found", typ, problem.Excerpt(id))
 }
 
 // checkKey enforces the key's length (in characters, as the message says)

@@ -86,7 +86,7 @@ func snippet(name string) map[string]string {
 	return map[string]string{"src/App.tsx": "export default function App() { return <p>" + name + "</p> }\n"}
 }
 
-func (s setup) propose(t *testing.T, name, key string) service.Written {
+func (s setup) propose(t *testing.T, name, key string) service.Proposed {
 	t.Helper()
 	w, err := s.svc.ProposeSnippet(context.Background(), s.agent, service.ProposeSnippetArgs{RoomID: s.room, Name: name, Files: snippet(name), IdempotencyKey: key})
 	if err != nil {
@@ -97,11 +97,11 @@ func (s setup) propose(t *testing.T, name, key string) service.Written {
 
 func (s setup) status(t *testing.T, instance string) string {
 	t.Helper()
-	st, err := s.svc.ReadRoomAppStatus(context.Background(), s.agent, s.room, instance)
+	st, err := s.svc.ReadRoomAppStatus(context.Background(), s.agent, service.AppArgs{RoomID: s.room, InstanceID: instance})
 	if err != nil {
 		t.Fatalf("status of %s: %v", instance, err)
 	}
-	return st["state"].(string)
+	return st.State
 }
 
 // legacyProposalID is how proposal IDs were derived before they were random:
@@ -136,8 +136,8 @@ func TestAgentKeysCannotBlockDecisions(t *testing.T) {
 		// The real proposals, then keys naming their (now known) IDs.
 		a := s.propose(t, "Approve me", "real-proposal-a")
 		b := s.propose(t, "Decline me", "real-proposal-b")
-		for _, w := range []service.Written{a, b} {
-			id := w["proposal_id"].(string)
+		for _, w := range []service.Proposed{a, b} {
+			id := w.ProposalID
 			for i, spell := range []string{"decide:%s", "Decide:%s", "decide:%s\t", "people/decide:%s"} {
 				name := fmt.Sprintf("Squat post %s %d", id, i)
 				_, err := s.svc.ProposeSnippet(ctx, s.agent, service.ProposeSnippetArgs{RoomID: s.room, Name: name, Files: snippet(name), IdempotencyKey: fmt.Sprintf(spell, id)})
@@ -149,24 +149,24 @@ func TestAgentKeysCannotBlockDecisions(t *testing.T) {
 			}
 		}
 
-		if err := s.svc.ApproveProposal(ctx, ws, user, a["proposal_id"].(string)); err != nil {
+		if err := s.svc.ApproveProposal(ctx, ws, user, a.ProposalID); err != nil {
 			t.Fatalf("approve: %v", err)
 		}
-		if err := s.svc.DeclineProposal(ctx, ws, user, b["proposal_id"].(string)); err != nil {
+		if err := s.svc.DeclineProposal(ctx, ws, user, b.ProposalID); err != nil {
 			t.Fatalf("decline: %v", err)
 		}
 		// A person clicking again replays; the other decision is refused.
-		if err := s.svc.ApproveProposal(ctx, ws, user, a["proposal_id"].(string)); err != nil {
+		if err := s.svc.ApproveProposal(ctx, ws, user, a.ProposalID); err != nil {
 			t.Fatalf("approve again: %v", err)
 		}
 		var p *problem.Problem
-		if err := s.svc.DeclineProposal(ctx, ws, user, a["proposal_id"].(string)); !errors.As(err, &p) || p.Field != "proposal_id" {
+		if err := s.svc.DeclineProposal(ctx, ws, user, a.ProposalID); !errors.As(err, &p) || p.Field != "proposal_id" {
 			t.Fatalf("decline after approve: %v, want a refusal naming proposal_id", err)
 		}
-		if got := s.status(t, a["instance_id"].(string)); got != room.StateInLauncher {
+		if got := s.status(t, a.InstanceID); got != room.StateInLauncher {
 			t.Fatalf("approved instance is %s, want %s", got, room.StateInLauncher)
 		}
-		if got := s.status(t, b["instance_id"].(string)); got != room.StateDeclined {
+		if got := s.status(t, b.InstanceID); got != room.StateDeclined {
 			t.Fatalf("declined instance is %s, want %s", got, room.StateDeclined)
 		}
 		if got := s.status(t, "app-1"); got != room.StatePendingReview {
@@ -176,18 +176,18 @@ func TestAgentKeysCannotBlockDecisions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if apps := launcher["apps"].([]map[string]any); len(apps) != 1 || apps[0]["instance_id"] != a["instance_id"] {
-			t.Fatalf("launcher = %v, want only %s", apps, a["instance_id"])
+		if apps := launcher.Apps; len(apps) != 1 || apps[0].InstanceID != a.InstanceID {
+			t.Fatalf("launcher = %v, want only %s", apps, a.InstanceID)
 		}
-		for _, w := range []service.Written{a, b} {
-			if id := w["proposal_id"].(string); id == legacyProposalID(s.room, w["instance_id"].(string)) {
+		for _, w := range []service.Proposed{a, b} {
+			if id := w.ProposalID; id == legacyProposalID(s.room, w.InstanceID) {
 				t.Errorf("proposal ID %s is derived from the Room and instance: an agent can compute it", id)
 			}
 		}
 		// A replayed proposal answers its first ID, and its status is found.
 		again := s.propose(t, "Approve me", "real-proposal-a")
-		if again["proposal_id"] != a["proposal_id"] || again["replayed"] != true {
-			t.Fatalf("replay = %v, want the first proposal %v", again, a["proposal_id"])
+		if again.ProposalID != a.ProposalID || again.Replayed != true {
+			t.Fatalf("replay = %v, want the first proposal %v", again, a.ProposalID)
 		}
 	})
 }
@@ -248,10 +248,10 @@ func TestApplyIsPure(t *testing.T) {
 		ws, user := s.o.Workspace.ID, s.o.User.ID
 		a := s.propose(t, "One", "pure-key-one")
 		b := s.propose(t, "Two", "pure-key-two")
-		if err := s.svc.ApproveProposal(ctx, ws, user, a["proposal_id"].(string)); err != nil {
+		if err := s.svc.ApproveProposal(ctx, ws, user, a.ProposalID); err != nil {
 			t.Fatalf("approve: %v", err)
 		}
-		if err := s.svc.DeclineProposal(ctx, ws, user, b["proposal_id"].(string)); err != nil {
+		if err := s.svc.DeclineProposal(ctx, ws, user, b.ProposalID); err != nil {
 			t.Fatalf("decline: %v", err)
 		}
 		repoID, verID, err := s.svc.PushRepo(ctx, ws, user, "tool", map[string][]byte{"README.md": []byte("hi\n")})
@@ -287,23 +287,23 @@ func TestDecisionSurvivesRetry(t *testing.T) {
 		b := s.propose(t, "Decline retry", "retry-key-two")
 		retrying := service.New(&applyTwice{Store: st, t: t, failFirst: true})
 		retrying.Now = tickingClock()
-		if err := retrying.ApproveProposal(ctx, s.o.Workspace.ID, s.o.User.ID, a["proposal_id"].(string)); err != nil {
+		if err := retrying.ApproveProposal(ctx, s.o.Workspace.ID, s.o.User.ID, a.ProposalID); err != nil {
 			t.Fatalf("approve with one retry: %v", err)
 		}
-		if err := retrying.DeclineProposal(ctx, s.o.Workspace.ID, s.o.User.ID, b["proposal_id"].(string)); err != nil {
+		if err := retrying.DeclineProposal(ctx, s.o.Workspace.ID, s.o.User.ID, b.ProposalID); err != nil {
 			t.Fatalf("decline with one retry: %v", err)
 		}
-		if got := s.status(t, a["instance_id"].(string)); got != room.StateInLauncher {
+		if got := s.status(t, a.InstanceID); got != room.StateInLauncher {
 			t.Fatalf("approved instance is %s", got)
 		}
-		if got := s.status(t, b["instance_id"].(string)); got != room.StateDeclined {
+		if got := s.status(t, b.InstanceID); got != room.StateDeclined {
 			t.Fatalf("declined instance is %s", got)
 		}
 		w, err := retrying.ProposeSnippet(ctx, s.agent, service.ProposeSnippetArgs{RoomID: s.room, Name: "Three", Files: snippet("Three"), IdempotencyKey: "retry-key-three"})
 		if err != nil {
 			t.Fatalf("propose with one retry: %v", err)
 		}
-		if got := s.status(t, w["instance_id"].(string)); got != room.StatePendingReview {
+		if got := s.status(t, w.InstanceID); got != room.StatePendingReview {
 			t.Fatalf("proposal after a retry is %s", got)
 		}
 	})
@@ -344,11 +344,11 @@ func TestConcurrentPushes(t *testing.T) {
 			}
 			seen[vers[i]] = true
 		}
-		list, err := s.svc.ListRepositories(ctx, s.agent, "", 50)
+		list, err := s.svc.ListRepositories(ctx, s.agent, service.Page{Limit: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs := list["repositories"].([]room.Repository)
+		rs := list.Repositories
 		if len(rs) != 1 || rs[0].Name != "race" || rs[0].ID != repos[0] {
 			t.Fatalf("repositories = %+v, want one named race", rs)
 		}
@@ -548,11 +548,11 @@ func TestLegacyRepositoriesMigrate(t *testing.T) {
 			}
 			st := reopen()
 			svc := service.New(st)
-			list, err := svc.ListRepositories(ctx, s.agent, "", 50)
+			list, err := svc.ListRepositories(ctx, s.agent, service.Page{Limit: 50})
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs := list["repositories"].([]room.Repository)
+			rs := list.Repositories
 			if len(rs) != 1 || rs[0].ID != legacy.ID || rs[0].Name != legacy.Name || len(rs[0].Versions) != 1 {
 				t.Fatalf("after migration: %+v, want the legacy repository", rs)
 			}
