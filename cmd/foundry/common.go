@@ -9,7 +9,6 @@ import (
 
 	"foundry/internal/server"
 	"foundry/internal/service"
-	"foundry/internal/store"
 )
 
 var version = "0.1.0-dev"
@@ -34,10 +33,6 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 
 func (d *dataFlags) config() server.Config {
 	return server.Config{DataDir: d.data, Database: d.database}
-}
-
-func (d *dataFlags) open(ctx context.Context) (store.Store, error) {
-	return server.OpenStore(ctx, d.config())
 }
 
 // arg is how the data flags are typed again in a printed command.
@@ -76,7 +71,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 // person every CLI act is done as.
 func withWorkspace(d dataFlags, fn func(ctx context.Context, svc *service.Service, o service.Owner) error) error {
 	ctx := context.Background()
-	st, err := d.open(ctx)
+	st, err := server.OpenStore(ctx, d.config())
 	if err != nil {
 		return err
 	}
@@ -100,7 +95,7 @@ func migrateFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fs)
 	return func([]string) error {
-		st, err := d.open(context.Background())
+		st, err := server.OpenStore(context.Background(), d.config())
 		if err != nil {
 			return err
 		}

@@ -11,7 +11,6 @@ import (
 
 	"foundry/internal/auth"
 	"foundry/internal/service"
-	"foundry/internal/store"
 )
 
 // commaList parses a comma-separated list (of scopes, toolsets, origins):
@@ -80,24 +79,22 @@ func tokenListFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fs)
 	return func([]string) error {
-		var toks []store.Token
-		err := withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) (err error) {
-			toks, err = svc.ListTokens(ctx, o.Workspace.ID)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tNOTES\tROOMS\tCREATED\tSTATUS")
-		for _, t := range toks {
-			status := "active"
-			if t.RevokedAt != nil {
-				status = "revoked " + t.RevokedAt.Format("2006-01-02 15:04")
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			toks, err := svc.ListTokens(ctx, o.Workspace.ID)
+			if err != nil {
+				return err
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, strings.Join(t.Scopes, ","), grantText(t.Notes), grantText(t.Rooms), t.CreatedAt.Format("2006-01-02 15:04"), status)
-		}
-		return tw.Flush()
+			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tNOTES\tROOMS\tCREATED\tSTATUS")
+			for _, t := range toks {
+				status := "active"
+				if t.RevokedAt != nil {
+					status = "revoked " + t.RevokedAt.Format("2006-01-02 15:04")
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, strings.Join(t.Scopes, ","), grantText(t.Notes), grantText(t.Rooms), t.CreatedAt.Format("2006-01-02 15:04"), status)
+			}
+			return tw.Flush()
+		})
 	}
 }
 
