@@ -15,11 +15,23 @@ import (
 var self = "foundry"
 
 // startedByGoRun: go run builds into $WORK/b001/exe/NAME (WORK a go-build
-// folder in the temporary directory) and removes it on exit, so that path
-// can never be typed again.
-var goRunExe = regexp.MustCompile(`(^|/)go-build[0-9]*/b[0-9]+/exe/[^/]+$`)
+// folder in the temporary directory, removed on exit) or, since Go 1.24,
+// runs the executable it caches in GOCACHE as XX/HASH-d/NAME. Neither is a
+// path a person types.
+var goRunExe = []*regexp.Regexp{
+	regexp.MustCompile(`(^|/)go-build[0-9]*/b[0-9]+/exe/[^/]+$`),
+	regexp.MustCompile(`(^|/)[0-9a-f]{2}/[0-9a-f]{32,}-d/[^/]+$`),
+}
 
-func startedByGoRun(arg0 string) bool { return goRunExe.MatchString(filepath.ToSlash(arg0)) }
+func startedByGoRun(arg0 string) bool {
+	p := filepath.ToSlash(arg0)
+	for _, re := range goRunExe {
+		if re.MatchString(p) {
+			return true
+		}
+	}
+	return false
+}
 
 // invokedAs is self for a program started as arg0 (os.Args[0]).
 func invokedAs(arg0 string) string {

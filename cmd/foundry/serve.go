@@ -262,10 +262,13 @@ func printNextSteps(w io.Writer, d dataFlags, publicURL string, demoMade bool) {
 	fmt.Fprintf(&b, "  1. Create a token for an MCP client (shown once):\n       %s token create %s --scopes osfoundry:read,osfoundry:write\n", self, d.arg())
 	fmt.Fprintf(&b, "  2. Connect a client to %s/mcp with the header \"Authorization: Bearer <token>\", e.g. Claude Code:\n       claude mcp add --transport http foundry %s/mcp --header \"Authorization: Bearer <token>\"\n", publicURL, publicURL)
 	if demoMade {
-		fmt.Fprintf(&b, "  3. The demo Note \"Welcome\" is already connected; see it and the demo Room with:\n       %s notes list %s\n       %s rooms list %s\n", self, d.arg(), self, d.arg())
-		fmt.Fprintf(&b, "     Agents reach a new Note only once you switch on connected access:\n       %s notes create %s --title \"My note\" --approve     (or: %s notes approve NOTE_ID %s)\n", self, d.arg(), self, d.arg())
+		fmt.Fprintf(&b, "  3. The demo Note \"Welcome\" is already connected. See the Notes and Rooms with:\n       %s notes list %s\n       %s rooms list %s\n", self, d.arg(), self, d.arg())
+		b.WriteString("     Agents reach a Note of yours only once you switch on its connected access:\n")
 	} else {
-		fmt.Fprintf(&b, "  3. Agents reach a Note only once its owner switches on connected access:\n       %s notes create %s --title \"My note\" --approve     (or: %s notes approve NOTE_ID %s)\n", self, d.arg(), self, d.arg())
+		b.WriteString("  3. Agents reach a Note only once its owner switches on connected access:\n")
+	}
+	fmt.Fprintf(&b, "       %s notes create %s --title \"My note\" --approve\n     or, for a Note that exists:\n       %s notes approve NOTE_ID %s\n", self, d.arg(), self, d.arg())
+	if !demoMade {
 		b.WriteString("     (start with --demo on a new data folder for a Welcome Note, a Room and a repository)\n")
 	}
 	if strings.HasPrefix(self, "go run ") {
