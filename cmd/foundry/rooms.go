@@ -14,52 +14,26 @@ import (
 	"foundry/internal/service"
 )
 
-// withWorkspace opens the data and finds the workspace and its owner, the
-// person every CLI act is done as.
-func withWorkspace(d dataFlags, fn func(ctx context.Context, svc *service.Service, o service.Owner) error) error {
-	ctx := context.Background()
-	st, err := d.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	svc := service.New(st)
-	o, err := svc.FirstWorkspace(ctx)
-	if err != nil {
-		return err
-	}
-	return fn(ctx, svc, o)
-}
+var proposalStatuses = []string{"pending", "approved", "declined", "all"}
 
-func cmdProposals(args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: foundry proposals list|show|approve|decline [ID] [--data DIR]")
-		return errUsage
-	}
-	sub := args[0]
-	fs := flag.NewFlagSet("proposals "+sub, flag.ContinueOnError)
+func proposalsListFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fs)
-	status := fs.String("status", "pending", "list only: pending, approved, declined or all")
-	roomID := fs.String("room", "", "list only: one Room's proposals")
-	if err := parse(fs, args[1:]); err != nil {
-		return err
-	}
-	needID := sub != "list"
-	if needID && fs.NArg() != 1 {
-		fmt.Fprintf(os.Stderr, "usage: foundry proposals %s PROPOSAL_ID [--data DIR] (IDs are in `foundry proposals list`)\n", sub)
-		return errUsage
-	}
-	return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-		switch sub {
-		case "list":
-			st := *status
-			if st == "all" {
-				st = ""
-			}
+	status := fs.String("status", "pending", "which proposals: pending, approved, declined or all")
+	roomID := fs.String("room", "", "only this Room's proposals (a Room ID; default: every Room)")
+	return func([]string) error {
+		st := strings.ToLower(strings.TrimSpace(*status))
+		switch st {
+		case "pending", "approved", "declined":
+		case "all":
+			st = ""
+		default:
+			return usagef("--status: %q is not one of %s", *status, strings.Join(proposalStatuses, ", "))
+		}
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
 			ps, err := svc.ListProposals(ctx, o.Workspace.ID, *roomID, st)
 			if err != nil {
-				return err
+				return sent(err, "room_id", *roomID)
 			}
 			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tROOM\tINSTANCE\tNAME\tKIND\tFILES\tSTATUS\tCREATED")
@@ -67,10 +41,18 @@ func cmdProposals(args []string) error {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.ID, p.RoomID, p.InstanceID, p.Name, p.Kind, len(p.Files), p.Status, p.CreatedAt)
 			}
 			return tw.Flush()
-		case "show":
-			p, err := svc.GetProposal(ctx, o.Workspace.ID, fs.Arg(0))
+		})
+	}
+}
+
+func proposalsShowFlags(fs *flag.FlagSet) func([]string) error {
+	var d dataFlags
+	d.register(fs)
+	return func(args []string) error {
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			p, err := svc.GetProposal(ctx, o.Workspace.ID, args[0])
 			if err != nil {
-				return err
+				return sent(err, "proposal_id", args[0])
 			}
 			fmt.Printf("Proposal %s: %q (%s) for Room %s, instance %s — %s\nProposed by %s at %s\n", p.ID, p.Name, p.Kind, p.RoomID, p.InstanceID, p.Status, p.ProposedBy, p.CreatedAt)
 			if p.Kind == "repository" {
@@ -89,53 +71,55 @@ func cmdProposals(args []string) error {
 				}
 			}
 			return nil
-		case "approve":
-			if err := svc.ApproveProposal(ctx, o.Workspace.ID, o.User.ID, fs.Arg(0)); err != nil {
-				return err
-			}
-			fmt.Printf("approved %s: the app is in the Room's launcher\n", fs.Arg(0))
-			return nil
-		case "decline":
-			if err := svc.DeclineProposal(ctx, o.Workspace.ID, o.User.ID, fs.Arg(0)); err != nil {
-				return err
-			}
-			fmt.Printf("declined %s\n", fs.Arg(0))
-			return nil
-		}
-		fmt.Fprintf(os.Stderr, "foundry proposals: unknown subcommand %q (list, show, approve, decline)\n", sub)
-		return errUsage
-	})
+		})
+	}
 }
 
-func cmdRepo(args []string) error {
-	if len(args) == 0 || args[0] != "push" {
-		fmt.Fprintln(os.Stderr, "usage: foundry repo push DIR --name NAME [--data DIR]")
-		return errUsage
+func proposalsDecideFlags(approve bool) func(fs *flag.FlagSet) func([]string) error {
+	return func(fs *flag.FlagSet) func([]string) error {
+		var d dataFlags
+		d.register(fs)
+		return func(args []string) error {
+			return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+				if approve {
+					if err := svc.ApproveProposal(ctx, o.Workspace.ID, o.User.ID, args[0]); err != nil {
+						return sent(err, "proposal_id", args[0])
+					}
+					fmt.Printf("approved %s: the app is in the Room's launcher\n", args[0])
+					return nil
+				}
+				if err := svc.DeclineProposal(ctx, o.Workspace.ID, o.User.ID, args[0]); err != nil {
+					return sent(err, "proposal_id", args[0])
+				}
+				fmt.Printf("declined %s\n", args[0])
+				return nil
+			})
+		}
 	}
-	fset := flag.NewFlagSet("repo push", flag.ContinueOnError)
+}
+
+func repoPushFlags(fset *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fset)
-	name := fset.String("name", "", "repository name (created on first push)")
-	if err := parse(fset, args[1:]); err != nil {
-		return err
-	}
-	if fset.NArg() != 1 || *name == "" {
-		fmt.Fprintln(os.Stderr, "usage: foundry repo push DIR --name NAME [--data DIR]")
-		return errUsage
-	}
-	files, err := readTree(fset.Arg(0))
-	if err != nil {
-		return err
-	}
-	return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-		repoID, versionID, err := svc.PushRepo(ctx, o.Workspace.ID, o.User.ID, *name, files)
+	name := fset.String("name", "", "repository name (required; the repository is created on its first push)")
+	return func(args []string) error {
+		if strings.TrimSpace(*name) == "" {
+			return usagef("--name is required: the repository to pin %s into", args[0])
+		}
+		files, err := readTree(args[0])
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "pinned %d files of %s as a new version of %s (%s)\n", len(files), fset.Arg(0), *name, repoID)
-		fmt.Println(versionID)
-		return nil
-	})
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			repoID, versionID, err := svc.PushRepo(ctx, o.Workspace.ID, o.User.ID, *name, files)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "pinned %d files of %s as a new version of %s (%s)\n", len(files), args[0], *name, repoID)
+			fmt.Println(versionID)
+			return nil
+		})
+	}
 }
 
 // readTree reads every regular file under dir, skipping .git and other

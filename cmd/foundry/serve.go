@@ -5,108 +5,207 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"foundry/internal/mcpserver"
 	"foundry/internal/server"
 )
 
-func cmdServe(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+const serveLong = `On its first start on a data folder (or database) it creates the workspace
+and prints the next steps; with --demo it also creates demo content then (an
+approved Note "Welcome", a Room with an app, a repository). --demo on a
+folder that already has a workspace changes nothing and says so.
+
+Two servers may serve the same SQLite data folder (both see each other's
+writes); the second one logs a warning naming the first one's process ID.
+`
+
+// toolsetNames are the MCP toolsets --toolsets takes.
+var toolsetNames = []string{mcpserver.ToolsetNotes, mcpserver.ToolsetRooms, mcpserver.ToolsetEvents}
+
+func serveFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fs)
-	addr := fs.String("addr", envOr("FOUNDRY_ADDR", "127.0.0.1:8080"), "address to listen on")
-	demo := fs.Bool("demo", false, "on first start, also create demo content (an approved Note \"Welcome\" with slides and sheet tabs)")
-	publicURL := fs.String("public-url", os.Getenv("FOUNDRY_PUBLIC_URL"), "URL clients use to reach this server (default http://ADDR)")
+	addr := fs.String("addr", envOr("FOUNDRY_ADDR", "127.0.0.1:8080"), "address to listen on (env FOUNDRY_ADDR)")
+	demo := fs.Bool("demo", false, "on first start, also create demo content (an approved Note \"Welcome\" with slides and sheet tabs, a Room, a repository)")
+	publicURL := fs.String("public-url", os.Getenv("FOUNDRY_PUBLIC_URL"), "URL clients use to reach this server, e.g. https://foundry.example.com (default http://ADDR; env FOUNDRY_PUBLIC_URL)")
 	syncMode := fs.String("sync", "full", "SQLite durability: full (an acknowledged write survives a power cut) or normal (survives a crash of Foundry only)")
-	toolsets := fs.String("toolsets", "all", "MCP toolsets to serve: all, or a comma list of notes, rooms, events")
+	toolsets := fs.String("toolsets", "all", "MCP toolsets to serve: all, or a comma-separated list of "+strings.Join(toolsetNames, ", "))
 	readOnly := fs.Bool("read-only", false, "serve only read tools over MCP")
-	origins := fs.String("allowed-origins", "", "extra browser origins allowed to call /mcp, comma-separated")
+	origins := fs.String("allowed-origins", "", "extra browser origins allowed to call /mcp, comma-separated, each like https://app.example.com")
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target (GOGC); a higher value trades memory for less CPU per MCP call; -1 keeps the runtime default")
 	memLimit := fs.String("memory-limit", "1GiB", "soft memory cap for the Go runtime (GOMEMLIMIT), so a high --gc-percent stays bounded")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	waitersPerToken := fs.Int("max-waiters-per-token", 8, "concurrent long polls (poll_resource_events with wait_seconds > 0) and subscription streams one token may hold, each")
+	waitersPerToken := fs.Int("max-waiters-per-token", 8, "concurrent long polls (event polls that wait) and subscription streams one token may hold, each")
 	waitersPerNode := fs.Int("max-waiters-per-node", 1024, "concurrent long polls and subscription streams this server holds, each")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %q is not debug, info, warn or error", *logLevel)
-	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
-	slog.SetDefault(log)
-	if err := tuneGC(*gcPercent, *memLimit); err != nil {
-		return err
-	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w (choose another with --addr)", *addr, err)
-	}
-	if *publicURL == "" {
-		*publicURL = "http://" + ln.Addr().String()
-	}
-	cfg := d.config()
-	cfg.Sync, cfg.PublicURL, cfg.ReadOnly, cfg.Version, cfg.Logger = *syncMode, strings.TrimRight(*publicURL, "/"), *readOnly, version, log
-	if *toolsets != "all" {
-		cfg.Toolsets = grant(*toolsets)
-	}
-	cfg.Origins = grant(*origins)
-	cfg.WaitersPerToken, cfg.WaitersPerNode = *waitersPerToken, *waitersPerNode
-	cfg.StreamsPerToken, cfg.StreamsPerNode = *waitersPerToken, *waitersPerNode
-	st, err := server.OpenStore(ctx, cfg)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	defer st.Close()
-	srv := server.New(st, cfg)
-
-	owner, created, err := srv.Service.Bootstrap(ctx, "Foundry", "owner@localhost")
-	if err != nil {
-		return fmt.Errorf("create workspace: %w", err)
-	}
-	if created {
-		log.Info("created workspace", "workspace", owner.Workspace.ID, "owner", owner.User.ID)
-		if *demo {
-			id, err := srv.Service.Demo(ctx, owner)
-			if err != nil {
-				return fmt.Errorf("demo content: %w", err)
-			}
-			log.Info("created demo Note", "note", id, "title", "Welcome")
-			roomID, err := srv.Service.DemoRoom(ctx, owner)
-			if err != nil {
-				return fmt.Errorf("demo room: %w", err)
-			}
-			log.Info("created demo Room", "room", roomID)
-		}
-		printNextSteps(cfg, d, *publicURL)
-	}
-
-	hs := server.HTTPServer(srv.Handler, ln.Addr().String())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	log.Info("Foundry is serving", "mcp", *publicURL+"/mcp", "data", where(cfg), "version", version)
-	select {
-	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
+	return func([]string) error {
+		cfg := d.config()
+		var err error
+		if cfg.Toolsets, err = parseToolsets(*toolsets); err != nil {
 			return err
 		}
-	case <-ctx.Done():
-		log.Info("shutting down")
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		hs.Shutdown(sctx)
+		if cfg.Origins, err = parseOrigins(*origins); err != nil {
+			return err
+		}
+		if *syncMode != "full" && *syncMode != "normal" {
+			return usagef("--sync: %q is not full or normal", *syncMode)
+		}
+		var lvl slog.Level
+		if err := lvl.UnmarshalText([]byte(*logLevel)); err != nil {
+			return usagef("--log-level: %q is not debug, info, warn or error", *logLevel)
+		}
+		if *gcPercent < -1 {
+			return usagef("--gc-percent: %d is not a GC target: give a percentage (e.g. 100 or 400), or -1 for the runtime default", *gcPercent)
+		}
+		if *waitersPerToken < 1 || *waitersPerNode < 1 {
+			return usagef("--max-waiters-per-token and --max-waiters-per-node take a number of 1 or more (got %d and %d)", *waitersPerToken, *waitersPerNode)
+		}
+		if *publicURL != "" {
+			if err := checkPublicURL(*publicURL); err != nil {
+				return err
+			}
+		}
+		limit, err := parseMemoryLimit(*memLimit)
+		if err != nil {
+			return err
+		}
+		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+		slog.SetDefault(log)
+		tuneGC(*gcPercent, limit)
+
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w (choose another with --addr)", *addr, err)
+		}
+		defer ln.Close()
+		if *publicURL == "" {
+			*publicURL = "http://" + ln.Addr().String()
+		}
+		cfg.Sync, cfg.PublicURL, cfg.ReadOnly, cfg.Version, cfg.Logger = *syncMode, strings.TrimRight(*publicURL, "/"), *readOnly, version, log
+		cfg.WaitersPerToken, cfg.WaitersPerNode = *waitersPerToken, *waitersPerNode
+		cfg.StreamsPerToken, cfg.StreamsPerNode = *waitersPerToken, *waitersPerNode
+		st, err := server.OpenStore(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if cfg.Database == "" {
+			others, release, err := announceServing(d.data)
+			if err != nil {
+				log.Warn("cannot tell whether another Foundry serves this data folder", "data", d.data, "err", err)
+			}
+			defer release()
+			if len(others) > 0 {
+				log.Warn(fmt.Sprintf("another Foundry is serving this data folder (pid %s): both see each other's writes, but each keeps its own limits and its own long polls; stop one unless you mean to run two", joinPIDs(others)),
+					"data", d.data, "pids", joinPIDs(others))
+			}
+		}
+		srv := server.New(st, cfg)
+
+		owner, created, err := srv.Service.Bootstrap(ctx, "Foundry", "owner@localhost")
+		if err != nil {
+			return fmt.Errorf("create workspace: %w", err)
+		}
+		demoMade := false
+		switch {
+		case created:
+			log.Info("created workspace", "workspace", owner.Workspace.ID, "owner", owner.User.ID)
+			if *demo {
+				id, err := srv.Service.Demo(ctx, owner)
+				if err != nil {
+					return fmt.Errorf("demo content: %w", err)
+				}
+				log.Info("created demo Note", "note", id, "title", "Welcome")
+				roomID, err := srv.Service.DemoRoom(ctx, owner)
+				if err != nil {
+					return fmt.Errorf("demo room: %w", err)
+				}
+				log.Info("created demo Room", "room", roomID)
+				demoMade = true
+			}
+		case *demo:
+			log.Warn("--demo: this data already has a workspace, so no demo content was created (demo content is only created on a first start); start with --demo on a new --data folder to see it",
+				"data", where(cfg), "workspace", owner.Workspace.ID)
+		}
+		if created {
+			printNextSteps(os.Stderr, d, *publicURL, demoMade)
+		}
+
+		hs := server.HTTPServer(srv.Handler, ln.Addr().String())
+		errc := make(chan error, 1)
+		go func() { errc <- hs.Serve(ln) }()
+		log.Info("Foundry is serving", "mcp", *publicURL+"/mcp", "data", where(cfg), "version", version)
+		select {
+		case err := <-errc:
+			if !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+		case <-ctx.Done():
+			log.Info("shutting down")
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			hs.Shutdown(sctx)
+		}
+		return nil
+	}
+}
+
+// parseToolsets reads --toolsets: "all" is nil (every toolset); otherwise
+// every name must be a toolset, so a typo never serves fewer tools silently.
+func parseToolsets(v string) ([]string, error) {
+	if strings.EqualFold(strings.TrimSpace(v), "all") {
+		return nil, nil
+	}
+	valid := "all, or a comma-separated list of " + strings.Join(toolsetNames, ", ")
+	names := commaList(strings.ToLower(v))
+	if len(names) == 0 {
+		return nil, usagef("--toolsets: %q names no toolset; give %s", v, valid)
+	}
+	for _, n := range names {
+		if n == "all" {
+			return nil, usagef("--toolsets: all cannot be mixed with toolset names; give %s", valid)
+		}
+		if !slices.Contains(toolsetNames, n) {
+			return nil, usagef("--toolsets: unknown toolset %q; give %s", n, valid)
+		}
+	}
+	return names, nil
+}
+
+// parseOrigins reads --allowed-origins: each an origin as a browser sends
+// it (scheme://host[:port], no path), so it can match.
+func parseOrigins(v string) ([]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, o := range commaList(v) {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, usagef("--allowed-origins: %q is not an origin; give each like https://app.example.com or http://localhost:5173 (scheme, host and port only)", o)
+		}
+		out = append(out, strings.ToLower(u.Scheme+"://"+u.Host))
+	}
+	return out, nil
+}
+
+func checkPublicURL(v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return usagef("--public-url: %q is not an http:// or https:// URL like https://foundry.example.com", v)
 	}
 	return nil
 }
@@ -118,18 +217,24 @@ func where(c server.Config) string {
 	return c.DataDir
 }
 
-func tuneGC(percent int, limit string) error {
+func parseMemoryLimit(limit string) (int64, error) {
+	if limit == "" {
+		return 0, nil
+	}
+	n, err := parseBytes(limit)
+	if err != nil {
+		return 0, usagef("--memory-limit: %v", err)
+	}
+	return n, nil
+}
+
+func tuneGC(percent int, limit int64) {
 	if percent != -1 && os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(percent)
 	}
-	if limit != "" && os.Getenv("GOMEMLIMIT") == "" {
-		n, err := parseBytes(limit)
-		if err != nil {
-			return fmt.Errorf("--memory-limit: %v", err)
-		}
-		debug.SetMemoryLimit(n)
+	if limit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(limit)
 	}
-	return nil
 }
 
 func parseBytes(s string) (int64, error) {
@@ -149,22 +254,34 @@ func parseBytes(s string) (int64, error) {
 	return 0, fmt.Errorf("%q is not a size like 512MiB or 2GiB", s)
 }
 
-func printNextSteps(c server.Config, d dataFlags, publicURL string) {
-	dataArg := "--data " + d.data
-	if c.Database != "" {
-		dataArg = "--database \"$FOUNDRY_DATABASE_URL\""
+// printNextSteps is what a first start tells the person, with commands
+// that run as typed (see self).
+func printNextSteps(w io.Writer, d dataFlags, publicURL string, demoMade bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nFoundry created its workspace (data: %s).\n\nNext steps (in another terminal, from this folder):\n", where(d.config()))
+	fmt.Fprintf(&b, "  1. Create a token for an MCP client (shown once):\n       %s token create %s --scopes osfoundry:read,osfoundry:write\n", self, d.arg())
+	fmt.Fprintf(&b, "  2. Connect a client to %s/mcp with the header \"Authorization: Bearer <token>\", e.g. Claude Code:\n       claude mcp add --transport http foundry %s/mcp --header \"Authorization: Bearer <token>\"\n", publicURL, publicURL)
+	if demoMade {
+		fmt.Fprintf(&b, "  3. The demo Note \"Welcome\" is already connected. See the Notes and Rooms with:\n       %s notes list %s\n       %s rooms list %s\n", self, d.arg(), self, d.arg())
+		b.WriteString("     Agents reach a Note of yours only once you switch on its connected access:\n")
+	} else {
+		b.WriteString("  3. Agents reach a Note only once its owner switches on connected access:\n")
 	}
-	fmt.Fprintf(os.Stderr, `
-Foundry created its workspace (data: %s).
+	fmt.Fprintf(&b, "       %s notes create %s --title \"My note\" --approve\n     or, for a Note that exists:\n       %s notes approve NOTE_ID %s\n", self, d.arg(), self, d.arg())
+	if !demoMade {
+		b.WriteString("     (start with --demo on a new data folder for a Welcome Note, a Room and a repository)\n")
+	}
+	if strings.HasPrefix(self, "go run ") {
+		fmt.Fprintf(&b, "\nTip: \"go install ./cmd/foundry\" (at the root of the repository) installs the foundry command into $(go env GOPATH)/bin; with that folder on your PATH, type foundry instead of %q.\n", self)
+	}
+	fmt.Fprintf(&b, "Every command has its help: %s --help, %s token create --help, …\n\n", self, self)
+	io.WriteString(w, b.String())
+}
 
-Next steps:
-  1. Create a token for an MCP client (shown once):
-       foundry token create %s --scopes osfoundry:read,osfoundry:write
-  2. Connect a client to %s/mcp with the header "Authorization: Bearer <token>", e.g. Claude Code:
-       claude mcp add --transport http foundry %s/mcp --header "Authorization: Bearer <token>"
-  3. Agents reach a Note only once its owner switches on connected access:
-       foundry notes create %s --title "My note" --approve     (or: foundry notes approve NOTE_ID)
-     (start with --demo on a fresh data folder for a Welcome Note, a Room and a repository)
-
-`, where(c), dataArg, publicURL, publicURL, dataArg)
+func joinPIDs(pids []int) string {
+	s := make([]string, len(pids))
+	for i, p := range pids {
+		s[i] = fmt.Sprint(p)
+	}
+	return strings.Join(s, ", ")
 }

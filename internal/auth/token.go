@@ -139,14 +139,14 @@ func checkGrant(ctx context.Context, s store.Store, ws, field, typ string, ids [
 	for i, id := range ids {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if len(id) > 200 {
-			return problem.New(problem.Invalid, f, "is %d bytes long, which no %s ID is (see `foundry %ss list`)", len(id), what, strings.ToLower(what))
+			return problem.New(problem.Invalid, f, "is %d bytes long, which no %s ID is", len(id), what)
 		}
 		if id == "" || strings.ContainsFunc(id, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) {
-			return problem.New(problem.Invalid, f, "%q is not a %s ID: IDs are not empty and have no spaces or control characters (see `foundry %ss list`)", id, what, strings.ToLower(what))
+			return problem.New(problem.Invalid, f, "%q is not a %s ID: IDs are not empty and have no spaces or control characters", id, what)
 		}
 		r, err := s.Head(ctx, typ, id)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && r.Workspace != ws) {
-			return problem.New(problem.NotFound, f, "%s %s does not exist in this workspace: check the ID with `foundry %ss list`, or give %s for every %s", what, id, strings.ToLower(what), GrantAll, what)
+			return problem.New(problem.NotFound, f, "%s %s does not exist in this workspace: give existing %s IDs, or %s for every %s", what, id, what, GrantAll, what)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: look up %s %s: %w", field, what, id, err)

@@ -20,8 +20,9 @@ type Owner struct {
 	User      store.User
 }
 
-// ErrNoWorkspace: the data folder has not been set up yet.
-var ErrNoWorkspace = errors.New("no workspace yet: run `foundry serve` once to create it")
+// ErrNoWorkspace: the data has not been set up yet (the server creates the
+// workspace on its first start).
+var ErrNoWorkspace = errors.New("no workspace yet: the server creates it on its first start")
 
 // FirstWorkspace returns the workspace and its owner (the first user).
 func (s *Service) FirstWorkspace(ctx context.Context) (Owner, error) {
@@ -165,6 +166,82 @@ func (s *Service) Restore(ctx context.Context, ws, user, id string, expected, ve
 		*d = prev
 		return changed, nil
 	})
+}
+
+// Summary is one line of a person's list of Notes or Rooms.
+type Summary struct {
+	ID, Title string
+	Version   int64
+	Approved  bool // connected access (Rooms: always true)
+	UpdatedAt time.Time
+}
+
+// WorkspaceNotes lists every Note of the workspace, approved or not: the
+// owner's view, not an agent's.
+func (s *Service) WorkspaceNotes(ctx context.Context, ws string) ([]Summary, error) {
+	return s.workspaceList(ctx, ws, store.TypeNote)
+}
+
+// WorkspaceRooms lists every cloud Room of the workspace.
+func (s *Service) WorkspaceRooms(ctx context.Context, ws string) ([]Summary, error) {
+	return s.workspaceList(ctx, ws, store.TypeRoom)
+}
+
+func (s *Service) workspaceList(ctx context.Context, ws, typ string) ([]Summary, error) {
+	const page = 500
+	var out []Summary
+	after := ""
+	for {
+		rows, err := s.Store.List(ctx, store.ListQuery{Workspace: ws, Type: typ, AfterID: after, Limit: page})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out = append(out, Summary{ID: r.ID, Title: r.Title, Version: r.Version, Approved: r.Approved, UpdatedAt: r.UpdatedAt})
+		}
+		if len(rows) < page {
+			return out, nil
+		}
+		after = rows[len(rows)-1].ID
+	}
+}
+
+// ownNote is the Note id of workspace ws, without its document; a Note of
+// another workspace is not found, as if it did not exist.
+func (s *Service) ownNote(ctx context.Context, ws, id string) (store.Resource, error) {
+	if err := CheckID("note_id", id); err != nil {
+		return store.Resource{}, err
+	}
+	r, err := s.Store.Head(ctx, store.TypeNote, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && r.Workspace != ws) {
+		return store.Resource{}, problem.New(problem.NotFound, "note_id", "Note %q is not in this workspace", problem.Excerpt(id))
+	}
+	return r, err
+}
+
+// NoteHistory is the list of a Note's versions, oldest first.
+func (s *Service) NoteHistory(ctx context.Context, ws, id string) ([]store.VersionInfo, error) {
+	if _, err := s.ownNote(ctx, ws, id); err != nil {
+		return nil, err
+	}
+	return s.Store.History(ctx, store.TypeNote, id)
+}
+
+// RestoreVersion makes version of Note id current again, as a new version
+// (a restore is itself a version, so it can be undone the same way). It
+// returns the new version.
+func (s *Service) RestoreVersion(ctx context.Context, ws, user, id string, version int64) (int64, error) {
+	r, err := s.ownNote(ctx, ws, id)
+	if err != nil {
+		return 0, err
+	}
+	if r.Version < 2 {
+		return 0, problem.New(problem.Invalid, "version", "Note %s has only version 1: there is no older version to restore", id).With("current_version", r.Version)
+	}
+	if version < 1 || version >= r.Version {
+		return 0, problem.New(problem.Invalid, "version", "give a version between 1 and %d (the Note is at version %d); got %d", r.Version-1, r.Version, version).With("current_version", r.Version)
+	}
+	return s.Restore(ctx, ws, user, id, r.Version, version)
 }
 
 // Demo fills a fresh workspace with the approved Note "Welcome": besides the

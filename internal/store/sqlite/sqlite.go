@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -27,6 +28,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	msqlite "modernc.org/sqlite" // pure Go: the binary builds and runs without cgo
@@ -103,8 +105,124 @@ func (j *job) answer(err error) {
 
 // Open opens (creating if needed) the database file foundry.db in dir and
 // applies migrations.
+// A data folder (or database file) this user may not write is refused
+// with a message that names it and the permission missing, not SQLite's
+// "attempt to write a readonly database".
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
-	return open(ctx, dir, opts, nil)
+	// Checked first: SQLite opens a file it may not write read-only without
+	// a word, and the first write then fails.
+	if err := checkAccess(dir, canWrite); err != nil {
+		return nil, err
+	}
+	s, err := open(ctx, dir, opts, nil)
+	if err != nil {
+		return nil, explainAccess(dir, err, canWrite)
+	}
+	return s, nil
+}
+
+// SQLite's primary result codes that a missing permission gives.
+const (
+	sqlitePerm     = 3
+	sqliteReadOnly = 8  // 1544 (READONLY_DIRECTORY), 1032 (READONLY_DBMOVED), …
+	sqliteCantOpen = 14 // the folder cannot be written, so the file cannot be made
+	sqliteAuth     = 23
+)
+
+// AccessError is a data folder or file this user may not write.
+type AccessError struct {
+	Path string // the folder or file
+	msg  string
+	err  error
+}
+
+func (e *AccessError) Error() string { return e.msg }
+func (e *AccessError) Unwrap() error { return e.err }
+
+// explainAccess turns an error of opening the data folder dir that comes
+// from a missing permission into the AccessError that names the folder or
+// file, the user and what Foundry needs; other errors are returned as they
+// are.
+func explainAccess(dir string, err error, writable func(path string, isDir bool) error) error {
+	var coded interface{ Code() int }
+	permission := errors.Is(err, fs.ErrPermission)
+	if errors.As(err, &coded) {
+		switch coded.Code() & 0xff {
+		case sqlitePerm, sqliteReadOnly, sqliteCantOpen, sqliteAuth:
+			permission = true
+		}
+	}
+	if !permission {
+		return err
+	}
+	if aerr := checkAccess(dir, writable); aerr != nil {
+		aerr.(*AccessError).err = err
+		return aerr
+	}
+	return err
+}
+
+// checkAccess reports, as an *AccessError, what of the data folder dir this
+// user cannot write: the folder (or, when it does not exist yet, the folder
+// it would be created in), or foundry.db and its -wal and -shm files.
+// writable reports why path (a folder or an existing file) cannot be
+// written, or nil.
+func checkAccess(dir string, writable func(path string, isDir bool) error) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	notWritable := func(err error) string {
+		if errors.Is(err, syscall.EROFS) {
+			return "is on a read-only file system"
+		}
+		return fmt.Sprintf("is not writable by this user (uid %d)", os.Getuid())
+	}
+	need := "Foundry needs to write foundry.db and its -wal and -shm files there"
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		parent := filepath.Dir(abs)
+		for {
+			if _, err := os.Stat(parent); err == nil || filepath.Dir(parent) == parent {
+				break
+			}
+			parent = filepath.Dir(parent)
+		}
+		if werr := writable(parent, true); werr != nil {
+			return &AccessError{Path: parent, err: werr, msg: fmt.Sprintf("cannot create the data folder %s: %s %s; create the data folder with this user as its owner, or pass --data with a folder this user can write", abs, parent, notWritable(werr))}
+		}
+		return nil
+	}
+	if werr := writable(abs, true); werr != nil {
+		return &AccessError{Path: abs, err: werr, msg: fmt.Sprintf("data folder %s %s: %s; fix the folder's permissions (e.g. chown -R %d %s) or pass --data with a folder this user can write", abs, notWritable(werr), need, os.Getuid(), abs)}
+	}
+	for _, name := range []string{"foundry.db", "foundry.db-wal", "foundry.db-shm"} {
+		p := filepath.Join(abs, name)
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		if werr := writable(p, false); werr != nil {
+			return &AccessError{Path: p, err: werr, msg: fmt.Sprintf("%s %s: %s; fix the file's permissions (e.g. chown %d %s) or run Foundry as the user that owns it", p, notWritable(werr), need, os.Getuid(), p)}
+		}
+	}
+	return nil
+}
+
+// canWrite tries what SQLite will do: create a file in the folder, or open
+// the file for writing.
+func canWrite(path string, isDir bool) error {
+	if isDir {
+		f, err := os.CreateTemp(path, ".foundry-write-check-*")
+		if err != nil {
+			return err
+		}
+		f.Close()
+		return os.Remove(f.Name())
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 func open(ctx context.Context, dir string, opts Options, f *faults) (*Store, error) {
