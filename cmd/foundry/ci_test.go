@@ -38,7 +38,7 @@ func runCI(t *testing.T, pgUp bool, env ...string) (code int, output, calls stri
 	t.Helper()
 	path, log := ciStubs(t, pgUp)
 	cmd := exec.Command("bash", "../../.ci/run")
-	cmd.Env = append(os.Environ(), "PATH="+path, "CI=", "FOUNDRY_TEST_POSTGRES_URL=", "FOUNDRY_CI_DRY_RUN=", "FOUNDRY_CI_PG_PORT=", "FOUNDRY_CI_PG_HOST=", "FOUNDRY_CI_CONFORMANCE=skip")
+	cmd.Env = append(os.Environ(), "PATH="+path, "CI=", "FOUNDRY_TEST_POSTGRES_URL=", "FOUNDRY_CI_DRY_RUN=", "FOUNDRY_CI_PG_PORT=", "FOUNDRY_CI_PG_HOST=")
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	code = 0
