@@ -93,6 +93,7 @@ func TestOutputSchemaNamesOnlyResultFields(t *testing.T) {
 		A string `json:"a"`
 		B []int  `json:"b,omitempty"`
 		C *int   `json:"c,omitzero"`
+		//lint:ignore U1000 an unexported field, which the derivation must skip
 		d int
 	}
 	got := outputSchemaFor[res](nil)

@@ -58,13 +58,6 @@ func enum(vals ...any) *jsonschema.Schema { return &jsonschema.Schema{Enum: vals
 
 func ref(def string) *jsonschema.Schema { return &jsonschema.Schema{Ref: "#/$defs/" + def} }
 
-// with returns s with a description: a short one, where it earns its bytes
-// (every client loads tools/list into its model's context).
-func with(desc string, s *jsonschema.Schema) *jsonschema.Schema {
-	s.Description = desc
-	return s
-}
-
 // The fields many tools share.
 func noteIDField() *jsonschema.Schema   { return str(1, 64) }
 func roomIDField() *jsonschema.Schema   { return str(1, 64) }
