@@ -126,7 +126,9 @@ func runCrash(ctx context.Context, env *Env) (*Report, error) {
 			defer wg.Done()
 			for j := 0; ; j++ {
 				cw := crashWrite{key: fmt.Sprintf("crash-%s-w%d-%04d", tag, w, j), kind: "tab"}
-				if j%2 == 1 {
+				// One tab in four writes: a Note holds at most 100 tabs, and
+				// 200 acknowledgements plus those in flight must fit in one.
+				if j%4 != 0 {
 					cw.kind = "source"
 					cw.args = map[string]any{"note_id": noteID, "idempotency_key": cw.key, "title": fmt.Sprintf("Crash source %d-%d", w, j),
 						"url": fmt.Sprintf("https://example.org/crash/%s/%d/%d", tag, w, j)}
