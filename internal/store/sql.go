@@ -157,9 +157,10 @@ var migrations = []string{
 	// Retention: the pruner finds old keys and events by age, and each
 	// resource keeps the cursor of its newest pruned event, so a poll from
 	// an older cursor is told that events may be gone (cursor_expired).
-	`CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_us);
-	CREATE INDEX events_by_age ON events (at_us);
-	CREATE TABLE event_horizons (
+	// Idempotent, so running it again on a database that has it is harmless.
+	`CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_us);
+	CREATE INDEX IF NOT EXISTS events_by_age ON events (at_us);
+	CREATE TABLE IF NOT EXISTS event_horizons (
 		resource_type TEXT NOT NULL,
 		resource_id TEXT NOT NULL,
 		pruned_through BIGINT NOT NULL,
