@@ -83,6 +83,11 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, a PollArgs) 
 		// and the wait still wakes us.
 		wake, stop := s.Store.Wait(typ, id)
 		evs, err := s.Store.Events(ctx, p.Workspace, typ, id, after, limit)
+		if err == nil && cursor != "" {
+			// Read after the events: a prune that took events after the
+			// cursor committed its horizon with them, so it is seen here.
+			err = s.cursorLive(ctx, typ, id, after)
+		}
 		if err != nil || len(evs) > 0 || wait == 0 {
 			stop()
 			if err != nil {
@@ -100,6 +105,26 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, a PollArgs) 
 			return EventPage{}, ctx.Err()
 		}
 	}
+}
+
+// CursorExpired refuses a poll whose cursor is older than the retained
+// feed of its resource: events after it may have been pruned.
+const CursorExpired = "cursor_expired"
+
+// cursorLive refuses a cursor below the resource's event horizon (the newest
+// pruned event), so a client never takes a feed with a hole for a whole one.
+func (s *Service) cursorLive(ctx context.Context, typ, id string, after int64) error {
+	h, err := s.Store.EventHorizon(ctx, typ, id)
+	if err != nil || after >= h {
+		return err
+	}
+	what := "Note"
+	if typ == store.TypeRoom {
+		what = "Room"
+	}
+	return problem.New(CursorExpired, "cursor",
+		"the cursor is older than the event feed of this %s: events after it were pruned (events are kept for a limited time, by default 30 days; the newest one of each resource is always kept). Read the %s again, then poll without a cursor to wait for what happens next",
+		what, what)
 }
 
 // Event is one event as a poll answers it. Its cursor is the same opaque

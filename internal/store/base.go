@@ -16,11 +16,13 @@ import (
 // databases. Reads go to R (a pool); writes run through Tx, which each store
 // provides (SQLite: its single group-commit writer; PostgreSQL: a transaction).
 type Base struct {
-	R     *sql.DB
-	D     Dialect
-	Tx    func(ctx context.Context, fn func(q Querier) error) error
-	Hub   *events.Hub
-	stmts sync.Map // query → *sql.Stmt for the reads on every call's path
+	R   *sql.DB
+	D   Dialect
+	Tx  func(ctx context.Context, fn func(q Querier) error) error
+	Hub *events.Hub
+	// Retention is how long keys and events are kept (zero: the defaults).
+	Retention Retention
+	stmts     sync.Map // query → *sql.Stmt for the reads on every call's path
 }
 
 // hot prepares a read that runs on every MCP call (token, resource, feed)

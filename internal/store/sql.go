@@ -153,6 +153,19 @@ var migrations = []string{
 	INSERT INTO resource_versions (type, id, version, kind, actor, changed, doc, at_us)
 		SELECT 'repository', id, 1, 'repository_migrated', 'system', '[]', doc, created_us FROM objects WHERE kind = 'repository';
 	DELETE FROM objects WHERE kind = 'repository'`,
+
+	// Retention: the pruner finds old keys and events by age, and each
+	// resource keeps the cursor of its newest pruned event, so a poll from
+	// an older cursor is told that events may be gone (cursor_expired).
+	// Idempotent, so running it again on a database that has it is harmless.
+	`CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_us);
+	CREATE INDEX IF NOT EXISTS events_by_age ON events (at_us);
+	CREATE TABLE IF NOT EXISTS event_horizons (
+		resource_type TEXT NOT NULL,
+		resource_id TEXT NOT NULL,
+		pruned_through BIGINT NOT NULL,
+		PRIMARY KEY (resource_type, resource_id)
+	)`,
 }
 
 // Migrate applies every migration the database has not seen, in order, each

@@ -245,6 +245,14 @@ type Store interface {
 	// LastCursor is the cursor of the newest event of (typ, id): polling
 	// after it sees only what happens next.
 	LastCursor(ctx context.Context, workspace, typ, id string) (int64, error)
+	// EventHorizon is the cursor of the newest pruned event of (typ, id), 0
+	// if none was pruned: a poll after an older cursor may have missed
+	// events (cursor_expired).
+	EventHorizon(ctx context.Context, typ, id string) (int64, error)
+	// Prune deletes idempotency keys and events older than the store's
+	// Retention before now, in bounded transactions (see Base.Prune). Each
+	// store also runs it in the background until Close.
+	Prune(ctx context.Context, now time.Time) (PruneReport, error)
 	// Wait returns a channel that is closed at the next committed write to
 	// (typ, id) on any node, and a func to stop waiting.
 	Wait(typ, id string) (<-chan struct{}, func())

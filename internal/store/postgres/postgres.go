@@ -72,6 +72,7 @@ type Store struct {
 	listening chan struct{}      // closed when the listener goroutine has exited
 	closeOnce sync.Once
 	closeErr  error
+	pruner    *store.Pruner
 
 	wmu     sync.Mutex
 	waiting map[[2]string]int // resources with local waiters, to wake after a listener reconnect
@@ -82,6 +83,19 @@ type Store struct {
 // every connection, the listener's included), applies migrations and starts
 // listening for other nodes' writes.
 func Open(ctx context.Context, url string) (*Store, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// Options tune a PostgreSQL store.
+type Options struct {
+	// Retention: how long idempotency keys and events are kept, and how
+	// often the background pruner runs (zero: the defaults of
+	// store.Retention). Every node prunes; pruning twice is harmless.
+	Retention store.Retention
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse connection string: %w", err)
@@ -125,8 +139,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	lctx, stop := context.WithCancel(context.Background())
 	s := &Store{db: db, cfg: cfg, stop: stop, listening: make(chan struct{}), waiting: map[[2]string]int{}}
-	s.Base = store.Base{R: db, D: store.Postgres, Hub: events.NewHub(), Tx: s.tx}
+	s.Base = store.Base{R: db, D: store.Postgres, Hub: events.NewHub(), Tx: s.tx, Retention: opts.Retention}
 	go s.listener(lctx, conn)
+	s.pruner = s.StartPruner() // plain short transactions, one per batch
 	return s, nil
 }
 
@@ -379,6 +394,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // Close stops the listener, waits for it, and closes the pool.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.pruner.Stop()
 		s.stop()
 		<-s.listening
 		s.closeErr = s.db.Close()

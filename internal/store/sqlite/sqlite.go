@@ -45,6 +45,9 @@ type Options struct {
 	// MaxBatch caps how many requests share one commit; 1 turns group commit
 	// off (one fsync per write), which benchmarks compare against.
 	MaxBatch int
+	// Retention: how long idempotency keys and events are kept, and how
+	// often the background pruner runs (zero: the defaults of store.Retention).
+	Retention store.Retention
 }
 
 // Errors the writer answers with when a write did not get its own answer.
@@ -75,6 +78,7 @@ type Store struct {
 	w8        watcher
 	watchDone chan struct{}
 	faults    *faults // tests only
+	pruner    *store.Pruner
 
 	// Kept by the writer's connection hooks, which SQLite calls on the
 	// writer goroutine in the middle of a statement.
@@ -281,7 +285,7 @@ func open(ctx context.Context, dir string, opts Options, f *faults) (*Store, err
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	s.Base = store.Base{R: r, D: store.SQLite, Hub: events.NewHub(), Tx: s.tx}
+	s.Base = store.Base{R: r, D: store.SQLite, Hub: events.NewHub(), Tx: s.tx, Retention: opts.Retention}
 	if err := r.QueryRowContext(ctx, `SELECT COALESCE(MAX(cursor), 0) FROM events`).Scan(&s.w8.last); err != nil {
 		r.Close()
 		s.wc.Close()
@@ -292,6 +296,8 @@ func open(ctx context.Context, dir string, opts Options, f *faults) (*Store, err
 	s.watchDone = make(chan struct{})
 	go s.writer()
 	go s.watch()
+	// Each prune transaction is a job of its own for the writer.
+	s.pruner = s.StartPruner()
 	return s, nil
 }
 
@@ -570,6 +576,7 @@ func (s *Store) ctl(ctx context.Context, conn *stmtConn, q string) error {
 // Close stops queuing, lets the writer run and answer every job already
 // queued, and closes the database.
 func (s *Store) Close() error {
+	s.pruner.Stop() // its jobs need the writer: stopped first
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
