@@ -17,7 +17,6 @@ import (
 	"os"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -25,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
+	"foundry/internal/logtest"
 	"foundry/internal/mcpclient"
 	"foundry/internal/service"
 	"foundry/internal/store"
@@ -179,7 +179,7 @@ func (e *callEnv) serve(t *testing.T, log *slog.Logger, scopes []string, extra .
 // process and the next calls carry on.
 func TestToolPanicIsAnInternalErrorForThatCallOnly(t *testing.T) {
 	e := sqliteEnv(t)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	boom := toolFor(spec{Toolset: ToolsetNotes, Name: "boom", Scope: auth.ScopeRead, Description: "Panics.", Input: object(nil, props{})},
 		func(ctx context.Context, p auth.Principal, _ struct{}) (service.NoteTabs, error) {
@@ -223,28 +223,11 @@ func setDefaultLogger(t *testing.T, l *slog.Logger) {
 	t.Cleanup(func() { slog.SetDefault(prev) })
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestFaultTextNeverReachesTheClient: an error that is not a problem (a
 // database's, Go's) answers a generic internal_error, logged with details.
 func TestFaultTextNeverReachesTheClient(t *testing.T) {
 	e := sqliteEnv(t)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	tl := toolFor(spec{Toolset: ToolsetNotes, Name: "fault", Scope: auth.ScopeRead, Description: "Fails.", Input: &jsonschema.Schema{Type: "object", Properties: props{}}},
 		func(ctx context.Context, p auth.Principal, _ struct{}) (service.NoteTabs, error) {
 			return service.NoteTabs{}, fmt.Errorf("read note: %w", errors.New(`ERROR: invalid byte sequence for encoding "UTF8": 0x00 (SQLSTATE 22021)`))

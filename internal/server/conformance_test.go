@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
+	"foundry/internal/logtest"
 	"foundry/internal/mcpserver"
 	"foundry/internal/problem"
 	"foundry/internal/server"
@@ -383,7 +384,7 @@ func TestUnknownToolsetRefused(t *testing.T) {
 // method, bad JSON, an unknown method, invalid params) is logged at warn at
 // most, never at error.
 func TestClientMistakesLogAtWarn(t *testing.T) {
-	var logs syncBuffer
+	var logs logtest.Buffer
 	e := servertest.Start(t, servertest.Options{Config: server.Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}})
 	u := e.URL + "/mcp"
 	rpcPost(t, u, "2026-07-28", "initialize", req26(1, "initialize", `"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"c","version":"1"}`), nil)

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
+	"foundry/internal/logtest"
 	"foundry/internal/mcpclient"
 	"foundry/internal/mcpserver"
 	"foundry/internal/server"
@@ -43,7 +44,7 @@ func (b *brokenStore) LastCursor(context.Context, string, string, string) (int64
 // TestPanicInHandlerIs500: a panic in a handler on the mux is a 500 for
 // that request only, logged with its stack; the server keeps serving.
 func TestPanicInHandlerIs500(t *testing.T) {
-	var logs syncBuffer
+	var logs logtest.Buffer
 	srv := server.New(&brokenStore{panics: true}, server.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	hs := httptest.NewServer(srv.Handler)
 	defer hs.Close()
@@ -78,7 +79,7 @@ func TestPanicInHandlerIs500(t *testing.T) {
 
 // TestHealthzHidesStoreError: the store's message is logged, not served.
 func TestHealthzHidesStoreError(t *testing.T) {
-	var logs syncBuffer
+	var logs logtest.Buffer
 	srv := server.New(&brokenStore{}, server.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	rec := httptest.NewRecorder()
 	srv.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
@@ -88,23 +89,6 @@ func TestHealthzHidesStoreError(t *testing.T) {
 	if !strings.Contains(logs.String(), "SQLSTATE") {
 		t.Fatalf("store error not logged: %s", logs.String())
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestHTTPServerTimeouts: the server foundry serve runs bounds every

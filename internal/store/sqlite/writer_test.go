@@ -1,7 +1,6 @@
 package sqlite_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -10,11 +9,11 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"foundry/internal/logtest"
 	"foundry/internal/problem"
 	"foundry/internal/store"
 	"foundry/internal/store/sqlite"
@@ -162,26 +161,8 @@ func wantErrs(t *testing.T, errs []error, want ...error) {
 	}
 }
 
-// logBuffer captures the default logger for the test.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func captureLog(t *testing.T) *logBuffer {
-	b := &logBuffer{}
+func captureLog(t *testing.T) *logtest.Buffer {
+	b := &logtest.Buffer{}
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(b, nil)))
 	t.Cleanup(func() { slog.SetDefault(old) })
