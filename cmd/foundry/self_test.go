@@ -16,9 +16,9 @@ import (
 // start is typed again as it was.
 func TestInvokedAs(t *testing.T) {
 	for arg0, want := range map[string]bool{
-		"/tmp/go-build2131531806/b001/exe/foundry":                                                            true,
-		"/root/.cache/go-build/e6/e64475b51672cbcbef57bd76eaa0759304c32ed5ebd673f35ed8d941f299fd6c-d/foundry": true,
-		`C:\Users\me\AppData\Local\Temp\go-build123\b001\exe\foundry.exe`:                                     filepath.Separator == '\\',
+		"/tmp/go-build2131531806/b001/exe/foundry":                                                               true,
+		"/home/me/.cache/go-build/e6/e64475b51672cbcbef57bd76eaa0759304c32ed5ebd673f35ed8d941f299fd6c-d/foundry": true,
+		`C:\Users\me\AppData\Local\Temp\go-build123\b001\exe\foundry.exe`:                                        filepath.Separator == '\\',
 		"foundry":                     false,
 		"./foundry":                   false,
 		"/usr/local/bin/foundry":      false,
