@@ -301,23 +301,8 @@ func TestCachedToolsListAnswersAsTheSDK(t *testing.T) {
 		cases = append(cases, odd{newOK, hd})
 	}
 	do := func(url string, c odd) (int, string, string) {
-		req, _ := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(c.body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for k, v := range c.headers {
-			if v == "" {
-				req.Header.Del(k)
-			} else {
-				req.Header.Set(k, v)
-			}
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+		status, h, b := post(t, url+"/mcp", c.body, c.headers)
+		return status, h.Get("Content-Type"), b
 	}
 	for _, c := range cases {
 		fs, fct, fb := do(front.URL, c)

@@ -476,16 +476,7 @@ func TestBodyLimitIsTheDocumentedOne(t *testing.T) {
 // of a one-event SSE stream, or the JSON body).
 func rawPost(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := send(t, url, token, body)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {

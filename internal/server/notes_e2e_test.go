@@ -364,6 +364,15 @@ func TestUnreachableNotesAreNotFound(t *testing.T) {
 
 func post(t *testing.T, url, token, body string) *http.Response {
 	t.Helper()
+	resp := send(t, url, token, body)
+	resp.Body.Close()
+	return resp
+}
+
+// send posts one JSON-RPC body with an optional bearer token; the caller
+// closes the answer's body.
+func send(t *testing.T, url, token, body string) *http.Response {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -374,7 +383,6 @@ func post(t *testing.T, url, token, body string) *http.Response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
 	return resp
 }
 

@@ -357,14 +357,7 @@ func TestFailedCommitUnmarksCursors(t *testing.T) {
 	h := newHarness(t, sqlite.Options{})
 	ws := storetest.Seed(t, h.s)
 	a, b := storetest.Create(t, h.s, ws), storetest.Create(t, h.s, ws)
-	var fail atomic.Bool
-	h.failStmt(func(q string) error {
-		if q == "COMMIT" && fail.CompareAndSwap(true, false) {
-			return errors.New("disk I/O error (injected)")
-		}
-		return nil
-	})
-	fail.Store(true)
+	h.failNextCommit(func() error { return errors.New("disk I/O error (injected)") })
 	errs := h.together(
 		h.guarded(storetest.AppendLine(ws, a, "key-1", 0, "1")),
 		h.guarded(storetest.AppendLine(ws, b, "key-2", 0, "2")),
@@ -372,15 +365,7 @@ func TestFailedCommitUnmarksCursors(t *testing.T) {
 	wantErrs(t, errs, sqlite.ErrNotCommitted, sqlite.ErrNotCommitted)
 	wantLines(t, h.dir, a)
 	wantLines(t, h.dir, b)
-	var last int64
-	if err := h.s.R.QueryRow(`SELECT MAX(cursor) FROM events`).Scan(&last); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range sqlite.OwnCursors(h.s) {
-		if c > last {
-			t.Fatalf("cursor %d of the failed commit is still marked as this process's own (last committed: %d)", c, last)
-		}
-	}
+	h.noCursorMarkedPastCommit(t)
 
 	// Another process writes: its events take the cursors the failed batch
 	// had; this process must announce them.
@@ -453,20 +438,37 @@ func TestWriterFaultFailsItsBatch(t *testing.T) {
 	h := newHarness(t, sqlite.Options{})
 	ws := storetest.Seed(t, h.s)
 	a := storetest.Create(t, h.s, ws)
-	var fail atomic.Bool
-	h.failStmt(func(q string) error {
-		if q == "COMMIT" && fail.CompareAndSwap(true, false) {
-			panic("writer fault")
-		}
-		return nil
-	})
-	fail.Store(true)
+	h.failNextCommit(func() error { panic("writer fault") })
 	errs := h.together(
 		h.guarded(storetest.AppendLine(ws, a, "key-1", 0, "1")),
 		h.guarded(storetest.AppendLine(ws, a, "key-2", 0, "2")),
 	)
 	wantErrs(t, errs, sqlite.ErrInternal, sqlite.ErrInternal)
 	wantLines(t, h.dir, a)
+	h.noCursorMarkedPastCommit(t)
+	if _, err := h.s.Guarded(context.Background(), storetest.AppendLine(ws, a, "key-1", 0, "1")); err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, h.dir, a, "1")
+}
+
+// failNextCommit makes the next COMMIT the writer sends fail as fault does
+// (an error, or a panic).
+func (h *harness) failNextCommit(fault func() error) {
+	var fail atomic.Bool
+	fail.Store(true)
+	h.failStmt(func(q string) error {
+		if q == "COMMIT" && fail.CompareAndSwap(true, false) {
+			return fault()
+		}
+		return nil
+	})
+}
+
+// noCursorMarkedPastCommit: no cursor after the last committed event is
+// still marked as this process's own.
+func (h *harness) noCursorMarkedPastCommit(t *testing.T) {
+	t.Helper()
 	var last int64
 	if err := h.s.R.QueryRow(`SELECT MAX(cursor) FROM events`).Scan(&last); err != nil {
 		t.Fatal(err)
@@ -476,8 +478,4 @@ func TestWriterFaultFailsItsBatch(t *testing.T) {
 			t.Fatalf("cursor %d of the failed commit is still marked as this process's own (last committed: %d)", c, last)
 		}
 	}
-	if _, err := h.s.Guarded(context.Background(), storetest.AppendLine(ws, a, "key-1", 0, "1")); err != nil {
-		t.Fatal(err)
-	}
-	wantLines(t, h.dir, a, "1")
 }
