@@ -41,16 +41,7 @@ func (m misroute) RoundTrip(req *http.Request) (*http.Response, error) {
 // client's resolve with itself).
 func TestTabHandlesMeasureWhatTheServerDid(t *testing.T) {
 	ctx := context.Background()
-	cfg := Config{Quick: true}
-	tgt, err := startTarget(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.close()
-	env, err := tgt.env(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := quickEnv(ctx, t)
 	dial := env.Client
 	env.Client = func(ctx context.Context, rt http.RoundTripper) (*mcp.ClientSession, error) {
 		return dial(ctx, misroute{next: rt})
@@ -78,4 +69,21 @@ func TestTabHandlesMeasureWhatTheServerDid(t *testing.T) {
 	if !modelFailed || len(failed) < 2 {
 		t.Fatalf("the server stored other slides than the client sent, and only %d invariants failed: %v", len(failed), failed)
 	}
+}
+
+// quickEnv starts an in-process Foundry for a quick-mode experiment; it is
+// stopped when the test ends.
+func quickEnv(ctx context.Context, t *testing.T) *Env {
+	t.Helper()
+	cfg := Config{Quick: true}
+	tgt, err := startTarget(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tgt.close)
+	env, err := tgt.env(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
 }

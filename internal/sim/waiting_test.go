@@ -76,16 +76,7 @@ func TestWaitingCountsWhatTheServerAnswered(t *testing.T) {
 	defer func(b time.Duration) { measuredBudget = b }(measuredBudget)
 	measuredBudget = 2 * time.Second
 	ctx := context.Background()
-	cfg := Config{Quick: true}
-	tgt, err := startTarget(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.close()
-	env, err := tgt.env(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := quickEnv(ctx, t)
 	env.People = slowPerson{env.People}
 	rep, err := runWaiting(ctx, env)
 	if err != nil {
