@@ -56,6 +56,8 @@ type Doc struct {
 	Sources  []Source `json:"sources"`    // data of the fixed sources tab, oldest first
 	Files    []File   `json:"files"`      // data of the fixed files tab, oldest first
 	NextItem int      `json:"next_item"`  // counter for slide, sheet, source and file IDs
+
+	lay *layout // how this Doc is stored (parts.go); nil if it never was
 }
 
 // Tab is one entry of the tab strip. Slides and Sheets hold the data of

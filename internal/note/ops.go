@@ -318,10 +318,11 @@ func SheetSetRange(d *Doc, tabID, sheetID string, startRow, startCol int, values
 	}
 	n := 0
 	for i, row := range conv {
-		r := sh.Cells[startRow+i]
-		for len(r) < startCol+len(row) {
-			r = append(r, nil)
-		}
+		// A new row, never the old one changed in place: the Doc before
+		// this edit may share it (see Clone).
+		old := sh.Cells[startRow+i]
+		r := make([]any, max(len(old), startCol+len(row)))
+		copy(r, old)
 		copy(r[startCol:], row)
 		sh.Cells[startRow+i] = r
 		n += len(row)

@@ -1,0 +1,256 @@
+package note
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A sheet tab is stored in blocks of BlockRows × BlockCols cells
+// ("c/<tab>/<sheet>/<r>.<c>"); the head keeps each sheet's ID, name and row
+// count. A block holds, for each of its rows, the row's cells in the
+// block's columns (rows may be ragged, and a row's length is where its last
+// block's cells end); an empty block is not stored. sheet_set_range and
+// read_sheet_range touch only the blocks their range covers.
+var sheetKind = kind{
+	diff: func(w *writer, base, next *Doc, bt, t *Tab, ht *headTab) error {
+		had := map[string]*Sheet{}
+		if bt != nil {
+			for i := range bt.Sheets {
+				had[bt.Sheets[i].ID] = &bt.Sheets[i]
+			}
+		}
+		now := map[string]bool{}
+		for i := range t.Sheets {
+			sh := &t.Sheets[i]
+			if now[sh.ID] {
+				return fmt.Errorf("tab %s: sheet ID %s appears twice", t.ID, sh.ID)
+			}
+			now[sh.ID] = true
+			ht.Sheets = append(ht.Sheets, headSheet{ID: sh.ID, Name: sh.Name, Rows: len(sh.Cells)})
+			if err := diffSheet(w, t.ID, had[sh.ID], sh); err != nil {
+				return err
+			}
+		}
+		for id := range had {
+			if !now[id] {
+				w.gone(blockPrefix(t.ID, id))
+			}
+		}
+		return nil
+	},
+	assemble: func(a *assembler, d *Doc, t *Tab, ht headTab) error {
+		var had map[string]*Sheet
+		if bt := a.baseTab(t.ID, TypeSheet); bt != nil {
+			had = map[string]*Sheet{}
+			for i := range bt.Sheets {
+				had[bt.Sheets[i].ID] = &bt.Sheets[i]
+			}
+		}
+		for _, hs := range ht.Sheets {
+			sh, err := assembleSheet(a, t.ID, hs, had[hs.ID])
+			if err != nil {
+				return err
+			}
+			t.Sheets = append(t.Sheets, sh)
+		}
+		return nil
+	},
+	prefix: func(tabID string) string { return "c/" + tabID + "/" },
+}
+
+func blockPrefix(tab, sheet string) string { return "c/" + tab + "/" + sheet + "/" }
+
+func blockKey(tab, sheet string, br, bc int) string {
+	return blockPrefix(tab, sheet) + strconv.Itoa(br) + "." + strconv.Itoa(bc)
+}
+
+// segment is row's cells in block column bc.
+func segment(row []any, bc int) []any {
+	lo := bc * BlockCols
+	if lo >= len(row) {
+		return nil
+	}
+	return row[lo:min(len(row), lo+BlockCols)]
+}
+
+func sameRow(a, b []any) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+
+func cellEqual(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	}
+	return false // not a cell value: always rewritten
+}
+
+func sameSegment(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !cellEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeBlock is the stored form of block (br, bc) of cells: its rows'
+// segments, trailing empty ones left out; nil when the block is empty.
+func encodeBlock(cells [][]any, br, bc int) ([]byte, error) {
+	lo, hi := br*BlockRows, min(len(cells), (br+1)*BlockRows)
+	last := -1
+	for r := lo; r < hi; r++ {
+		if len(segment(cells[r], bc)) > 0 {
+			last = r
+		}
+	}
+	if last < 0 {
+		return nil, nil
+	}
+	segs := make([][]any, last-lo+1)
+	for r := lo; r <= last; r++ {
+		segs[r-lo] = segment(cells[r], bc)
+		if segs[r-lo] == nil {
+			segs[r-lo] = []any{}
+		}
+	}
+	return json.Marshal(segs)
+}
+
+func diffSheet(w *writer, tab string, old, sh *Sheet) error {
+	var oldCells [][]any
+	if old != nil {
+		oldCells = old.Cells
+	}
+	rows := max(len(oldCells), len(sh.Cells))
+	for br := 0; br*BlockRows < rows; br++ {
+		dirty := map[int]bool{}
+		for r := br * BlockRows; r < min(rows, (br+1)*BlockRows); r++ {
+			var a, b []any
+			inA, inB := r < len(oldCells), r < len(sh.Cells)
+			if inA {
+				a = oldCells[r]
+			}
+			if inB {
+				b = sh.Cells[r]
+			}
+			if inA && inB && sameRow(a, b) {
+				continue
+			}
+			for bc := 0; bc*BlockCols < max(len(a), len(b)); bc++ {
+				if !sameSegment(segment(a, bc), segment(b, bc)) {
+					dirty[bc] = true
+				}
+			}
+		}
+		for _, bc := range slices.Sorted(maps.Keys(dirty)) {
+			data, err := encodeBlock(sh.Cells, br, bc)
+			if err != nil {
+				return err
+			}
+			key := blockKey(tab, sh.ID, br, bc)
+			var prev []byte
+			if old != nil {
+				if prev, err = encodeBlock(oldCells, br, bc); err != nil {
+					return err
+				}
+			}
+			w.put(key, prev, data)
+		}
+	}
+	return nil
+}
+
+// assembleSheet builds one sheet: the blocks read now over the rows of
+// old, the same sheet at an earlier version (nil: every block is read now).
+func assembleSheet(a *assembler, tab string, hs headSheet, old *Sheet) (Sheet, error) {
+	if hs.Rows < 0 || hs.Rows > MaxSheetCells {
+		return Sheet{}, fmt.Errorf("note head: sheet %s has %d rows", hs.ID, hs.Rows)
+	}
+	sh := Sheet{ID: hs.ID, Name: hs.Name, Cells: make([][]any, hs.Rows)}
+	for r := range sh.Cells {
+		if old != nil && r < len(old.Cells) {
+			sh.Cells[r] = old.Cells[r]
+		} else {
+			sh.Cells[r] = []any{}
+		}
+	}
+	// The blocks read now, by block row.
+	prefix := blockPrefix(tab, hs.ID)
+	read := map[int]map[int][][]any{}
+	for key, p := range a.rows {
+		rest, ok := strings.CutPrefix(key, prefix)
+		if !ok {
+			continue
+		}
+		brs, bcs, ok := strings.Cut(rest, ".")
+		br, err1 := strconv.Atoi(brs)
+		bc, err2 := strconv.Atoi(bcs)
+		if !ok || err1 != nil || err2 != nil || br < 0 || bc < 0 {
+			return Sheet{}, fmt.Errorf("note part %s: not a block key", key)
+		}
+		var segs [][]any
+		if p.Data != nil {
+			if err := json.Unmarshal(p.Data, &segs); err != nil {
+				return Sheet{}, fmt.Errorf("note part %s: %w", key, err)
+			}
+		}
+		if len(segs) > BlockRows || slices.ContainsFunc(segs, func(s []any) bool { return len(s) > BlockCols }) {
+			return Sheet{}, fmt.Errorf("note part %s: larger than a block", key)
+		}
+		if read[br] == nil {
+			read[br] = map[int][][]any{}
+		}
+		read[br][bc] = segs
+	}
+	for br, blocks := range read {
+		maxBC := -1
+		for bc := range blocks {
+			maxBC = max(maxBC, bc)
+		}
+		for r := br * BlockRows; r < min(hs.Rows, (br+1)*BlockRows); r++ {
+			base := sh.Cells[r]
+			n := max(maxBC+1, (len(base)+BlockCols-1)/BlockCols)
+			length := 0
+			for bc := 0; bc < n; bc++ {
+				seg := segment(base, bc)
+				if segs, ok := blocks[bc]; ok {
+					seg = nil
+					if i := r - br*BlockRows; i < len(segs) {
+						seg = segs[i]
+					}
+				}
+				if len(seg) > 0 {
+					length = bc*BlockCols + len(seg)
+				}
+			}
+			row := make([]any, length)
+			for bc := 0; bc*BlockCols < length; bc++ {
+				seg := segment(base, bc)
+				if segs, ok := blocks[bc]; ok {
+					seg = nil
+					if i := r - br*BlockRows; i < len(segs) {
+						seg = segs[i]
+					}
+				}
+				copy(row[bc*BlockCols:], seg)
+			}
+			sh.Cells[r] = row
+		}
+	}
+	return sh, nil
+}

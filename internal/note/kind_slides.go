@@ -1,0 +1,139 @@
+package note
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// A slides tab is stored as one part per slide ("s/<tab>/<slide>"); the
+// order of the deck is in the head. slide_add writes one slide and the head.
+var slidesKind = kind{
+	diff: func(w *writer, base, next *Doc, bt, t *Tab, ht *headTab) error {
+		had := map[string]*Slide{}
+		if bt != nil {
+			for i := range bt.Slides {
+				had[bt.Slides[i].ID] = &bt.Slides[i]
+			}
+		}
+		now := map[string]bool{}
+		for _, s := range t.Slides {
+			if now[s.ID] {
+				return fmt.Errorf("tab %s: slide ID %s appears twice", t.ID, s.ID)
+			}
+			now[s.ID] = true
+			ht.Slides = append(ht.Slides, s.ID)
+			b := had[s.ID]
+			if b != nil && *b == s {
+				continue
+			}
+			var old []byte
+			if b != nil {
+				old, _ = json.Marshal(b)
+			}
+			data, err := json.Marshal(s)
+			if err != nil {
+				return err
+			}
+			w.put(slideKey(t.ID, s.ID), old, data)
+		}
+		if bt != nil {
+			for _, s := range bt.Slides {
+				if !now[s.ID] {
+					w.put(slideKey(t.ID, s.ID), nil, nil)
+				}
+			}
+		}
+		return nil
+	},
+	assemble: func(a *assembler, d *Doc, t *Tab, ht headTab) error {
+		var had map[string]*Slide
+		if bt := a.baseTab(t.ID, TypeSlides); bt != nil {
+			had = map[string]*Slide{}
+			for i := range bt.Slides {
+				had[bt.Slides[i].ID] = &bt.Slides[i]
+			}
+		}
+		for _, id := range ht.Slides {
+			key := slideKey(t.ID, id)
+			data, ok := a.part(key)
+			switch {
+			case ok && data != nil:
+				var s Slide
+				if err := json.Unmarshal(data, &s); err != nil {
+					return fmt.Errorf("note part %s: %w", key, err)
+				}
+				t.Slides = append(t.Slides, s)
+			case !ok && had[id] != nil:
+				t.Slides = append(t.Slides, *had[id])
+			default:
+				return missing(key)
+			}
+		}
+		return nil
+	},
+	prefix: func(tabID string) string { return "s/" + tabID + "/" },
+}
+
+func slideKey(tab, slide string) string { return "s/" + tab + "/" + slide }
+
+// Sources and files are stored as one part each ("src", "fil").
+var sourcesKind = listKind("src", func(d *Doc) *[]Source { return &d.Sources })
+
+var filesKind = listKind("fil", func(d *Doc) *[]File { return &d.Files })
+
+func listKind[T comparable](key string, list func(d *Doc) *[]T) kind {
+	return kind{
+		diff: func(w *writer, base, next *Doc, bt, t *Tab, ht *headTab) error {
+			nl := *list(next)
+			var old []byte
+			if base.lay != nil {
+				bl := *list(base)
+				if len(bl) == len(nl) && equalLists(bl, nl) {
+					return nil
+				}
+				old, _ = json.Marshal(nonNilList(bl))
+			}
+			data, err := json.Marshal(nonNilList(nl))
+			if err != nil {
+				return err
+			}
+			w.put(key, old, data)
+			return nil
+		},
+		assemble: func(a *assembler, d *Doc, t *Tab, ht headTab) error {
+			data, ok := a.part(key)
+			switch {
+			case ok && data != nil:
+				var l []T
+				if err := json.Unmarshal(data, &l); err != nil {
+					return fmt.Errorf("note part %s: %w", key, err)
+				}
+				*list(d) = nonNilList(l)
+			case !ok && a.base != nil:
+				*list(d) = *list(a.base)
+			case !ok:
+				// Never written: empty (a new Note stores no empty lists).
+				*list(d) = []T{}
+			default:
+				return missing(key)
+			}
+			return nil
+		},
+	}
+}
+
+func equalLists[T comparable](a, b []T) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func nonNilList[T any](l []T) []T {
+	if l == nil {
+		return []T{}
+	}
+	return l
+}

@@ -1,0 +1,84 @@
+// Package parts is what the store and the Note domain share about content
+// stored by parts: a resource (a Note) keeps besides its document named
+// parts (chunks of text, blocks of cells, slides), each written only when it
+// changes. History keeps a part as a full snapshot followed by a bounded
+// chain of splices (keep a prefix, drop some bytes, insert others, keep the
+// suffix), the way Mercurial's revlog does, so any version rebuilds from one
+// snapshot and a few small deltas.
+package parts
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Part is a stored part as read back: Data nil means the part is gone (a
+// tombstone, kept so that a reader who had it learns it went away).
+// ChainLen and ChainBytes are the deltas history holds since the part's
+// last full snapshot.
+type Part struct {
+	Key        string
+	Data       []byte
+	ChainLen   int
+	ChainBytes int
+}
+
+// Write is one part a write changed: its new bytes (nil: gone), what
+// history keeps of it (Hist: the bytes when Full, else a Splice against the
+// previous bytes), and its chain since the last snapshot.
+type Write struct {
+	Key        string
+	Data       []byte
+	Hist       []byte
+	Full       bool
+	ChainLen   int
+	ChainBytes int
+}
+
+// Splice returns the splice that turns old into new: "<offset>,<deleted>,<inserted text>".
+// The cut points fall on UTF-8 rune boundaries, so for text the inserted
+// part is valid UTF-8 whenever new is.
+func Splice(old, new []byte) []byte {
+	p := 0
+	for p < len(old) && p < len(new) && old[p] == new[p] {
+		p++
+	}
+	for p > 0 && ((p < len(old) && !utf8.RuneStart(old[p])) || (p < len(new) && !utf8.RuneStart(new[p]))) {
+		p--
+	}
+	s := 0
+	for s < len(old)-p && s < len(new)-p && old[len(old)-1-s] == new[len(new)-1-s] {
+		s++
+	}
+	for s > 0 && (!utf8.RuneStart(old[len(old)-s]) || !utf8.RuneStart(new[len(new)-s])) {
+		s--
+	}
+	ins := new[p : len(new)-s]
+	out := make([]byte, 0, len(ins)+24)
+	out = strconv.AppendInt(out, int64(p), 10)
+	out = append(out, ',')
+	out = strconv.AppendInt(out, int64(len(old)-s-p), 10)
+	out = append(out, ',')
+	return append(out, ins...)
+}
+
+// ErrCorrupt: a delta that does not fit the text it is applied to.
+var ErrCorrupt = errors.New("delta does not apply")
+
+// Apply applies one splice made by Splice to old.
+func Apply(old []byte, d []byte) ([]byte, error) {
+	s := string(d)
+	a, rest, ok1 := strings.Cut(s, ",")
+	b, ins, ok2 := strings.Cut(rest, ",")
+	off, err1 := strconv.Atoi(a)
+	del, err2 := strconv.Atoi(b)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || off < 0 || del < 0 || off+del > len(old) {
+		return nil, ErrCorrupt
+	}
+	out := make([]byte, 0, len(old)-del+len(ins))
+	out = append(out, old[:off]...)
+	out = append(out, ins...)
+	return append(out, old[off+del:]...), nil
+}
