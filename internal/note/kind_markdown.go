@@ -100,7 +100,7 @@ func diffMarkdown(w *writer, base, next *Doc) {
 		var prev []byte
 		if k < len(reuse) {
 			id = reuse[k].id
-			prev = []byte(old[starts[i+k] : starts[i+k+1]])
+			prev = []byte(old[starts[i+k]:starts[i+k+1]])
 		} else {
 			id = w.next.nextChunk
 			w.next.nextChunk++
