@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -74,18 +73,16 @@ func (s *Service) agentNote(ctx context.Context, p auth.Principal, id string) (s
 		return store.Resource{}, note.Doc{}, err
 	}
 	if d, ok := s.docs.get(id, r.Version); ok {
-		return r, d, nil
+		return r, *d, nil
 	}
-	full, err := s.Store.Get(ctx, store.TypeNote, id)
+	full, d, err := s.LoadNote(ctx, id)
 	if err != nil {
 		return store.Resource{}, note.Doc{}, err
 	}
-	var d note.Doc
-	if err := json.Unmarshal(full.Doc, &d); err != nil {
-		return store.Resource{}, note.Doc{}, fmt.Errorf("note %s: %w", id, err)
+	if full.Workspace != p.Workspace || !full.Approved {
+		return store.Resource{}, note.Doc{}, notFound(store.TypeNote, id) // changed between the two reads
 	}
-	s.docs.put(id, full.Version, d)
-	return full, d, nil
+	return full, *d, nil
 }
 
 // noteAccess checks that the principal may reach the Note: same workspace,
@@ -683,25 +680,25 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, p auth.
 	if pre != nil {
 		// The current document when it is cached; the rules that need
 		// one fall back on what the tab ID says (see staticRules).
-		var latest *note.Doc
-		if d, ok := s.docs.get(noteID, head.Version); ok {
-			latest = &d
-		}
+		latest, _ := s.docs.get(noteID, head.Version)
 		if err := pre(latest); err != nil {
 			return zero, err
 		}
 	}
-	return guarded[T, PT](ctx, s, store.Mutation{
+	var written *note.Doc
+	res, version, err := guardedOut[T, PT](ctx, s, store.Mutation{
 		Workspace: p.Workspace, Type: store.TypeNote, ID: noteID, Key: key, Fingerprint: fp,
 		ExpectedVersion: expected, Actor: "token:" + p.TokenID,
-		Apply: func(cur *store.Resource) (*store.Change, error) {
+		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
+			written = nil
 			if !cur.Approved {
 				return nil, notFound(store.TypeNote, noteID) // connected access switched off meanwhile
 			}
-			var d note.Doc
-			if err := json.Unmarshal(cur.Doc, &d); err != nil {
+			base, err := s.noteInTx(cur, tx)
+			if err != nil {
 				return nil, err
 			}
+			d := note.Clone(base)
 			res, changed, err := edit(&d)
 			if err != nil {
 				return nil, err
@@ -711,13 +708,23 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, p auth.
 			if unchanged {
 				version = cur.Version
 			}
-			doc := mustJSON(d)
-			if err := note.CheckSize(len(doc), len(cur.Doc), sizeField); err != nil {
+			w, err := note.Diff(base, &d)
+			if err != nil {
+				return nil, err
+			}
+			if err := note.CheckSize(w.Bytes, base.StoredBytes(), sizeField); err != nil {
 				return nil, err
 			}
 			nw := PT(&res).noteWritten()
 			nw.NoteID, nw.Version = noteID, version
-			return &store.Change{Doc: doc, Result: mustJSON(res), Kind: kind, Changed: changed, Unchanged: unchanged}, nil
+			if !unchanged {
+				written = &d
+			}
+			return &store.Change{Doc: w.Head, Parts: w.Parts, Result: mustJSON(res), Kind: kind, Changed: changed, Unchanged: unchanged}, nil
 		},
 	})
+	if err == nil && written != nil && !PT(&res).written().Replayed {
+		s.docs.put(noteID, version, written)
+	}
+	return res, err
 }

@@ -1,10 +1,9 @@
 package service
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"foundry/internal/auth"
@@ -80,13 +79,20 @@ func (s *Service) CreateNote(ctx context.Context, ws, owner, title string, appro
 		}
 	}
 	id := store.NewID("note")
+	w, err := note.Diff(&note.Doc{}, &d)
+	if err != nil {
+		return "", err
+	}
 	_, err = s.Store.Guarded(ctx, store.Mutation{
 		Workspace: ws, Type: store.TypeNote, ID: id, Actor: "user:" + owner,
-		Create: &store.Resource{Owner: owner, Title: title, Approved: approved, Doc: mustJSON(d)},
+		Create: &store.Resource{Owner: owner, Title: title, Approved: approved, Doc: w.Head},
 		Apply: func(cur *store.Resource) (*store.Change, error) {
-			return &store.Change{Kind: "note_created", Result: mustJSON(map[string]any{"note_id": id})}, nil
+			return &store.Change{Kind: "note_created", Parts: w.Parts, Result: mustJSON(map[string]any{"note_id": id})}, nil
 		},
 	})
+	if err == nil {
+		s.docs.put(id, 1, &d)
+	}
 	return id, err
 }
 
@@ -113,50 +119,77 @@ func (s *Service) PersonEdit(ctx context.Context, ws, user, id string, expected 
 	if expected < 1 {
 		return 0, problem.New("precondition_required", "expected_version", "a change must say which version it was based on")
 	}
+	var written *note.Doc
 	m := store.Mutation{
 		Workspace: ws, Type: store.TypeNote, ID: id, ExpectedVersion: expected, Actor: "user:" + user,
-		Apply: func(cur *store.Resource) (*store.Change, error) {
-			var d note.Doc
-			if err := json.Unmarshal(cur.Doc, &d); err != nil {
+		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
+			written = nil
+			base, err := s.noteInTx(cur, tx)
+			if err != nil {
 				return nil, err
 			}
-			before := mustJSON(d)
+			// edit works on a copy that shares rows with base; it must
+			// change them only through package note (see note.Clone).
+			d := note.Clone(base)
 			changed, err := edit(&d)
 			if err != nil {
 				return nil, err
 			}
-			after := mustJSON(d)
-			if bytes.Equal(before, after) {
+			w, err := note.Diff(base, &d)
+			if err != nil {
+				return nil, err
+			}
+			if w.Head == nil && len(w.Parts) == 0 {
 				// An edit that leaves the Note as it was (e.g. saving
 				// unchanged text, restoring the current version) is no new
 				// version.
 				return &store.Change{Unchanged: true, Result: mustJSON(map[string]any{"version": cur.Version})}, nil
 			}
 			// People's edits are held to the same size limit as agents'.
-			if err := note.CheckSize(len(after), len(cur.Doc), "note_id"); err != nil {
+			if err := note.CheckSize(w.Bytes, base.StoredBytes(), "note_id"); err != nil {
 				return nil, err
 			}
-			return &store.Change{Doc: after, Kind: kind, Changed: changed, Result: mustJSON(map[string]any{"version": cur.Version + 1})}, nil
+			written = &d
+			return &store.Change{Doc: w.Head, Parts: w.Parts, Kind: kind, Changed: changed, Result: mustJSON(map[string]any{"version": cur.Version + 1})}, nil
 		},
 	}
 	out, err := s.Store.Guarded(ctx, m)
 	if err != nil {
 		return 0, storeProblem(err, m)
 	}
+	if written != nil && !out.Replayed {
+		s.docs.put(id, out.Version, written)
+	}
 	return out.Version, nil
+}
+
+// NoteAt rebuilds Note id as it was at version, from history.
+func (s *Service) NoteAt(ctx context.Context, id string, version int64) (note.Doc, error) {
+	head, err := s.Store.VersionDoc(ctx, store.TypeNote, id, version)
+	if err != nil {
+		return note.Doc{}, storeProblem(err, store.Mutation{Type: store.TypeNote, ID: id})
+	}
+	var ps []note.Part
+	if note.IsHead(head) {
+		if ps, err = s.Store.VersionParts(ctx, store.TypeNote, id, version); err != nil {
+			return note.Doc{}, err
+		}
+	}
+	d, err := note.Assemble(head, ps, nil)
+	if err != nil {
+		return note.Doc{}, fmt.Errorf("note %s version %d: %w", id, version, err)
+	}
+	return d, nil
 }
 
 // Restore makes an old version of a Note current again, as a new version.
 func (s *Service) Restore(ctx context.Context, ws, user, id string, expected, version int64) (int64, error) {
-	old, err := s.Store.VersionDoc(ctx, store.TypeNote, id, version)
+	prev, err := s.NoteAt(ctx, id, version)
 	if err != nil {
-		return 0, storeProblem(err, store.Mutation{Type: store.TypeNote, ID: id})
+		return 0, err
 	}
 	return s.PersonEdit(ctx, ws, user, id, expected, "restored", func(d *note.Doc) ([]string, error) {
-		var prev note.Doc
-		if err := json.Unmarshal(old, &prev); err != nil {
-			return nil, err
-		}
+		prev := prev
 		// Tab IDs are never reused: keep the counters of the newer document.
 		prev.NextTabN, prev.NextItem = max(prev.NextTabN, d.NextTabN), max(prev.NextItem, d.NextItem)
 		var changed []string

@@ -75,13 +75,19 @@ func fingerprint(v any) string {
 // stored result (the first one when replayed) decoded as T, with Written
 // filled in.
 func guarded[T any, PT writeResult[T]](ctx context.Context, s *Service, m store.Mutation) (T, error) {
+	v, _, err := guardedOut[T, PT](ctx, s, m)
+	return v, err
+}
+
+// guardedOut is guarded that also answers the version after the write.
+func guardedOut[T any, PT writeResult[T]](ctx context.Context, s *Service, m store.Mutation) (T, int64, error) {
 	var v T
 	out, err := s.Store.Guarded(ctx, m)
 	if err != nil {
-		return v, storeProblem(err, m)
+		return v, 0, storeProblem(err, m)
 	}
 	if err := json.Unmarshal(out.Result, &v); err != nil {
-		return v, fmt.Errorf("stored result: %w", err)
+		return v, 0, fmt.Errorf("stored result: %w", err)
 	}
 	w := PT(&v).written()
 	w.Replayed = out.Replayed
@@ -89,7 +95,7 @@ func guarded[T any, PT writeResult[T]](ctx context.Context, s *Service, m store.
 	if out.Cursor > 0 {
 		w.Cursor = eventCursor(out.Cursor) // poll_resource_events from here sees what follows this write
 	}
-	return v, nil
+	return v, out.Version, nil
 }
 
 // storeProblem translates the store's refusals into what the caller can act on.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -90,15 +89,11 @@ func (p *Person) current(ctx context.Context, noteID, kind string, edit func(d *
 
 // Snapshot is what the person's editor loads: the document and its version.
 func (p *Person) Snapshot(ctx context.Context, noteID string) (note.Doc, int64, error) {
-	r, err := p.Svc.Store.Get(ctx, store.TypeNote, noteID)
+	r, d, err := p.Svc.LoadNote(ctx, noteID)
 	if err != nil {
 		return note.Doc{}, 0, fmt.Errorf("note %s: %w", noteID, err)
 	}
-	var d note.Doc
-	if err := json.Unmarshal(r.Doc, &d); err != nil {
-		return note.Doc{}, 0, err
-	}
-	return d, r.Version, nil
+	return note.Clone(d), r.Version, nil
 }
 
 // NewNote creates an approved Note, filled by build.

@@ -5,11 +5,13 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"foundry/internal/events"
+	"foundry/internal/parts"
 )
 
 // Base implements every method of Store that is the same SQL on both
@@ -129,7 +131,7 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 }
 
 func (b *Base) History(ctx context.Context, typ, id string) ([]VersionInfo, error) {
-	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT version, kind, actor, changed, at_us FROM resource_versions WHERE type = ? AND id = ? ORDER BY version`), typ, id)
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT version, kind, actor, changed, at_us, change_bytes FROM resource_versions WHERE type = ? AND id = ? ORDER BY version`), typ, id)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +141,7 @@ func (b *Base) History(ctx context.Context, typ, id string) ([]VersionInfo, erro
 		var v VersionInfo
 		var changed string
 		var us int64
-		if err := rows.Scan(&v.Version, &v.Kind, &v.Actor, &changed, &us); err != nil {
+		if err := rows.Scan(&v.Version, &v.Kind, &v.Actor, &changed, &us, &v.Bytes); err != nil {
 			return nil, err
 		}
 		_ = json.Unmarshal([]byte(changed), &v.Changed)
@@ -150,12 +152,94 @@ func (b *Base) History(ctx context.Context, typ, id string) ([]VersionInfo, erro
 }
 
 func (b *Base) VersionDoc(ctx context.Context, typ, id string, version int64) (json.RawMessage, error) {
-	var doc string
-	err := b.R.QueryRowContext(ctx, b.D.Q(`SELECT doc FROM resource_versions WHERE type = ? AND id = ? AND version = ?`), typ, id, version).Scan(&doc)
+	// A version that left the document as it was stores "": the document
+	// is the one of the newest version at or before it that stored one.
+	var doc sql.NullString
+	err := b.R.QueryRowContext(ctx, b.D.Q(`SELECT (SELECT h.doc FROM resource_versions h WHERE h.type = v.type AND h.id = v.id AND h.version <= v.version AND h.doc <> '' ORDER BY h.version DESC LIMIT 1)
+		FROM resource_versions v WHERE v.type = ? AND v.id = ? AND v.version = ?`), typ, id, version).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
-	return json.RawMessage(doc), err
+	if err == nil && !doc.Valid {
+		return nil, fmt.Errorf("%s %s version %d: no document in history", typ, id, version)
+	}
+	return json.RawMessage(doc.String), err
+}
+
+func (b *Base) Parts(ctx context.Context, typ, id string, after int64) (Resource, []parts.Part, error) {
+	// One snapshot: the head and the parts it names must be of one version.
+	tx, err := b.R.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead})
+	if err != nil {
+		return Resource{}, nil, err
+	}
+	defer tx.Rollback()
+	r := Resource{Type: typ, ID: id}
+	var approved int
+	var doc string
+	var us int64
+	err = tx.QueryRowContext(ctx, b.D.Q(`SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`), typ, id).
+		Scan(&r.Workspace, &r.Owner, &r.Title, &approved, &r.Version, &doc, &us)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Resource{}, nil, ErrNotFound
+	}
+	if err != nil {
+		return Resource{}, nil, err
+	}
+	r.Approved, r.Doc, r.UpdatedAt = approved != 0, json.RawMessage(doc), time.UnixMicro(us).UTC()
+	var ps []parts.Part
+	if after < r.Version {
+		if ps, err = readParts(ctx, tx, b.D, typ, id, after); err != nil {
+			return Resource{}, nil, err
+		}
+	}
+	return r, ps, tx.Commit()
+}
+
+func (b *Base) VersionParts(ctx context.Context, typ, id string, version int64) ([]parts.Part, error) {
+	// Each part: its newest snapshot at or before version, then the
+	// splices after it up to version (a chain bounded by the writer).
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT p.key, p.snapshot, p.data FROM part_versions p
+		WHERE p.type = ? AND p.id = ? AND p.version <= ?
+		AND p.version >= (SELECT q.version FROM part_versions q WHERE q.type = p.type AND q.id = p.id AND q.key = p.key AND q.version <= ? AND q.snapshot = 1 ORDER BY q.version DESC LIMIT 1)
+		ORDER BY p.key, p.version`), typ, id, version, version)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []parts.Part
+	var key string
+	var data []byte
+	have := false
+	flush := func() {
+		if have {
+			out = append(out, parts.Part{Key: key, Data: data})
+		}
+	}
+	for rows.Next() {
+		var k string
+		var full int
+		var d sql.NullString
+		if err := rows.Scan(&k, &full, &d); err != nil {
+			return nil, err
+		}
+		if k != key {
+			flush()
+			key, data, have = k, nil, false
+		}
+		switch {
+		case full != 0:
+			data, have = nil, d.Valid
+			if d.Valid {
+				data = []byte(d.String)
+			}
+		case have:
+			if data, err = parts.Apply(data, []byte(d.String)); err != nil {
+				return nil, fmt.Errorf("%s %s part %s: %w", typ, id, k, err)
+			}
+		}
+	}
+	flush()
+	return out, rows.Err()
 }
 
 func (b *Base) GetObject(ctx context.Context, kind, id string) (Object, error) {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"foundry/internal/parts"
 )
 
 // Guarded runs one guarded write inside a transaction the caller owns (a
@@ -64,7 +66,7 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 
 	var ch *Change
 	if m.ApplyTx != nil {
-		ch, err = m.ApplyTx(&cur, txReader{ctx: ctx, q: q, d: d})
+		ch, err = m.ApplyTx(&cur, txReader{ctx: ctx, q: q, d: d, typ: m.Type, id: m.ID})
 	} else {
 		ch, err = m.Apply(&cur)
 	}
@@ -103,9 +105,22 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 	if err != nil {
 		return Outcome{}, nil, fmt.Errorf("write resource: %w", err)
 	}
+	// History keeps the document only at versions that changed it ("" says
+	// "as before"), and each changed part as its write says.
+	histDoc := ""
+	if creating || ch.Doc != nil {
+		histDoc = string(cur.Doc)
+	}
+	size := int64(len(histDoc))
+	for _, p := range ch.Parts {
+		if err := writePart(ctx, q, d, cur.Type, cur.ID, cur.Version, p); err != nil {
+			return Outcome{}, nil, err
+		}
+		size += int64(len(p.Hist))
+	}
 	changed, _ := json.Marshal(nonNil(ch.Changed))
-	if _, err := q.ExecContext(ctx, d.Q(`INSERT INTO resource_versions (type, id, version, kind, actor, changed, doc, at_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-		cur.Type, cur.ID, cur.Version, ch.Kind, m.Actor, string(changed), string(cur.Doc), us); err != nil {
+	if _, err := q.ExecContext(ctx, d.Q(`INSERT INTO resource_versions (type, id, version, kind, actor, changed, doc, at_us, change_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		cur.Type, cur.ID, cur.Version, ch.Kind, m.Actor, string(changed), histDoc, us, size); err != nil {
 		return Outcome{}, nil, fmt.Errorf("write history: %w", err)
 	}
 	for _, o := range ch.Objects {
@@ -179,13 +194,66 @@ func loadForWrite(ctx context.Context, q Querier, d Dialect, m Mutation) (r Reso
 
 // txReader is the TxReader of one guarded write.
 type txReader struct {
-	ctx context.Context
-	q   Querier
-	d   Dialect
+	ctx     context.Context
+	q       Querier
+	d       Dialect
+	typ, id string
 }
 
 func (t txReader) GetObject(kind, id string) (Object, error) {
 	return getObject(t.ctx, t.q, t.d, kind, id)
+}
+
+func (t txReader) Parts(after int64) ([]parts.Part, error) {
+	return readParts(t.ctx, t.q, t.d, t.typ, t.id, after)
+}
+
+// writePart stores one part at version and what history keeps of it.
+func writePart(ctx context.Context, q Querier, d Dialect, typ, id string, version int64, p parts.Write) error {
+	data, hist := nullText(p.Data), nullText(p.Hist)
+	if p.Data == nil {
+		hist = nil // a part gone is a snapshot of nothing
+	}
+	if _, err := q.ExecContext(ctx, d.Q(`INSERT INTO resource_parts (type, id, key, version, data, chain_len, chain_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (type, id, key) DO UPDATE SET version = excluded.version, data = excluded.data, chain_len = excluded.chain_len, chain_bytes = excluded.chain_bytes`),
+		typ, id, p.Key, version, data, p.ChainLen, p.ChainBytes); err != nil {
+		return fmt.Errorf("write part %s: %w", p.Key, err)
+	}
+	if _, err := q.ExecContext(ctx, d.Q(`INSERT INTO part_versions (type, id, key, version, snapshot, data) VALUES (?, ?, ?, ?, ?, ?)`),
+		typ, id, p.Key, version, boolInt(p.Full || p.Data == nil), hist); err != nil {
+		return fmt.Errorf("write part history %s: %w", p.Key, err)
+	}
+	return nil
+}
+
+// nullText is b as a TEXT value, nil as NULL.
+func nullText(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// readParts reads the parts of (typ, id) last written after version after.
+func readParts(ctx context.Context, q Querier, d Dialect, typ, id string, after int64) ([]parts.Part, error) {
+	rows, err := q.QueryContext(ctx, d.Q(`SELECT key, data, chain_len, chain_bytes FROM resource_parts WHERE type = ? AND id = ? AND version > ?`), typ, id, after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []parts.Part
+	for rows.Next() {
+		var p parts.Part
+		var data sql.NullString
+		if err := rows.Scan(&p.Key, &data, &p.ChainLen, &p.ChainBytes); err != nil {
+			return nil, err
+		}
+		if data.Valid {
+			p.Data = []byte(data.String)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
 }
 
 // changedSince unions the sub-IDs touched by every version after v.

@@ -60,8 +60,8 @@ func (d Dialect) Q(q string) string {
 	return b.String()
 }
 
-// migrations are applied in order, each once; {{serial}} and {{doc_name}}
-// are the only words that differ between the two databases.
+// migrations are applied in order, each once; {{serial}}, {{doc_name}} and
+// {{without_rowid}} are the only words that differ between the two databases.
 var migrations = []string{
 	`CREATE TABLE workspaces (
 		id TEXT PRIMARY KEY,
@@ -166,6 +166,35 @@ var migrations = []string{
 		pruned_through BIGINT NOT NULL,
 		PRIMARY KEY (resource_type, resource_id)
 	)`,
+
+	// Notes by parts: a resource keeps besides its document parts that are
+	// written only when they change (resource_parts: the current bytes,
+	// NULL once gone), and history keeps each part's changes as snapshots
+	// and splices (part_versions) instead of a copy of the resource per
+	// version. A version that left the document as it was stores '' as
+	// its doc. Notes move to the new shape on start (see
+	// service.UpgradeNotes); their old versions stay readable as they are.
+	`CREATE TABLE IF NOT EXISTS resource_parts (
+		type TEXT NOT NULL,
+		id TEXT NOT NULL,
+		key TEXT NOT NULL,
+		version BIGINT NOT NULL,
+		data TEXT,
+		chain_len INTEGER NOT NULL DEFAULT 0,
+		chain_bytes BIGINT NOT NULL DEFAULT 0,
+		PRIMARY KEY (type, id, key)
+	){{without_rowid}};
+	CREATE INDEX IF NOT EXISTS resource_parts_by_version ON resource_parts (type, id, version);
+	CREATE TABLE IF NOT EXISTS part_versions (
+		type TEXT NOT NULL,
+		id TEXT NOT NULL,
+		key TEXT NOT NULL,
+		version BIGINT NOT NULL,
+		snapshot INTEGER NOT NULL,
+		data TEXT,
+		PRIMARY KEY (type, id, key, version)
+	){{without_rowid}};
+	ALTER TABLE resource_versions ADD COLUMN change_bytes BIGINT NOT NULL DEFAULT 0`,
 }
 
 // Migrate applies every migration the database has not seen, in order, each
@@ -178,9 +207,9 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
 		return err
 	}
-	serial := "INTEGER PRIMARY KEY AUTOINCREMENT"
+	serial, withoutRowid := "INTEGER PRIMARY KEY AUTOINCREMENT", " WITHOUT ROWID"
 	if d.Name == "postgres" {
-		serial = "BIGSERIAL PRIMARY KEY"
+		serial, withoutRowid = "BIGSERIAL PRIMARY KEY", ""
 	}
 	for i := have; i < len(migrations); i++ {
 		tx, err := db.BeginTx(ctx, nil)
@@ -203,9 +232,16 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 				continue
 			}
 		}
-		stmt := strings.NewReplacer("{{serial}}", serial, "{{doc_name}}", d.docName).Replace(migrations[i])
+		stmt := strings.NewReplacer("{{serial}}", serial, "{{doc_name}}", d.docName, "{{without_rowid}}", withoutRowid).Replace(migrations[i])
 		for _, s := range strings.Split(stmt, ";") {
 			if strings.TrimSpace(s) == "" {
+				continue
+			}
+			if have, err := columnExists(ctx, tx, d, s); err != nil || have {
+				if err != nil {
+					tx.Rollback()
+					return err
+				}
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, s); err != nil {
@@ -222,4 +258,22 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 		}
 	}
 	return nil
+}
+
+// columnExists reports whether stmt is an ALTER TABLE … ADD COLUMN of a
+// column the table already has, so that every migration can run again on a
+// database that has it.
+func columnExists(ctx context.Context, tx *sql.Tx, d Dialect, stmt string) (bool, error) {
+	f := strings.Fields(stmt)
+	if len(f) < 6 || !strings.EqualFold(f[0], "ALTER") || !strings.EqualFold(f[3], "ADD") || !strings.EqualFold(f[4], "COLUMN") {
+		return false, nil
+	}
+	table, column := f[2], f[5]
+	q := `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`
+	if d.Name == "postgres" {
+		q = `SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?`
+	}
+	var n int
+	err := tx.QueryRowContext(ctx, d.Q(q), table, column).Scan(&n)
+	return n > 0, err
 }

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"foundry/internal/parts"
 )
 
 // Resource types that carry a version and take guarded writes.
@@ -113,11 +115,18 @@ type TxReader interface {
 	// GetObject returns the object (kind, id) as this transaction sees it,
 	// or ErrNotFound.
 	GetObject(kind, id string) (Object, error)
+	// Parts returns the parts of the written resource last written after
+	// version after (tombstones included), as this transaction sees them.
+	Parts(after int64) ([]parts.Part, error)
 }
 
 // Change is what Apply decided.
 type Change struct {
-	Doc      json.RawMessage // new document; nil keeps the old one
+	Doc json.RawMessage // new document; nil keeps the old one
+	// Parts are the resource's parts this write changed (see package
+	// parts): each is stored at the new version, and history keeps what
+	// it says (a snapshot or a splice), never a copy of the resource.
+	Parts    []parts.Write
 	Title    *string
 	Approved *bool
 	Result   json.RawMessage // the answer, stored under the key for replays
@@ -176,6 +185,9 @@ type VersionInfo struct {
 	Actor   string    `json:"actor"`
 	Changed []string  `json:"changed"`
 	At      time.Time `json:"at"`
+	// Bytes is what history stores for this version: the document if it
+	// changed, and each changed part's snapshot or splice.
+	Bytes int64 `json:"bytes"`
 }
 
 // Workspace, User and Token are identity rows.
@@ -234,7 +246,15 @@ type Store interface {
 	Head(ctx context.Context, typ, id string) (Resource, error)
 	List(ctx context.Context, q ListQuery) ([]Resource, error)
 	History(ctx context.Context, typ, id string) ([]VersionInfo, error)
+	// VersionDoc is the resource's document at version (for a Note stored
+	// by parts, its head at that version).
 	VersionDoc(ctx context.Context, typ, id string, version int64) (json.RawMessage, error)
+	// Parts reads the resource and, in the same snapshot, its parts last
+	// written after version after (0: all of them), tombstones included.
+	Parts(ctx context.Context, typ, id string, after int64) (Resource, []parts.Part, error)
+	// VersionParts rebuilds the resource's parts as they were at version
+	// (parts gone by then are left out).
+	VersionParts(ctx context.Context, typ, id string, version int64) ([]parts.Part, error)
 
 	// Objects have no write method of their own: they are written only
 	// through Guarded (Change.Objects), under their resource's lock.
