@@ -38,18 +38,35 @@ type Config struct {
 	ListenLifetime                  time.Duration // zero: 10 minutes
 }
 
-// OpenStore opens the configured store and applies migrations.
+// OpenStore opens the configured store and applies migrations, the Notes
+// still stored whole included (service.UpgradeNotes).
 func OpenStore(ctx context.Context, c Config) (store.Store, error) {
-	if c.Database != "" {
+	var st store.Store
+	var err error
+	switch {
+	case c.Database != "":
 		if !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
 			return nil, fmt.Errorf("--database: %q is not a postgres:// URL (leave it out to use SQLite in --data)", c.Database)
 		}
-		return postgres.Open(ctx, c.Database)
+		st, err = postgres.Open(ctx, c.Database)
+	default:
+		if c.DataDir == "" {
+			c.DataDir = "foundry-data"
+		}
+		st, err = sqlite.Open(ctx, c.DataDir, sqlite.Options{Sync: c.Sync})
 	}
-	if c.DataDir == "" {
-		c.DataDir = "foundry-data"
+	if err != nil {
+		return nil, err
 	}
-	return sqlite.Open(ctx, c.DataDir, sqlite.Options{Sync: c.Sync})
+	n, err := service.UpgradeNotes(ctx, st)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("upgrade Notes to storage by parts: %w", err)
+	}
+	if n > 0 && c.Logger != nil {
+		c.Logger.Info("Notes now stored by parts", "notes", n)
+	}
+	return st, nil
 }
 
 // Server is the assembled application.

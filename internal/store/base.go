@@ -195,6 +195,30 @@ func (b *Base) Parts(ctx context.Context, typ, id string, after int64) (Resource
 	return r, ps, tx.Commit()
 }
 
+func (b *Base) StoreParts(ctx context.Context, typ, id string, version int64, doc []byte, ws []parts.Write) (done bool, err error) {
+	err = b.Tx(ctx, func(q Querier) error {
+		done = false
+		res, err := q.ExecContext(ctx, b.D.Q(`UPDATE resources SET doc = ? WHERE type = ? AND id = ? AND version = ?`), string(doc), typ, id, version)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		if _, err := q.ExecContext(ctx, b.D.Q(`UPDATE resource_versions SET doc = ? WHERE type = ? AND id = ? AND version = ?`), string(doc), typ, id, version); err != nil {
+			return err
+		}
+		for _, p := range ws {
+			if err := writePart(ctx, q, b.D, typ, id, version, p); err != nil {
+				return err
+			}
+		}
+		done = true
+		return nil
+	})
+	return done, err
+}
+
 func (b *Base) VersionParts(ctx context.Context, typ, id string, version int64) ([]parts.Part, error) {
 	// Each part: its newest snapshot at or before version, then the
 	// splices after it up to version (a chain bounded by the writer).

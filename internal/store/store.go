@@ -252,6 +252,12 @@ type Store interface {
 	// Parts reads the resource and, in the same snapshot, its parts last
 	// written after version after (0: all of them), tombstones included.
 	Parts(ctx context.Context, typ, id string, after int64) (Resource, []parts.Part, error)
+	// StoreParts stores a resource still stored whole (its document) by
+	// parts, at its current version, without a new version: doc becomes its
+	// document (now and in that version's history) and ws its parts. It
+	// does nothing and answers false if the resource is no longer at
+	// version.
+	StoreParts(ctx context.Context, typ, id string, version int64, doc []byte, ws []parts.Write) (bool, error)
 	// VersionParts rebuilds the resource's parts as they were at version
 	// (parts gone by then are left out).
 	VersionParts(ctx context.Context, typ, id string, version int64) ([]parts.Part, error)
