@@ -1,0 +1,76 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"foundry/internal/auth"
+	"foundry/internal/note"
+	"foundry/internal/service"
+	"foundry/internal/store/sqlite"
+)
+
+// BenchmarkOneCellEdit: a one-cell sheet_set_range through the service on
+// a durable SQLite store, on a sheet of 10,000 and of 1,000,000 cells; the
+// "ratio" of the big sheet to the small one is reported in the same run.
+func BenchmarkOneCellEdit(b *testing.B) {
+	per := map[int]float64{}
+	for _, side := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("cells=%d", side*side), func(b *testing.B) {
+			ctx := context.Background()
+			st, err := sqlite.Open(ctx, b.TempDir(), sqlite.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			svc := service.New(st)
+			o, _, err := svc.Bootstrap(ctx, "bench", "owner@example.org")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var tabID string
+			id, err := svc.CreateNote(ctx, o.Workspace.ID, o.User.ID, "Big", true, func(d *note.Doc) error {
+				t, err := note.CreateTab(d, note.TypeSheet, "", nil, svc.Now())
+				if err != nil {
+					return err
+				}
+				tabID = t.ID
+				for r := 0; r < side; r += 100 {
+					for c := 0; c < side; c += 100 {
+						vals := make([][]any, 100)
+						for i := range vals {
+							vals[i] = make([]any, 100)
+							for j := range vals[i] {
+								vals[i][j] = float64((r+i)*side + c + j)
+							}
+						}
+						if _, err := note.SheetSetRange(d, tabID, "", r, c, vals); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := auth.Principal{Workspace: o.Workspace.ID, User: o.User.ID, TokenID: "tok_bench", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}}
+			v := int64(1)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				res, err := svc.EditNoteTab(ctx, p, service.EditTabArgs{NoteID: id, TabID: tabID, ExpectedVersion: v, IdempotencyKey: fmt.Sprintf("bench-key-%d", i),
+					Operation: "sheet_set_range", StartRow: ptr(i % side), StartCol: ptr((i * 7) % side), Values: [][]any{{float64(i)}}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				v = res.Version
+			}
+			per[side] = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(per[side]/1e6, "ms/edit")
+			if per[100] > 0 && side == 1000 {
+				b.ReportMetric(per[1000]/per[100], "ratio-to-10k")
+			}
+		})
+	}
+}
