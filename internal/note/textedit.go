@@ -146,21 +146,26 @@ func matchProblem(text, old string, i, n int) *problem.Problem {
 				c.what, c.place.Line, Quote(c.place.Before)+" | "+Quote(c.place.After))
 			p.With("closest", c.place).With("matched_chars", c.runes)
 		}
-		p.Message += ". Copy old_text exactly from read_note_tab (spaces and line breaks count)"
+		p.Message += "; old_text must match the current text exactly, spaces and line breaks included"
 		return p
 	}
 	places := occurrences(text, old, maxPlaces)
-	lines := make([]string, len(places))
+	var lines []string
 	for j, pl := range places {
-		lines[j] = fmt.Sprint(pl.Line)
+		if j == 0 || pl.Line != places[j-1].Line {
+			lines = append(lines, fmt.Sprint(pl.Line))
+		}
 	}
-	more := ""
+	where := "line"
+	if len(lines) > 1 {
+		where = "lines"
+	}
 	if n > len(places) {
-		more = ", …"
+		lines = append(lines, "…")
 	}
 	return problem.New(CodeTextNotUnique, field,
-		"is found %d times in the markdown tab (at lines %s%s); it must occur exactly once: include more of the text around it",
-		n, strings.Join(lines, ", "), more).With("matches", n).With("candidates", places)
+		"is found %d times in the markdown tab (at %s %s); it must occur exactly once: include more of the text around it",
+		n, where, strings.Join(lines, ", ")).With("matches", n).With("candidates", places)
 }
 
 // occurrences returns the places of the first limit occurrences of old

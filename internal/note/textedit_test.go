@@ -44,7 +44,7 @@ func TestEditTextNotFoundShowsTheClosestPlace(t *testing.T) {
 	text := "# Notes\n\nThe launch is planned for the first week of May, after review.\n"
 	// The text says "first week of May"; old_text says "first week in May".
 	_, err := EditText(text, []TextEdit{{OldText: "launch", NewText: "release"}, {OldText: "planned for the first week in May", NewText: "x"}})
-	p := wantProblem(t, err, CodeTextNotFound, "edits[1].old_text", "not found", "first 27 of 33 characters", "line 3", "read_note_tab")
+	p := wantProblem(t, err, CodeTextNotFound, "edits[1].old_text", "not found", "first 27 of 33 characters", "line 3", "match the current text exactly")
 	c, ok := p.Details["closest"].(TextPlace)
 	if !ok {
 		t.Fatalf("closest = %#v", p.Details["closest"])
@@ -91,7 +91,7 @@ func TestEditTextFoundManyTimesShowsCandidates(t *testing.T) {
 	}
 	// An old_text that overlaps itself names no one place either.
 	_, err = EditText("aaa", []TextEdit{{OldText: "aa", NewText: "b"}})
-	p = wantProblem(t, err, CodeTextNotUnique, "edits[0].old_text", "found 2 times")
+	p = wantProblem(t, err, CodeTextNotUnique, "edits[0].old_text", "found 2 times", "(at line 1)")
 	if c := p.Details["candidates"].([]TextPlace); len(c) != 2 || c[0].After != "a" || c[1].Before != "a" {
 		t.Errorf("overlapping candidates = %+v", c)
 	}
