@@ -1,6 +1,7 @@
 package note
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -202,5 +203,23 @@ func TestEditTextAgreesWithNaiveModel(t *testing.T) {
 		case err == nil:
 			t.Fatalf("EditText(%q, %q) applied; old occurs at %v", text, old, starts)
 		}
+	}
+}
+
+// BenchmarkEditText: one one-character edit near the end of a 1 KiB and of
+// a 1 MiB text (the edit has to find its old_text and prove it unique, so
+// it reads the whole text once; the result is one copy of it).
+func BenchmarkEditText(b *testing.B) {
+	for _, size := range []int{1 << 10, 1 << 20} {
+		text := strings.Repeat("Lorem ipsum dolor sit amet.\n", (size-64)/28) + "The end is near.\n"
+		edit := []TextEdit{{OldText: "end is near", NewText: "end is dear"}}
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := EditText(text, edit); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
