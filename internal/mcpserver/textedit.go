@@ -44,7 +44,8 @@ func textHint(p *problem.Problem) string {
 		case false:
 			return fmt.Sprintf(". Nothing was written. Read the tab again (read_note_tab), redo the edits whose old_text is not found exactly once on what is there now, and write with expected_version %v and a NEW idempotency_key.", v)
 		}
-		return editConflictHint(p)
+		// Not known (the Note moved on again while the answer was made).
+		return ". Nothing was written. Read the tab again (read_note_tab), check each old_text against what is there now, and write with the version it returns and a NEW idempotency_key."
 	}
 	return ""
 }

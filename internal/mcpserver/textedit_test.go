@@ -14,6 +14,7 @@ import (
 	"foundry/internal/auth"
 	"foundry/internal/mcpclient"
 	"foundry/internal/note"
+	"foundry/internal/problem"
 )
 
 // setMarkdown makes the demo Note's markdown tab hold text, as a person's
@@ -181,5 +182,15 @@ func TestEditNoteTextOverHTTPSendsOnlyTheChange(t *testing.T) {
 	t.Logf("request: %d bytes for a one-character change to a %d-byte text", sent, len(text))
 	if got := e.markdown(t); got != strings.Replace(text, "end is near", "end is dear", 1) {
 		t.Errorf("the text did not change as asked")
+	}
+}
+
+// When the answer could not say whether the edits apply (the Note moved on
+// again while it was made), the next step claims nothing about them.
+func TestEditNoteTextConflictWithoutMatchesClaimsNothing(t *testing.T) {
+	p := problem.New(problem.Conflict, "expected_version", "the note changed since version 1; it is at version 3 now").With("current_version", int64(3))
+	h := textHint(p)
+	if !strings.Contains(h, "Read the tab again (read_note_tab)") || !strings.Contains(h, "NEW idempotency_key") || strings.Contains(h, "overwrites nothing") {
+		t.Errorf("hint = %q", h)
 	}
 }
