@@ -602,7 +602,10 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 }
 
 // captureList asks the SDK for tools/list once and adds the top-level
-// securitySchemes field, which the SDK's Tool type has no room for.
+// securitySchemes field, which the SDK's Tool type has no room for. A read
+// tool's idempotentHint is left out: MCP gives it meaning only when
+// readOnlyHint is false, and the SDK writes it on every tool, so it would
+// cost every client's context bytes that say nothing.
 func (h *Handler) captureList(sdk http.Handler, v *variant, newProto bool) []byte {
 	params := `{}`
 	if newProto {
@@ -631,6 +634,13 @@ func (h *Handler) captureList(sdk http.Handler, v *variant, newProto bool) []byt
 		var name string
 		json.Unmarshal(t["name"], &name)
 		t["securitySchemes"], _ = json.Marshal(securitySchemes(v.tools[name].Scope))
+		if v.tools[name].ReadOnly() {
+			var ann map[string]json.RawMessage
+			if json.Unmarshal(t["annotations"], &ann) == nil && string(ann["idempotentHint"]) == "false" {
+				delete(ann, "idempotentHint")
+				t["annotations"], _ = json.Marshal(ann)
+			}
+		}
 	}
 	resp.Result["tools"], _ = json.Marshal(tools)
 	b, _ := json.Marshal(resp.Result)

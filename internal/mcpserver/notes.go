@@ -12,7 +12,7 @@ import (
 func noteTools(svc *service.Service) []*Tool {
 	return []*Tool{
 		listNotes(svc), listNoteTabs(svc), readNoteTab(svc), readSheetRange(svc), listNoteAttachments(svc),
-		createNoteTab(svc), editNoteTab(svc), addNoteSource(svc),
+		createNoteTab(svc), editNoteTab(svc), editNoteText(svc), addNoteSource(svc),
 	}
 }
 

@@ -31,6 +31,7 @@ func TestResultsHoldToTheirOutputSchemas(t *testing.T) {
 		"create_note_tab":          fmt.Sprintf(`{"note_id":%q,"expected_version":%d,"idempotency_key":"out-create","tab_type":"sheet"}`, e.noteID, version),
 		"edit_note_tab":            fmt.Sprintf(`{"note_id":%q,"tab_id":%q,"expected_version":%d,"idempotency_key":"out-edit","operation":"slide_add","title":"x"}`, e.noteID, byType["slides"], version+1),
 		"add_note_source":          fmt.Sprintf(`{"note_id":%q,"expected_version":%d,"idempotency_key":"out-source","title":"Go","url":"https://go.dev/"}`, e.noteID, version+2),
+		"edit_note_text":           fmt.Sprintf(`{"note_id":%q,"expected_version":%d,"idempotency_key":"out-text","edits":[{"old_text":"Welcome to","new_text":"Hello,"}]}`, e.noteID, version+3),
 		"list_rooms":               `{}`,
 		"read_room":                fmt.Sprintf(`{"room_id":%q}`, e.roomID),
 		"list_room_apps":           fmt.Sprintf(`{"room_id":%q}`, e.roomID),
@@ -41,7 +42,7 @@ func TestResultsHoldToTheirOutputSchemas(t *testing.T) {
 		"poll_resource_events":     fmt.Sprintf(`{"resource_type":"note","resource_id":%q,"cursor":%q}`, e.noteID, cursor),
 	}
 	order := []string{"list_notes", "list_note_tabs", "read_note_tab", "read_sheet_range", "list_note_attachments", "create_note_tab", "edit_note_tab", "add_note_source",
-		"list_rooms", "read_room", "list_room_apps", "read_room_app_status", "propose_room_snippet_app", "propose_room_repo_app", "list_repositories", "poll_resource_events"}
+		"edit_note_text", "list_rooms", "read_room", "list_room_apps", "read_room_app_status", "propose_room_snippet_app", "propose_room_repo_app", "list_repositories", "poll_resource_events"}
 	if len(order) != len(e.tools) {
 		t.Fatalf("%d tools, %d covered here: add the new tool's call", len(e.tools), len(order))
 	}

@@ -520,7 +520,7 @@ func TestToolsetsAndReadOnlyPerConnection(t *testing.T) {
 	notes := list("?toolsets=notes")
 	ro := list("?readonly=1")
 	events := list("?toolsets=events&readonly=1")
-	if len(all) != 16 || len(notes) != 8 || fmt.Sprint(events) != "[poll_resource_events]" {
+	if len(all) != 17 || len(notes) != 9 || fmt.Sprint(events) != "[poll_resource_events]" {
 		t.Fatalf("all %d tools, notes %d, events %v", len(all), len(notes), events)
 	}
 	for _, n := range notes {

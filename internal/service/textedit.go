@@ -1,0 +1,103 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"foundry/internal/auth"
+	"foundry/internal/note"
+	"foundry/internal/problem"
+)
+
+// EditTextArgs are edit_note_text's arguments. TabID is optional and, when
+// given, must be the markdown tab's.
+type EditTextArgs struct {
+	NoteID          string          `json:"note_id"`
+	TabID           string          `json:"tab_id,omitempty"`
+	ExpectedVersion int64           `json:"expected_version"`
+	IdempotencyKey  string          `json:"idempotency_key"`
+	Edits           []note.TextEdit `json:"edits"`
+}
+
+// TextEdited is edit_note_text's answer: the Note's version after the
+// edits, how many were applied (all of them) and the text's new size.
+type TextEdited struct {
+	NoteWritten
+	TabID        string `json:"tab_id"`
+	EditsApplied int    `json:"edits_applied"`
+	Bytes        int    `json:"bytes"`
+}
+
+// EditNoteText applies exact replacements to the markdown tab, in order,
+// under the same version and key contract as every Note write. A stale
+// version is answered version_conflict saying, per edit, how often its
+// old_text occurs in the current text (old_text_found) and whether all of
+// the edits would apply there as they are (edits_apply).
+func (s *Service) EditNoteText(ctx context.Context, p auth.Principal, a EditTextArgs) (TextEdited, error) {
+	if a.TabID != "" && a.TabID != note.TypeMarkdown {
+		return TextEdited{}, problem.New(problem.Invalid, "tab_id",
+			"edit_note_text edits only the markdown tab: omit tab_id or send \"markdown\" (got %s); slides and sheet tabs are edited with edit_note_tab", note.Quote(a.TabID))
+	}
+	// What the call means is its edits, in order: the tab is always the
+	// markdown tab, however it was named.
+	fp := fingerprint(struct {
+		Op    string
+		Edits []note.TextEdit
+	}{"edit_note_text", a.Edits})
+	pre := func(*note.Doc) error { return note.CheckTextEdits(a.Edits) }
+	res, err := noteWrite(ctx, s, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fp, "text_edited", pre, "edits",
+		func(d *note.Doc) (TextEdited, []string, error) {
+			text, err := note.EditText(d.Markdown, a.Edits)
+			if err != nil {
+				return TextEdited{}, nil, err
+			}
+			res := TextEdited{TabID: note.TypeMarkdown, EditsApplied: len(a.Edits), Bytes: len(text)}
+			if text == d.Markdown {
+				return res, nil, nil // replacements that change nothing make no version
+			}
+			if err := note.ReplaceText(d, note.TypeMarkdown, text); err != nil {
+				return TextEdited{}, nil, err
+			}
+			return res, []string{note.TypeMarkdown}, nil
+		})
+	var pr *problem.Problem
+	if errors.As(err, &pr) && pr.Code == problem.Conflict && pr.Field == "expected_version" {
+		s.explainTextConflict(ctx, p, a, pr)
+	}
+	return res, err
+}
+
+// explainTextConflict adds to a version_conflict whether each old_text is
+// still found exactly once in the current text, in order as EditText would
+// apply them: old_text_found (the count per edit) and edits_apply (all
+// ones). The current text is read after the conflict, outside its
+// transaction; if the Note moved on again meanwhile, the counts would be
+// of another version than current_version, so none are given.
+func (s *Service) explainTextConflict(ctx context.Context, p auth.Principal, a EditTextArgs, pr *problem.Problem) {
+	current, ok := pr.Details["current_version"].(int64)
+	if !ok {
+		return
+	}
+	r, d, err := s.agentNote(ctx, p, a.NoteID)
+	if err != nil || r.Version != current {
+		return
+	}
+	counts := note.MatchEdits(d.Markdown, a.Edits)
+	var off []string
+	for i, n := range counts {
+		switch {
+		case n == 0:
+			off = append(off, fmt.Sprintf("edits[%d].old_text is not found", i))
+		case n > 1:
+			off = append(off, fmt.Sprintf("edits[%d].old_text is found %d times", i, n))
+		}
+	}
+	pr.With("old_text_found", counts).With("edits_apply", len(off) == 0)
+	if len(off) == 0 {
+		pr.Message += fmt.Sprintf("; every old_text is still found exactly once at version %d", current)
+		return
+	}
+	pr.Message += fmt.Sprintf("; at version %d %s", current, strings.Join(off, ", "))
+}
