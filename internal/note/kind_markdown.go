@@ -54,14 +54,8 @@ func diffMarkdown(w *writer, base, next *Doc) {
 		old, chunks = base.Markdown, base.lay.chunks
 	}
 	text := next.Markdown
-	p := 0
-	for p < len(old) && p < len(text) && old[p] == text[p] {
-		p++
-	}
-	s := 0
-	for s < len(old)-p && s < len(text)-p && old[len(old)-1-s] == text[len(text)-1-s] {
-		s++
-	}
+	p := commonPrefix(old, text)
+	s := commonSuffix(old[p:], text[p:])
 	// Chunks i..j hold the changed bytes [p, len(old)-s) of old; a pure
 	// insertion goes into the chunk it falls in (the last one at the end).
 	starts := make([]int, len(chunks)+1)
@@ -141,4 +135,32 @@ func cutText(s string) []string {
 		s = s[n:]
 	}
 	return append(out, s)
+}
+
+// commonPrefix is the length of the longest common prefix of a and b. It
+// compares windows first (string comparison is vectorized), bytes only in
+// the first window that differs.
+func commonPrefix(a, b string) int {
+	const w = 512
+	p, n := 0, min(len(a), len(b))
+	for p+w <= n && a[p:p+w] == b[p:p+w] {
+		p += w
+	}
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	return p
+}
+
+// commonSuffix is the length of the longest common suffix of a and b.
+func commonSuffix(a, b string) int {
+	const w = 512
+	s, n := 0, min(len(a), len(b))
+	for s+w <= n && a[len(a)-s-w:len(a)-s] == b[len(b)-s-w:len(b)-s] {
+		s += w
+	}
+	for s < n && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return s
 }

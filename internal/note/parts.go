@@ -18,7 +18,7 @@ import (
 //   - the head (the store's document of the Note): title, counters, the tab
 //     strip with types and labels, each slides tab's slide order, each
 //     sheet's name and row count, and the markdown tab's chunk order;
-//   - "m/<n>": one chunk of the markdown tab (about 8 KiB of text, cut at
+//   - "m/<n>": one chunk of the markdown tab (about 4 KiB of text, cut at
 //     rune boundaries);
 //   - "s/<tab>/<slide>": one slide;
 //   - "c/<tab>/<sheet>/<r>.<c>": one block of BlockRows × BlockCols cells;
@@ -40,8 +40,8 @@ const (
 
 const (
 	headFormat  = 1
-	chunkTarget = 8 << 10  // markdown chunk size when text is cut
-	chunkMax    = 16 << 10 // a chunk grown past this is cut again
+	chunkTarget = 4 << 10 // markdown chunk size when text is cut
+	chunkMax    = 8 << 10 // a chunk grown past this is cut again
 	// A part's history is a snapshot then at most maxChain splices, and
 	// the splices since the snapshot weigh no more than the part itself:
 	// rebuilding any version reads one snapshot and a bounded chain.

@@ -222,10 +222,11 @@ func (b *Base) StoreParts(ctx context.Context, typ, id string, version int64, do
 func (b *Base) VersionParts(ctx context.Context, typ, id string, version int64) ([]parts.Part, error) {
 	// Each part: its newest snapshot at or before version, then the
 	// splices after it up to version (a chain bounded by the writer).
-	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT p.key, p.snapshot, p.data FROM part_versions p
-		WHERE p.type = ? AND p.id = ? AND p.version <= ?
-		AND p.version >= (SELECT q.version FROM part_versions q WHERE q.type = p.type AND q.id = p.id AND q.key = p.key AND q.version <= ? AND q.snapshot = 1 ORDER BY q.version DESC LIMIT 1)
-		ORDER BY p.key, p.version`), typ, id, version, version)
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`WITH snap AS (SELECT key, MAX(version) AS since FROM part_versions
+			WHERE type = ? AND id = ? AND version <= ? AND snapshot = 1 GROUP BY key)
+		SELECT p.key, p.snapshot, p.data FROM snap JOIN part_versions p
+			ON p.type = ? AND p.id = ? AND p.key = snap.key AND p.version >= snap.since AND p.version <= ?
+		ORDER BY p.key, p.version`), typ, id, version, typ, id, version)
 	if err != nil {
 		return nil, err
 	}
