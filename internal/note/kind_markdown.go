@@ -6,6 +6,10 @@ import "unicode/utf8"
 // the head. An edit rewrites the chunks its changed bytes fall in; a chunk
 // that grows past chunkMax is cut again. Every cut is at a rune boundary.
 var markdownKind = kind{
+	fixed: true,
+	ops:   []string{"replace_text"},
+	fits:  "replace_text",
+	read:  func(d *Doc, t *Tab, c *Content) { c.Text = &d.Markdown },
 	diff: func(w *writer, base, next *Doc, bt, t *Tab, ht *headTab) error {
 		diffMarkdown(w, base, next)
 		return nil

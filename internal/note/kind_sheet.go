@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"foundry/internal/problem"
 )
 
 // A sheet tab is stored in blocks of BlockRows × BlockCols cells
@@ -16,6 +18,42 @@ import (
 // block's cells end); an empty block is not stored. sheet_set_range and
 // read_sheet_range touch only the blocks their range covers.
 var sheetKind = kind{
+	label: "Sheet",
+	ops:   []string{"sheet_set_range", "replace_tab_data", "read_sheet_range"},
+	fits:  "sheet_set_range or replace_tab_data",
+	create: func(d *Doc, t *Tab, _ []SlideInput) {
+		t.Sheets = []Sheet{{ID: nextItemID(d, "sheet"), Name: "Sheet1", Cells: [][]any{}}}
+	},
+	checkData: func(data json.RawMessage) (TabData, error) {
+		var in struct {
+			Sheets *[]SheetInput `json:"sheets"`
+		}
+		if err := decodeStrict(data, &in); err != nil {
+			return TabData{}, err
+		}
+		if in.Sheets == nil {
+			return TabData{}, problem.New(problem.Invalid, "sheets", `data of a sheet tab is {"sheets": [{"sheet_id": ..., "name": ..., "cells": [[...], ...]}, ...]}; sheets is missing`)
+		}
+		sheets, err := buildSheets(*in.Sheets)
+		if err != nil {
+			return TabData{}, err
+		}
+		return TabData{sheets: sheets}, nil
+	},
+	replaceData: func(d *Doc, t *Tab, td TabData) {
+		existing := map[string]bool{}
+		for _, s := range t.Sheets {
+			existing[s.ID] = true
+		}
+		// IDs are drawn only after everything passed, so a refusal leaves NextItem alone.
+		for i := range td.sheets {
+			if !existing[td.sheets[i].ID] {
+				td.sheets[i].ID = nextItemID(d, "sheet")
+			}
+		}
+		t.Sheets = td.sheets
+	},
+	read: func(d *Doc, t *Tab, c *Content) { c.Sheets = nonNilList(t.Sheets) },
 	diff: func(w *writer, base, next *Doc, bt, t *Tab, ht *headTab) error {
 		had := map[string]*Sheet{}
 		if bt != nil {

@@ -3,11 +3,39 @@ package note
 import (
 	"encoding/json"
 	"fmt"
+
+	"foundry/internal/problem"
 )
 
 // A slides tab is stored as one part per slide ("s/<tab>/<slide>"); the
 // order of the deck is in the head. slide_add writes one slide and the head.
 var slidesKind = kind{
+	label: "Slides",
+	ops:   []string{"slide_add", "slides_add_outline", "replace_tab_data"},
+	fits:  "slide_add, slides_add_outline or replace_tab_data",
+	create: func(d *Doc, t *Tab, outline []SlideInput) {
+		t.Slides = newSlides(d, outline)
+	},
+	checkData: func(data json.RawMessage) (TabData, error) {
+		var in struct {
+			Slides *[]SlideInput `json:"slides"`
+		}
+		if err := decodeStrict(data, &in); err != nil {
+			return TabData{}, err
+		}
+		if in.Slides == nil {
+			return TabData{}, problem.New(problem.Invalid, "slides", `data of a slides tab is {"slides": [{"title": ..., "body": ..., "notes": ...}, ...]}; slides is missing`)
+		}
+		if len(*in.Slides) > MaxSlidesPerTab {
+			return TabData{}, deckLimit(len(*in.Slides))
+		}
+		if err := checkSlides(*in.Slides, "slides"); err != nil {
+			return TabData{}, err
+		}
+		return TabData{slides: *in.Slides}, nil
+	},
+	replaceData: func(d *Doc, t *Tab, td TabData) { t.Slides = newSlides(d, td.slides) },
+	read:        func(d *Doc, t *Tab, c *Content) { c.Slides = nonNilList(t.Slides) },
 	diff: func(w *writer, base, next *Doc, bt, t *Tab, ht *headTab) error {
 		had := map[string]*Slide{}
 		if bt != nil {
@@ -76,13 +104,17 @@ var slidesKind = kind{
 
 func slideKey(tab, slide string) string { return "s/" + tab + "/" + slide }
 
-// Sources and files are stored as one part each ("src", "fil").
-var sourcesKind = listKind("src", func(d *Doc) *[]Source { return &d.Sources })
+// The sources and files tabs are fixed; their lists live on the Doc and are
+// stored as one part each ("src", "fil"). Sources are added with
+// add_note_source, files by people: no edit operation works on them.
+var sourcesKind = listKind("src", func(d *Doc) *[]Source { return &d.Sources }, func(c *Content, l []Source) { c.Sources = l })
 
-var filesKind = listKind("fil", func(d *Doc) *[]File { return &d.Files })
+var filesKind = listKind("fil", func(d *Doc) *[]File { return &d.Files }, func(c *Content, l []File) { c.Files = l })
 
-func listKind[T comparable](key string, list func(d *Doc) *[]T) kind {
+func listKind[T comparable](key string, list func(d *Doc) *[]T, read func(c *Content, l []T)) kind {
 	return kind{
+		fixed: true,
+		read:  func(d *Doc, t *Tab, c *Content) { read(c, nonNilList(*list(d))) },
 		diff: func(w *writer, base, next *Doc, bt, t *Tab, ht *headTab) error {
 			nl := *list(next)
 			var old []byte

@@ -140,11 +140,7 @@ func CreateTab(d *Doc, typ, label string, outline []SlideInput, now time.Time) (
 	}
 
 	t := Tab{ID: NewTabID(d, typ, now), Type: typ, Label: label}
-	if typ == TypeSlides {
-		t.Slides = newSlides(d, outline)
-	} else {
-		t.Sheets = []Sheet{{ID: nextItemID(d, "sheet"), Name: "Sheet1", Cells: [][]any{}}}
-	}
+	kinds[typ].create(d, &t, outline)
 	d.Tabs = append(d.Tabs, t)
 	return t, nil
 }
@@ -152,20 +148,15 @@ func CreateTab(d *Doc, typ, label string, outline []SlideInput, now time.Time) (
 // CheckNewTab applies every rule of create_note_tab that does not depend on
 // the Note, and returns the label to use.
 func CheckNewTab(typ, label string, outline []SlideInput) (string, error) {
-	var defaultLabel string
-	switch typ {
-	case TypeSlides:
-		defaultLabel = "Slides"
-	case TypeSheet:
-		defaultLabel = "Sheet"
-		if len(outline) > 0 {
-			return "", problem.New(problem.Invalid, "slides", "an outline of slides only fits a slides tab; leave slides out when tab_type is \"sheet\"")
-		}
-	default:
+	k, ok := kinds[typ]
+	if !ok || k.create == nil {
 		return "", problem.New(problem.Invalid, "tab_type",
 			"tab_type %s can't be created; use \"slides\" or \"sheet\" (markdown, files and sources are fixed tabs every Note already has)", Quote(typ))
 	}
-	label, err := checkLabel(label, defaultLabel)
+	if len(outline) > 0 && typ != TypeSlides {
+		return "", problem.New(problem.Invalid, "slides", "an outline of slides only fits a slides tab; leave slides out when tab_type is %s", Quote(typ))
+	}
+	label, err := checkLabel(label, k.label)
 	if err != nil {
 		return "", err
 	}
@@ -387,21 +378,7 @@ func ReplaceTabData(d *Doc, tabID string, data json.RawMessage) error {
 	if err != nil {
 		return err
 	}
-	if t.Type == TypeSlides {
-		t.Slides = newSlides(d, td.slides)
-		return nil
-	}
-	existing := map[string]bool{}
-	for _, s := range t.Sheets {
-		existing[s.ID] = true
-	}
-	// IDs are drawn only after everything passed, so a refusal leaves NextItem alone.
-	for i := range td.sheets {
-		if !existing[td.sheets[i].ID] {
-			td.sheets[i].ID = nextItemID(d, "sheet")
-		}
-	}
-	t.Sheets = td.sheets
+	kinds[t.Type].replaceData(d, t, td)
 	return nil
 }
 
@@ -414,39 +391,8 @@ type TabData struct {
 // CheckTabData applies every rule of replace_tab_data's data on a tab of
 // type typ (slides or sheet) that does not depend on the Note.
 func CheckTabData(typ string, data json.RawMessage) (TabData, error) {
-	switch typ {
-	case TypeSlides:
-		var in struct {
-			Slides *[]SlideInput `json:"slides"`
-		}
-		if err := decodeStrict(data, &in); err != nil {
-			return TabData{}, err
-		}
-		if in.Slides == nil {
-			return TabData{}, problem.New(problem.Invalid, "slides", `data of a slides tab is {"slides": [{"title": ..., "body": ..., "notes": ...}, ...]}; slides is missing`)
-		}
-		if len(*in.Slides) > MaxSlidesPerTab {
-			return TabData{}, deckLimit(len(*in.Slides))
-		}
-		if err := checkSlides(*in.Slides, "slides"); err != nil {
-			return TabData{}, err
-		}
-		return TabData{slides: *in.Slides}, nil
-	case TypeSheet:
-		var in struct {
-			Sheets *[]SheetInput `json:"sheets"`
-		}
-		if err := decodeStrict(data, &in); err != nil {
-			return TabData{}, err
-		}
-		if in.Sheets == nil {
-			return TabData{}, problem.New(problem.Invalid, "sheets", `data of a sheet tab is {"sheets": [{"sheet_id": ..., "name": ..., "cells": [[...], ...]}, ...]}; sheets is missing`)
-		}
-		sheets, err := buildSheets(*in.Sheets)
-		if err != nil {
-			return TabData{}, err
-		}
-		return TabData{sheets: sheets}, nil
+	if k, ok := kinds[typ]; ok && k.checkData != nil {
+		return k.checkData(data)
 	}
 	return TabData{}, problem.New(CodeWrongTabType, "tab_id", "replace_tab_data works only on slides and sheet tabs").With("tab_type", typ)
 }
@@ -594,10 +540,6 @@ func DeleteSource(d *Doc, sourceID string) error {
 
 // --- helpers ---
 
-func isFixed(typ string) bool {
-	return typ == TypeMarkdown || typ == TypeFiles || typ == TypeSources
-}
-
 // tabFor finds the tab and checks that op fits its type.
 func tabFor(d *Doc, tabID, op, want string) (*Tab, error) {
 	t, err := FindTab(d, tabID)
@@ -626,15 +568,16 @@ func TypeOfID(id string) (string, bool) {
 	return "", false
 }
 
-// opTypes names, per operation, the tab types it works on.
-var opTypes = map[string][]string{
-	"replace_text":       {TypeMarkdown},
-	"slide_add":          {TypeSlides},
-	"slides_add_outline": {TypeSlides},
-	"sheet_set_range":    {TypeSheet},
-	"replace_tab_data":   {TypeSlides, TypeSheet},
-	"read_sheet_range":   {TypeSheet},
-}
+// opTypes names, per operation, the tab types it works on (from kinds).
+var opTypes = func() map[string][]string {
+	m := map[string][]string{}
+	for _, typ := range []string{TypeMarkdown, TypeSlides, TypeSheet, TypeSources, TypeFiles} {
+		for _, op := range kinds[typ].ops {
+			m[op] = append(m[op], typ)
+		}
+	}
+	return m
+}()
 
 // CheckOperation refuses op on a tab of type typ when op can never apply to
 // that type (wrong_tab_type). It does not depend on the Note's version, so
@@ -658,13 +601,6 @@ func CheckOperation(tabID, typ, op string) error {
 	return wrongType(t, op)
 }
 
-// fittingOps names, per tab type, the operations that edit it.
-var fittingOps = map[string]string{
-	TypeMarkdown: "replace_text",
-	TypeSlides:   "slide_add, slides_add_outline or replace_tab_data",
-	TypeSheet:    "sheet_set_range or replace_tab_data",
-}
-
 var opTabType = map[string]string{
 	"replace_text":       "the markdown tab",
 	"slide_add":          "slides tabs",
@@ -674,8 +610,11 @@ var opTabType = map[string]string{
 }
 
 func wrongType(t *Tab, op string) *problem.Problem {
-	fits, ok := fittingOps[t.Type]
-	if !ok {
+	fits := ""
+	if k, ok := kinds[t.Type]; ok {
+		fits = k.fits
+	}
+	if fits == "" {
 		return problem.New(CodeWrongTabType, "tab_id",
 			"tab %s is the %s tab; %s works only on %s, and files and sources can't be edited this way (add a citation with add_note_source)",
 			Quote(t.ID), t.Type, op, opTabType[op]).With("tab_type", t.Type)

@@ -148,20 +148,9 @@ func (s *Service) ReadNoteTab(ctx context.Context, p auth.Principal, a TabArgs) 
 	if err != nil {
 		return TabContent{}, err
 	}
-	res := TabContent{NoteID: r.ID, Version: r.Version, TabID: t.ID, Type: t.Type, Label: t.Label}
-	switch t.Type {
-	case note.TypeMarkdown:
-		res.Text = &d.Markdown
-	case note.TypeSlides:
-		res.Slides = nonNil(t.Slides)
-	case note.TypeSheet:
-		res.Sheets = nonNil(t.Sheets)
-	case note.TypeSources:
-		res.Sources = nonNil(d.Sources)
-	case note.TypeFiles:
-		res.Files = nonNil(d.Files)
-	}
-	return res, nil
+	c := note.Read(&d, t)
+	return TabContent{NoteID: r.ID, Version: r.Version, TabID: t.ID, Type: t.Type, Label: t.Label,
+		Text: c.Text, Slides: c.Slides, Sheets: c.Sheets, Sources: c.Sources, Files: c.Files}, nil
 }
 
 // items is a page of attachments of either kind, as a list.
