@@ -2,7 +2,8 @@
 // share one PostgreSQL database. Every guarded write is one read-committed
 // transaction around store.Guarded, which locks the Note/Room row (SELECT …
 // FOR UPDATE) before it looks the idempotency key up, so two nodes handling
-// the same key serialize and the second replays. A committed write sends
+// the same key serialize and the second replays. The transaction is
+// pipelined (pipeline.go): a small edit costs three round trips. A committed write sends
 // NOTIFY foundry_events in the same transaction; every node LISTENs on one
 // dedicated connection and rings its local hub, so a waiter on any node wakes.
 package postgres
@@ -92,6 +93,9 @@ type Options struct {
 	// often the background pruner runs (zero: the defaults of
 	// store.Retention). Every node prunes; pruning twice is harmless.
 	Retention store.Retention
+
+	// dial, if set, opens every connection (tests count round trips with it).
+	dial pgconn.DialFunc
 }
 
 // OpenWith is Open with options.
@@ -99,6 +103,9 @@ func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse connection string: %w", err)
+	}
+	if opts.dial != nil {
+		cfg.DialFunc = opts.dial
 	}
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
@@ -116,7 +123,9 @@ func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 		}
 	}
 
-	db := stdlib.OpenDB(*cfg)
+	// Every connection is pgx's stdlib one; a guarded write's transaction
+	// pipelines its statements over it (pipeline.go).
+	db := sql.OpenDB(connector{inner: stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(maxOpenConns)
 	db.SetMaxIdleConns(maxOpenConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
@@ -177,7 +186,7 @@ func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, e
 	for attempt := 1; ; attempt++ {
 		var out store.Outcome
 		var ev *store.Event
-		err := s.run(ctx, func(tx *sql.Tx) error {
+		err := s.run(withPipeline(ctx), func(tx *sql.Tx) error {
 			var err error
 			out, ev, err = store.Guarded(ctx, tx, store.Postgres, m, time.Now())
 			if err != nil || ev == nil {
