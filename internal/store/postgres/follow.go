@@ -1,11 +1,16 @@
 package postgres
 
 // Every node follows the event feed: it reads the events after the newest
-// one it has seen, every FollowInterval, on one dedicated connection, and
-// rings its local hub for those another node wrote. Writes send no NOTIFY:
-// a NOTIFY takes a database-wide lock at commit that serializes every
-// notifying transaction, and the events table already says everything a
-// waiter needs (BenchmarkNotify measures both).
+// one it has seen, on one dedicated connection, and rings its local hub for
+// those another node wrote. A write sends no NOTIFY in its transaction: a
+// NOTIFY takes a database-wide lock at commit that serializes every
+// notifying transaction (BenchmarkNotify measures it). Instead each node
+// rings a doorbell after its writes commit: one NOTIFY transaction per
+// batch, at most one per bellSpacing, naming every resource written since
+// the last. Followers read the feed when the doorbell rings, and every
+// FollowInterval anyway, so a lost doorbell (a node that stopped between
+// its commit and its NOTIFY) delays a wake by at most that long and loses
+// none.
 //
 // Cursors come from a sequence, so they are handed out in insert order but
 // committed in commit order: a cursor below the newest one seen may still be
@@ -16,6 +21,8 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -25,9 +32,13 @@ import (
 
 const (
 	// FollowInterval is how often every node reads the feed for other
-	// nodes' writes: a waiter on one node hears of a write on another
-	// within about this long.
-	FollowInterval = 100 * time.Millisecond
+	// nodes' writes even when no doorbell rings: a waiter on one node hears
+	// of a write on another within about this long at worst.
+	FollowInterval = 250 * time.Millisecond
+	// bellSpacing is the least time between two doorbells of one node;
+	// maxBell caps the resources one doorbell names.
+	bellSpacing = 10 * time.Millisecond
+	maxBell     = 1000
 	// gapWait is how long a missing cursor is looked for. A transaction
 	// that took it is idle (IdleInTxTimeout) or committing
 	// (StatementTimeout) for at most this long before the server ends it.
@@ -120,11 +131,6 @@ func (f *feed) saw(evs []feedEvent, now time.Time) []feedEvent {
 	return foreign
 }
 
-// followConn opens the follower's connection.
-func followConn(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
-	return pgx.ConnectConfig(ctx, cfg.Copy())
-}
-
 // lastCursor is the newest cursor in the feed.
 func lastCursor(ctx context.Context, conn *pgx.Conn) (int64, error) {
 	var c int64
@@ -167,14 +173,14 @@ func (s *Store) poll(ctx context.Context, conn *pgx.Conn) error {
 	}
 }
 
-// follower follows the feed until ctx ends. On a connection error it
-// reconnects with backoff and goes on from where it was, so a write made
+// follower follows the feed until ctx ends: it reads it, then waits for a
+// doorbell or FollowInterval, whichever comes first. On a connection error
+// it reconnects with backoff and goes on from where it was, so a write made
 // meanwhile is still announced.
 func (s *Store) follower(ctx context.Context, conn *pgx.Conn) {
 	defer close(s.following)
 	backoff := 50 * time.Millisecond
-	t := time.NewTicker(FollowInterval)
-	defer t.Stop()
+	var last time.Time
 	for {
 		if conn == nil {
 			c, err := followConn(ctx, s.cfg)
@@ -187,17 +193,133 @@ func (s *Store) follower(ctx context.Context, conn *pgx.Conn) {
 			}
 			conn, backoff = c, 50*time.Millisecond
 		}
-		err := s.poll(ctx, conn)
-		if err != nil && ctx.Err() == nil {
-			closeConn(conn)
-			conn = nil
-			continue
-		}
-		select {
-		case <-ctx.Done():
+		// Doorbells come in bursts (one per node per batch): read the
+		// feed at most once per bellSpacing.
+		if sleep(ctx, time.Until(last.Add(bellSpacing))) != nil {
 			closeConn(conn)
 			return
-		case <-t.C:
+		}
+		last = time.Now()
+		err := s.poll(ctx, conn)
+		if err == nil {
+			err = s.awaitBell(ctx, conn)
+		}
+		if ctx.Err() != nil {
+			closeConn(conn)
+			return
+		}
+		if err != nil {
+			closeConn(conn)
+			conn = nil
+		}
+	}
+}
+
+// awaitBell waits for another node's doorbell, or FollowInterval. This
+// node's own doorbells are not for it: its hub was rung by its writers.
+func (s *Store) awaitBell(ctx context.Context, conn *pgx.Conn) error {
+	wctx, cancel := context.WithTimeout(ctx, FollowInterval)
+	defer cancel()
+	for {
+		n, err := conn.WaitForNotification(wctx)
+		if errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed() {
+			return nil
+		}
+		if err != nil || n.PID != s.ringerPID.Load() {
+			return err
+		}
+	}
+}
+
+// followConn opens the follower's connection and listens for doorbells.
+func followConn(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{notifyChannel}.Sanitize()); err != nil {
+		closeConn(conn)
+		return nil, err
+	}
+	return conn, nil
+}
+
+// bell collects the resources this node wrote since its last doorbell.
+type bell struct {
+	mu      sync.Mutex
+	pending map[string]bool // "<type>:<id>"
+	ring    chan struct{}   // holds one token while pending is not empty
+}
+
+func newBell() *bell { return &bell{pending: map[string]bool{}, ring: make(chan struct{}, 1)} }
+
+// add notes a committed write of (typ, id).
+func (b *bell) add(typ, id string) {
+	b.mu.Lock()
+	if len(b.pending) < maxBell {
+		b.pending[typ+":"+id] = true
+	}
+	b.mu.Unlock()
+	select {
+	case b.ring <- struct{}{}:
+	default:
+	}
+}
+
+func (b *bell) take() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]string, 0, len(b.pending))
+	for k := range b.pending {
+		out = append(out, k)
+	}
+	clear(b.pending)
+	return out
+}
+
+// ringer sends this node's doorbells until ctx ends, on a connection of
+// its own: one NOTIFY transaction for everything written since the last,
+// one payload per resource ("<type>:<id>", the payload earlier releases
+// listen for). A doorbell that fails is not resent: followers read the
+// feed anyway.
+func (s *Store) ringer(ctx context.Context) {
+	defer close(s.ringing)
+	var conn *pgx.Conn
+	defer func() {
+		if conn != nil {
+			closeConn(conn)
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.bell.ring:
+		}
+		if keys := s.bell.take(); len(keys) > 0 {
+			nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			var err error
+			if conn == nil {
+				if conn, err = pgx.ConnectConfig(nctx, s.cfg.Copy()); err == nil {
+					s.ringerPID.Store(conn.PgConn().PID())
+				}
+			}
+			if err == nil {
+				_, err = conn.Exec(nctx, `SELECT pg_notify($1, k) FROM unnest($2::text[]) AS k`, notifyChannel, keys)
+			}
+			cancel()
+			if err != nil {
+				if conn != nil {
+					closeConn(conn)
+					conn = nil
+				}
+				if ctx.Err() == nil {
+					slog.Debug("postgres: a doorbell was not sent; other nodes read the feed on their next interval", "err", err)
+				}
+			}
+		}
+		if sleep(ctx, bellSpacing) != nil {
+			return
 		}
 	}
 }

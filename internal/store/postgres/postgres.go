@@ -4,8 +4,9 @@
 // FOR UPDATE) before it looks the idempotency key up, so two nodes handling
 // the same key serialize and the second replays. The transaction is
 // pipelined (pipeline.go): a small edit costs three round trips. Every node
-// follows the event feed on one dedicated connection (follow.go) and rings
-// its local hub for other nodes' writes, so a waiter on any node wakes.
+// follows the event feed on one dedicated connection (follow.go), woken by
+// the other nodes' batched NOTIFY doorbells, and rings its local hub for
+// their writes, so a waiter on any node wakes.
 package postgres
 
 import (
@@ -17,6 +18,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,12 +30,12 @@ import (
 	"foundry/internal/store"
 )
 
-// notifyChannel is the LISTEN/NOTIFY channel earlier releases notified on
-// (payloads "<type>:<id>"); BenchmarkNotify still measures that way.
+// notifyChannel is the LISTEN/NOTIFY channel of the doorbells (follow.go);
+// payloads are "<type>:<id>".
 const notifyChannel = "foundry_events"
 
 const (
-	maxOpenConns = 16 // per node; plus the follower's connection
+	maxOpenConns = 16 // per node; plus the follower's and the ringer's connections
 	// migrateLock serializes whole Migrate calls, and first-start bootstrap,
 	// across nodes. It must differ from the key Migrate itself takes per
 	// migration (7204301), which is taken on another connection while this
@@ -67,13 +69,18 @@ type Store struct {
 	cfg *pgx.ConnConfig // the one parsed URL: the pool and the follower both use it
 
 	feed      *feed
-	stop      context.CancelFunc // stops the follower
+	bell      *bell
+	stop      context.CancelFunc // stops the follower and the ringer
 	following chan struct{}      // closed when the follower goroutine has exited
+	ringing   chan struct{}      // closed when the ringer goroutine has exited
+	ringerPID atomic.Uint32      // the ringer's backend, whose doorbells the follower ignores
 	closeOnce sync.Once
 	closeErr  error
 	pruner    *store.Pruner
 
-	notifyPerWrite bool // BenchmarkNotify only: each write also sends NOTIFY, as earlier releases did
+	// BenchmarkNotify only: each write sends NOTIFY in its transaction, as
+	// earlier releases did, instead of ringing the doorbell; or rings none.
+	notifyPerWrite, noBell bool
 }
 
 // Open connects to the database at url (a postgres:// URL or a key=value
@@ -152,9 +159,10 @@ func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("postgres: follow the event feed: %w", err)
 	}
 	lctx, stop := context.WithCancel(context.Background())
-	s := &Store{db: db, cfg: cfg, feed: newFeed(hi), stop: stop, following: make(chan struct{})}
+	s := &Store{db: db, cfg: cfg, feed: newFeed(hi), bell: newBell(), stop: stop, following: make(chan struct{}), ringing: make(chan struct{})}
 	s.Base = store.Base{R: db, D: store.Postgres, Hub: events.NewHub(), Tx: s.tx, Retention: opts.Retention}
 	go s.follower(lctx, conn)
+	go s.ringer(lctx)
 	s.pruner = s.StartPruner() // plain short transactions, one per batch
 	return s, nil
 }
@@ -184,8 +192,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return store.Migrate(ctx, db, store.Postgres)
 }
 
-// Guarded runs the guarded write in its own transaction and rings the local
-// hub; other nodes hear of it from the event feed (follow.go). The store's
+// Guarded runs the guarded write in its own transaction, rings the local
+// hub and this node's doorbell; other nodes read the write from the event
+// feed (follow.go). The store's
 // errors (conflict, key reused, not found, a refused Apply) pass through
 // unchanged.
 func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, error) {
@@ -218,6 +227,9 @@ func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, e
 		}
 		if ev != nil {
 			s.Hub.Notify(ev.Type, ev.ID)
+			if !s.notifyPerWrite && !s.noBell {
+				s.bell.add(ev.Type, ev.ID)
+			}
 		}
 		return out, nil
 	}
@@ -317,12 +329,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Close stops the follower, waits for it, and closes the pool.
+// Close stops the follower and the ringer, waits for them, and closes the
+// pool.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.pruner.Stop()
 		s.stop()
 		<-s.following
+		<-s.ringing
 		s.closeErr = s.db.Close()
 	})
 	return s.closeErr

@@ -308,3 +308,36 @@ func TestFollowerSeesLateCommits(t *testing.T) {
 		t.Fatalf("node A never heard of cursor %d, committed after cursor %d was seen", c, out.Cursor)
 	}
 }
+
+// A node rings a doorbell after its writes, naming each resource written
+// ("<type>:<id>" on foundry_events, as earlier releases' listeners expect),
+// outside the writes' transactions.
+func TestDoorbellNamesTheWrite(t *testing.T) {
+	u, _ := freshSchema(t)
+	s := open(t, u)
+	ws := storetest.Seed(t, s)
+	id := storetest.Create(t, s, ws)
+	ctx := context.Background()
+	l, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	if _, err := l.Exec(ctx, `LISTEN foundry_events`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Guarded(ctx, storetest.AppendLine(ws, id, "key-bell", 1, "b")); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for {
+		n, err := l.WaitForNotification(wctx)
+		if err != nil {
+			t.Fatalf("no doorbell naming note:%s within 5 s: %v", id, err)
+		}
+		if n.Payload == "note:"+id {
+			return
+		}
+	}
+}
