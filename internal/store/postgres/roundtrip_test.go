@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"foundry/internal/problem"
 	"foundry/internal/store"
 	"foundry/internal/store/postgres/pgtest"
 	"foundry/internal/store/storetest"
@@ -182,5 +186,97 @@ func TestCommitErrorSurfaces(t *testing.T) {
 	var name string
 	if err := s.db.QueryRowContext(ctx, `SELECT name FROM workspaces WHERE id = $1`, ws).Scan(&name); err != nil || name != "test" {
 		t.Fatalf("workspace name %q, %v after a failed commit; want the old name", name, err)
+	}
+}
+
+// holdLock locks the Note's row from another connection until the test ends
+// or the returned func is called.
+func holdLock(t *testing.T, u, id string) func() {
+	t.Helper()
+	ctx := context.Background()
+	holder, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM resources WHERE type = 'note' AND id = $1 FOR UPDATE`, id); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release := func() {
+		once.Do(func() {
+			tx.Rollback(ctx)
+			holder.Close(ctx)
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// A statement that runs out of statement_timeout inside a pipelined write
+// is refused as busy, like a lock wait that runs out of lock_timeout.
+func TestPipelinedStatementTimeout(t *testing.T) {
+	u, _ := pgtest.Schema(t)
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := pu.Query()
+	q.Set("lock_timeout", "10000")
+	q.Set("statement_timeout", "200")
+	pu.RawQuery = q.Encode()
+	s, err := OpenWith(context.Background(), pu.String(), Options{Retention: store.Retention{Every: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws := storetest.Seed(t, s)
+	id := storetest.Create(t, s, ws)
+	release := holdLock(t, u, id)
+	_, err = s.Guarded(context.Background(), storetest.AppendLine(ws, id, "key-slow", 1, "s"))
+	var p *problem.Problem
+	if !errors.As(err, &p) || p.Code != "resource_busy" {
+		t.Fatalf("a write whose lock wait ran out of statement_timeout answered %v, want resource_busy", err)
+	}
+	release()
+	if out, err := s.Guarded(context.Background(), storetest.AppendLine(ws, id, "key-slow", 1, "s")); err != nil || out.Replayed || out.Version != 2 {
+		t.Fatalf("resend: %+v, %v", out, err)
+	}
+}
+
+// A write whose caller gives up while it waits leaves no broken connection
+// in the pool: the writes after it go through.
+func TestPipelinedCallerGivesUp(t *testing.T) {
+	u, _ := pgtest.Schema(t)
+	s, err := OpenWith(context.Background(), u, Options{Retention: store.Retention{Every: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws := storetest.Seed(t, s)
+	id := storetest.Create(t, s, ws)
+	release := holdLock(t, u, id)
+	for i := range maxOpenConns + 2 { // more than the pool holds
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		_, err := s.Guarded(ctx, storetest.AppendLine(ws, id, fmt.Sprintf("key-gave-up-%d", i), 1, "g"))
+		cancel()
+		if err == nil {
+			t.Fatalf("write %d went through while the row was locked", i)
+		}
+	}
+	release()
+	v := int64(1)
+	for i := range maxOpenConns + 2 {
+		out, err := s.Guarded(context.Background(), storetest.AppendLine(ws, id, fmt.Sprintf("key-after-%d", i), v, "a"))
+		if err != nil {
+			t.Fatalf("write %d after the callers gave up: %v", i, err)
+		}
+		v = out.Version
+	}
+	if r, err := s.Get(context.Background(), store.TypeNote, id); err != nil || r.Version != v {
+		t.Fatalf("version %d, %v; want %d", r.Version, err, v)
 	}
 }
