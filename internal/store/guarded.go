@@ -30,30 +30,21 @@ import (
 // The caller commits and then publishes the returned event. On error the
 // caller rolls back whatever this function wrote.
 func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Time) (Outcome, *Event, error) {
-	cur, creating, err := loadForWrite(ctx, q, d, m)
+	cur, creating, key, err := loadForWrite(ctx, q, d, m)
 	if err != nil {
 		return Outcome{}, nil, err
 	}
 
-	if m.Key != "" {
-		var fp, result string
-		var ver int64
-		err := q.QueryRowContext(ctx, d.Q(`SELECT fingerprint, result, version FROM idempotency_keys WHERE scope_type = ? AND scope_id = ? AND key = ?`),
-			m.scopeType(), m.ID, m.Key).Scan(&fp, &result, &ver)
-		switch {
-		case err == nil:
-			if fp != m.Fingerprint {
-				return Outcome{}, nil, &KeyReusedError{Key: m.Key}
-			}
-			out := Outcome{Result: json.RawMessage(result), Version: ver, Replayed: true}
-			err := q.QueryRowContext(ctx, d.Q(`SELECT cursor FROM events WHERE resource_type = ? AND resource_id = ? AND version = ?`), m.Type, m.ID, ver).Scan(&out.Cursor)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return Outcome{}, nil, err
-			}
-			return out, nil, nil
-		case !errors.Is(err, sql.ErrNoRows):
+	if key.found {
+		if key.fingerprint != m.Fingerprint {
+			return Outcome{}, nil, &KeyReusedError{Key: m.Key}
+		}
+		out := Outcome{Result: json.RawMessage(key.result), Version: key.version, Replayed: true}
+		err := q.QueryRowContext(ctx, d.Q(`SELECT cursor FROM events WHERE resource_type = ? AND resource_id = ? AND version = ?`), m.Type, m.ID, key.version).Scan(&out.Cursor)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return Outcome{}, nil, err
 		}
+		return out, nil, nil
 	}
 
 	if m.ExpectedVersion != 0 && m.ExpectedVersion != cur.Version {
@@ -159,37 +150,76 @@ func recordKey(ctx context.Context, q Querier, d Dialect, m Mutation, result jso
 	return nil
 }
 
+// storedKey is the committed use of a Mutation's idempotency key, if any.
+type storedKey struct {
+	found       bool
+	fingerprint string
+	result      string
+	version     int64
+}
+
+// lookupKey reads m's committed key. It runs after loadForWrite's lock, so
+// a key committed by the write that held the lock is seen.
+func lookupKey(ctx context.Context, q Querier, d Dialect, m Mutation) (storedKey, error) {
+	if m.Key == "" {
+		return storedKey{}, nil
+	}
+	k := storedKey{found: true}
+	err := q.QueryRowContext(ctx, d.Q(`SELECT fingerprint, result, version FROM idempotency_keys WHERE scope_type = ? AND scope_id = ? AND key = ?`),
+		m.scopeType(), m.ID, m.Key).Scan(&k.fingerprint, &k.result, &k.version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return storedKey{}, nil
+	}
+	return k, err
+}
+
 // loadForWrite locks and loads the resource, or returns m.Create's template
-// at version 1 (creating = true).
-func loadForWrite(ctx context.Context, q Querier, d Dialect, m Mutation) (r Resource, creating bool, err error) {
-	create := func() (Resource, bool, error) {
+// at version 1 (creating = true), and looks m's key up.
+//
+// The locking read is issued, but not read, before the key lookup: a
+// Querier that pipelines (PostgreSQL's) sends both in one round trip, in
+// that order, and the server runs the lookup (with its own snapshot) only
+// once the lock is granted. Elsewhere the two simply run one after the
+// other.
+func loadForWrite(ctx context.Context, q Querier, d Dialect, m Mutation) (r Resource, creating bool, key storedKey, err error) {
+	create := func() (Resource, bool, storedKey, error) {
 		r := *m.Create
 		r.Type, r.ID, r.Workspace, r.Version = m.Type, m.ID, m.Workspace, 1
-		return r, true, nil
+		return r, true, key, nil
 	}
-	if m.Create != nil && !m.CreateIfMissing {
+	var lock *sql.Row
+	if m.Create == nil || m.CreateIfMissing {
+		lock = q.QueryRowContext(ctx, d.Q(`SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`+d.ForUpdate),
+			m.Type, m.ID)
+	}
+	key, keyErr := lookupKey(ctx, q, d, m)
+	if lock == nil {
+		if keyErr != nil {
+			return Resource{}, false, storedKey{}, keyErr
+		}
 		return create()
 	}
 	r = Resource{Type: m.Type, ID: m.ID}
 	var approved int
 	var doc string
 	var us int64
-	err = q.QueryRowContext(ctx, d.Q(`SELECT workspace_id, owner_id, title, approved, version, doc, updated_us FROM resources WHERE type = ? AND id = ?`+d.ForUpdate),
-		m.Type, m.ID).Scan(&r.Workspace, &r.Owner, &r.Title, &approved, &r.Version, &doc, &us)
-	if errors.Is(err, sql.ErrNoRows) && m.Create != nil {
+	lockErr := lock.Scan(&r.Workspace, &r.Owner, &r.Title, &approved, &r.Version, &doc, &us)
+	missing := errors.Is(lockErr, sql.ErrNoRows)
+	switch {
+	case lockErr != nil && !missing:
+		return Resource{}, false, storedKey{}, lockErr // the lookup failed with it, or did not run
+	case keyErr != nil:
+		return Resource{}, false, storedKey{}, keyErr
+	case missing && m.Create != nil:
 		// A concurrent create of the same ID blocks on the primary key when
 		// it inserts, and fails once this one commits (PostgreSQL retries
 		// it, and the retry finds and locks this row).
 		return create()
-	}
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && r.Workspace != m.Workspace) {
-		return Resource{}, false, ErrNotFound // another workspace's row is not found, never forbidden
-	}
-	if err != nil {
-		return Resource{}, false, err
+	case missing || r.Workspace != m.Workspace:
+		return Resource{}, false, storedKey{}, ErrNotFound // another workspace's row is not found, never forbidden
 	}
 	r.Approved, r.Doc, r.UpdatedAt = approved != 0, json.RawMessage(doc), time.UnixMicro(us).UTC()
-	return r, false, nil
+	return r, false, key, nil
 }
 
 // txReader is the TxReader of one guarded write.

@@ -2,9 +2,11 @@
 // share one PostgreSQL database. Every guarded write is one read-committed
 // transaction around store.Guarded, which locks the Note/Room row (SELECT …
 // FOR UPDATE) before it looks the idempotency key up, so two nodes handling
-// the same key serialize and the second replays. A committed write sends
-// NOTIFY foundry_events in the same transaction; every node LISTENs on one
-// dedicated connection and rings its local hub, so a waiter on any node wakes.
+// the same key serialize and the second replays. The transaction is
+// pipelined (pipeline.go): a small edit costs three round trips. Every node
+// follows the event feed on one dedicated connection (follow.go), woken by
+// the other nodes' batched NOTIFY doorbells, and rings its local hub for
+// their writes, so a waiter on any node wakes.
 package postgres
 
 import (
@@ -15,8 +17,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"runtime/debug"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,20 +30,18 @@ import (
 	"foundry/internal/store"
 )
 
-// Channel is the LISTEN/NOTIFY channel; payloads are "<type>:<id>".
-const Channel = "foundry_events"
+// notifyChannel is the LISTEN/NOTIFY channel of the doorbells (follow.go);
+// payloads are "<type>:<id>".
+const notifyChannel = "foundry_events"
 
 const (
-	maxOpenConns = 16 // per node; plus one listener connection
+	maxOpenConns = 16 // per node; plus the follower's and the ringer's connections
 	// migrateLock serializes whole Migrate calls, and first-start bootstrap,
 	// across nodes. It must differ from the key Migrate itself takes per
 	// migration (7204301), which is taken on another connection while this
 	// one is held.
 	migrateLock = store.MigrationLock
-	// listenerCheck is how long the listener waits for a notification before
-	// it pings its connection, so a silently dead connection is noticed.
-	listenerCheck = 15 * time.Second
-	maxBackoff    = 5 * time.Second
+	maxBackoff  = 5 * time.Second
 	// Serialization failures and deadlocks are retried this many times.
 	maxRetries = 5
 )
@@ -66,22 +66,27 @@ var errPanic = errors.New("internal error: the write failed and was rolled back"
 type Store struct {
 	store.Base
 	db  *sql.DB
-	cfg *pgx.ConnConfig // the one parsed URL: the pool and the listener both use it
+	cfg *pgx.ConnConfig // the one parsed URL: the pool and the follower both use it
 
-	stop      context.CancelFunc // stops the listener
-	listening chan struct{}      // closed when the listener goroutine has exited
+	feed      *feed
+	bell      *bell
+	stop      context.CancelFunc // stops the follower and the ringer
+	following chan struct{}      // closed when the follower goroutine has exited
+	ringing   chan struct{}      // closed when the ringer goroutine has exited
+	ringerPID atomic.Uint32      // the ringer's backend, whose doorbells the follower ignores
 	closeOnce sync.Once
 	closeErr  error
 	pruner    *store.Pruner
 
-	wmu     sync.Mutex
-	waiting map[[2]string]int // resources with local waiters, to wake after a listener reconnect
+	// BenchmarkNotify only: each write sends NOTIFY in its transaction, as
+	// earlier releases did, instead of ringing the doorbell; or rings none.
+	notifyPerWrite, noBell bool
 }
 
 // Open connects to the database at url (a postgres:// URL or a key=value
 // connection string; runtime parameters such as search_path=… in it apply to
-// every connection, the listener's included), applies migrations and starts
-// listening for other nodes' writes.
+// every connection, the follower's included), applies migrations and starts
+// following the event feed for other nodes' writes.
 func Open(ctx context.Context, url string) (*Store, error) {
 	return OpenWith(ctx, url, Options{})
 }
@@ -92,6 +97,10 @@ type Options struct {
 	// often the background pruner runs (zero: the defaults of
 	// store.Retention). Every node prunes; pruning twice is harmless.
 	Retention store.Retention
+
+	// dial, if set, opens every connection of the pool (tests count round
+	// trips with it).
+	dial pgconn.DialFunc
 }
 
 // OpenWith is Open with options.
@@ -116,7 +125,13 @@ func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 		}
 	}
 
-	db := stdlib.OpenDB(*cfg)
+	// Every connection is pgx's stdlib one; a guarded write's transaction
+	// pipelines its statements over it (pipeline.go).
+	poolCfg := cfg.Copy()
+	if opts.dial != nil {
+		poolCfg.DialFunc = opts.dial
+	}
+	db := sql.OpenDB(connector{inner: stdlib.GetConnector(*poolCfg)})
 	db.SetMaxOpenConns(maxOpenConns)
 	db.SetMaxIdleConns(maxOpenConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
@@ -130,17 +145,24 @@ func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("postgres: migrate: %w", err)
 	}
 
-	// Listen before Open returns: a write committed by another node after
-	// Open must reach this node's waiters.
-	conn, err := listen(ctx, cfg)
+	// Find the feed's end before Open returns: a write committed by another
+	// node after Open must reach this node's waiters.
+	conn, err := followConn(ctx, cfg)
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("postgres: listen: %w", err)
+		return nil, fmt.Errorf("postgres: follow the event feed: %w", err)
+	}
+	hi, err := lastCursor(ctx, conn)
+	if err != nil {
+		closeConn(conn)
+		db.Close()
+		return nil, fmt.Errorf("postgres: follow the event feed: %w", err)
 	}
 	lctx, stop := context.WithCancel(context.Background())
-	s := &Store{db: db, cfg: cfg, stop: stop, listening: make(chan struct{}), waiting: map[[2]string]int{}}
+	s := &Store{db: db, cfg: cfg, feed: newFeed(hi), bell: newBell(), stop: stop, following: make(chan struct{}), ringing: make(chan struct{})}
 	s.Base = store.Base{R: db, D: store.Postgres, Hub: events.NewHub(), Tx: s.tx, Retention: opts.Retention}
-	go s.listener(lctx, conn)
+	go s.follower(lctx, conn)
+	go s.ringer(lctx)
 	s.pruner = s.StartPruner() // plain short transactions, one per batch
 	return s, nil
 }
@@ -170,22 +192,30 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return store.Migrate(ctx, db, store.Postgres)
 }
 
-// Guarded runs the guarded write in its own transaction, notifies every node
-// and rings the local hub. The store's errors (conflict, key reused, not
-// found, a refused Apply) pass through unchanged.
+// Guarded runs the guarded write in its own transaction, rings the local
+// hub and this node's doorbell; other nodes read the write from the event
+// feed (follow.go). The store's
+// errors (conflict, key reused, not found, a refused Apply) pass through
+// unchanged.
 func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, error) {
 	for attempt := 1; ; attempt++ {
 		var out store.Outcome
 		var ev *store.Event
-		err := s.run(ctx, func(tx *sql.Tx) error {
+		err := s.run(withPipeline(ctx), func(tx *sql.Tx) error {
 			var err error
 			out, ev, err = store.Guarded(ctx, tx, store.Postgres, m, time.Now())
 			if err != nil || ev == nil {
 				return err
 			}
-			_, err = tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, Channel, ev.Type+":"+ev.ID)
+			s.feed.mark(ev.Cursor) // this node rings its own hub below
+			if s.notifyPerWrite {
+				_, err = tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, notifyChannel, ev.Type+":"+ev.ID)
+			}
 			return err
 		})
+		if err != nil && ev != nil {
+			s.feed.unmark(ev.Cursor)
+		}
 		if err != nil {
 			if attempt <= maxRetries && retryable(err, attempt, m.CreateIfMissing) && ctx.Err() == nil {
 				if err := sleep(ctx, time.Duration(attempt)*time.Duration(1+rand.IntN(10))*time.Millisecond); err != nil {
@@ -197,6 +227,9 @@ func (s *Store) Guarded(ctx context.Context, m store.Mutation) (store.Outcome, e
 		}
 		if ev != nil {
 			s.Hub.Notify(ev.Type, ev.ID)
+			if !s.notifyPerWrite && !s.noBell {
+				s.bell.add(ev.Type, ev.ID)
+			}
 		}
 		return out, nil
 	}
@@ -279,101 +312,6 @@ func (s *Store) run(ctx context.Context, fn func(tx *sql.Tx) error) (err error) 
 	return tx.Commit()
 }
 
-// Wait is Base's Wait, plus a record of which resources have local waiters,
-// so that a listener reconnect can wake them for writes it may have missed.
-func (s *Store) Wait(typ, id string) (<-chan struct{}, func()) {
-	ch, stop := s.Hub.Wait(typ, id)
-	k := [2]string{typ, id}
-	s.wmu.Lock()
-	s.waiting[k]++
-	s.wmu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			stop()
-			s.wmu.Lock()
-			if s.waiting[k]--; s.waiting[k] <= 0 {
-				delete(s.waiting, k)
-			}
-			s.wmu.Unlock()
-		})
-	}
-}
-
-// wakeAll wakes every local waiter: used after the listener reconnects,
-// since notifications sent while it was away are lost. Waiters re-read the
-// event feed when woken, so a wake without a write costs one read.
-func (s *Store) wakeAll() {
-	s.wmu.Lock()
-	keys := make([][2]string, 0, len(s.waiting))
-	for k := range s.waiting {
-		keys = append(keys, k)
-	}
-	s.wmu.Unlock()
-	for _, k := range keys {
-		s.Hub.Notify(k[0], k[1])
-	}
-}
-
-// listen opens the dedicated listener connection.
-func listen(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
-	if err != nil {
-		return nil, err
-	}
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{Channel}.Sanitize()); err != nil {
-		conn.Close(context.Background())
-		return nil, err
-	}
-	return conn, nil
-}
-
-// listener rings the local hub for every notification, until ctx ends. On a
-// connection error it reconnects with backoff, then wakes every local waiter.
-func (s *Store) listener(ctx context.Context, conn *pgx.Conn) {
-	defer close(s.listening)
-	backoff := 50 * time.Millisecond
-	for {
-		if conn == nil {
-			c, err := listen(ctx, s.cfg)
-			if err != nil {
-				if ctx.Err() != nil || sleep(ctx, backoff+time.Duration(rand.Int64N(int64(backoff)))) != nil {
-					return
-				}
-				backoff = min(2*backoff, maxBackoff)
-				continue
-			}
-			conn, backoff = c, 50*time.Millisecond
-			s.wakeAll()
-		}
-		wctx, cancel := context.WithTimeout(ctx, listenerCheck)
-		n, err := conn.WaitForNotification(wctx)
-		cancel()
-		if n != nil {
-			if typ, id, ok := strings.Cut(n.Payload, ":"); ok {
-				s.Hub.Notify(typ, id)
-			}
-		}
-		switch {
-		case err == nil:
-			continue
-		case ctx.Err() != nil:
-			closeConn(conn)
-			return
-		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
-			// Quiet for a while: make sure the connection is still alive.
-			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			err = conn.Ping(pctx)
-			cancel()
-			if err == nil {
-				continue
-			}
-		}
-		closeConn(conn)
-		conn = nil
-	}
-}
-
 func closeConn(c *pgx.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -391,12 +329,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Close stops the listener, waits for it, and closes the pool.
+// Close stops the follower and the ringer, waits for them, and closes the
+// pool.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.pruner.Stop()
 		s.stop()
-		<-s.listening
+		<-s.following
+		<-s.ringing
 		s.closeErr = s.db.Close()
 	})
 	return s.closeErr

@@ -170,9 +170,10 @@ func TestNotifyReachesOtherNode(t *testing.T) {
 	}
 }
 
-// A listener whose connection is killed reconnects, wakes its waiters (it
-// may have missed their writes), and hears other nodes' writes again.
-func TestListenerReconnects(t *testing.T) {
+// A follower whose connection is killed reconnects and goes on from where
+// it was: a write made meanwhile on another node still wakes its waiters,
+// and later writes do too.
+func TestFollowerReconnects(t *testing.T) {
 	u, schema := freshSchema(t)
 	appName := strings.ReplaceAll(schema, "foundry_test_", "ft-")
 	ua, err := url.Parse(u)
@@ -186,8 +187,8 @@ func TestListenerReconnects(t *testing.T) {
 	ws := storetest.Seed(t, b)
 	id := storetest.Create(t, b, ws)
 
-	// Let node A hear the create first, so that nothing but the reconnect
-	// can wake the waiter below.
+	// Let node A hear the create first, so that nothing but the write
+	// below can wake the waiter.
 	settled, stopSettled := a.Wait(store.TypeNote, id)
 	if _, err := b.Guarded(context.Background(), storetest.AppendLine(ws, id, "key-settle", 1, "s")); err != nil {
 		t.Fatal(err)
@@ -198,7 +199,7 @@ func TestListenerReconnects(t *testing.T) {
 		t.Fatal("node A did not hear node B's write")
 	}
 	stopSettled()
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(2 * postgres.FollowInterval)
 
 	early, stopEarly := a.Wait(store.TypeNote, id)
 	defer stopEarly()
@@ -217,12 +218,20 @@ func TestListenerReconnects(t *testing.T) {
 	}
 	select {
 	case <-early:
+		t.Fatal("the waiter woke without a write")
+	case <-time.After(3 * postgres.FollowInterval):
+	}
+	if _, err := b.Guarded(context.Background(), storetest.AppendLine(ws, id, "key-while-down", 2, "d")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-early:
 	case <-time.After(5 * time.Second):
-		t.Fatal("a waiter was not woken after the listener reconnected")
+		t.Fatal("a write on node B after node A's follower was killed never woke A's waiter")
 	}
 
 	deadline := time.Now().Add(10 * time.Second)
-	for v := int64(2); ; v++ {
+	for v := int64(3); ; v++ {
 		wake, stop := a.Wait(store.TypeNote, id)
 		if _, err := b.Guarded(context.Background(), storetest.AppendLine(ws, id, fmt.Sprintf("key-reconnect-%d", v), v, "r")); err != nil {
 			t.Fatal(err)
@@ -235,7 +244,7 @@ func TestListenerReconnects(t *testing.T) {
 		}
 		stop()
 		if time.Now().After(deadline) {
-			t.Fatal("node A never heard node B again after its listener was killed")
+			t.Fatal("node A never heard node B again after its follower was killed")
 		}
 	}
 }
@@ -247,3 +256,88 @@ func TestBadURL(t *testing.T) {
 }
 
 // The helpers below mirror storetest's (which are unexported).
+
+// Cursors are taken in insert order but committed in commit order: an
+// event that commits after a newer one was seen still wakes its waiters.
+func TestFollowerSeesLateCommits(t *testing.T) {
+	u, _ := freshSchema(t)
+	a, b := open(t, u), open(t, u)
+	ws := storetest.Seed(t, b)
+	late, early := storetest.Create(t, b, ws), storetest.Create(t, b, ws)
+	time.Sleep(2 * postgres.FollowInterval)
+
+	ctx := context.Background()
+	slow, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close(ctx)
+	tx, err := slow.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	// A write that has taken its cursor and not committed yet.
+	var c int64
+	if err := tx.QueryRow(ctx, `INSERT INTO events (workspace_id, resource_type, resource_id, kind, version, at_us) VALUES ($1, 'note', $2, 'edited', 2, 0) RETURNING cursor`, ws, late).Scan(&c); err != nil {
+		t.Fatal(err)
+	}
+	lateWake, stopLate := a.Wait(store.TypeNote, late)
+	defer stopLate()
+	earlyWake, stopEarly := a.Wait(store.TypeNote, early)
+	defer stopEarly()
+	out, err := b.Guarded(ctx, storetest.AppendLine(ws, early, "key-early", 1, "e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Cursor <= c {
+		t.Fatalf("the committed write's cursor %d is not after the open one's %d", out.Cursor, c)
+	}
+	select {
+	case <-earlyWake:
+	case <-time.After(2 * time.Second):
+		t.Fatal("node A did not hear the newer write")
+	}
+	time.Sleep(2 * postgres.FollowInterval) // A has read past the open cursor
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-lateWake:
+	case <-time.After(2 * time.Second):
+		t.Fatalf("node A never heard of cursor %d, committed after cursor %d was seen", c, out.Cursor)
+	}
+}
+
+// A node rings a doorbell after its writes, naming each resource written
+// ("<type>:<id>" on foundry_events, as earlier releases' listeners expect),
+// outside the writes' transactions.
+func TestDoorbellNamesTheWrite(t *testing.T) {
+	u, _ := freshSchema(t)
+	s := open(t, u)
+	ws := storetest.Seed(t, s)
+	id := storetest.Create(t, s, ws)
+	ctx := context.Background()
+	l, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	if _, err := l.Exec(ctx, `LISTEN foundry_events`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Guarded(ctx, storetest.AppendLine(ws, id, "key-bell", 1, "b")); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for {
+		n, err := l.WaitForNotification(wctx)
+		if err != nil {
+			t.Fatalf("no doorbell naming note:%s within 5 s: %v", id, err)
+		}
+		if n.Payload == "note:"+id {
+			return
+		}
+	}
+}
