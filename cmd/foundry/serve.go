@@ -45,7 +45,7 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 	readOnly := fs.Bool("read-only", false, "serve only read tools over MCP")
 	origins := fs.String("allowed-origins", "", "extra browser origins allowed to call /mcp, comma-separated, each like https://app.example.com")
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target (GOGC); a higher value trades memory for less CPU per MCP call; -1 keeps the runtime default")
-	memLimit := fs.String("memory-limit", "1GiB", "soft memory cap for the Go runtime (GOMEMLIMIT), so a high --gc-percent stays bounded")
+	memLimit := fs.String("memory-limit", "256MiB", "soft memory cap for the Go runtime (GOMEMLIMIT), so a high --gc-percent stays bounded")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	waitersPerToken := fs.Int("max-waiters-per-token", 8, "concurrent long polls (event polls that wait) and subscription streams one token may hold, each")
 	waitersPerNode := fs.Int("max-waiters-per-node", 1024, "concurrent long polls and subscription streams this server holds, each")

@@ -30,7 +30,7 @@ import (
 //
 // Fairness:
 //   - GC: `foundry serve` raises the GC target at start (SetGCPercent(400),
-//     GOMEMLIMIT 1GiB) because the SDK allocates ~0.5 MB per stateless
+//     GOMEMLIMIT 256MiB) because the SDK allocates ~0.5 MB per stateless
 //     request. benchGC does the same at the start of each top-level
 //     benchmark here, so it holds for Foundry AND the bare SDK alike.
 //   - CPU: server-cpu-µs/call is the process's CPU time (getrusage
@@ -58,7 +58,7 @@ func benchGC(b *testing.B) {
 		b.Cleanup(func() { debug.SetGCPercent(old) })
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		old := debug.SetMemoryLimit(1 << 30)
+		old := debug.SetMemoryLimit(256 << 20)
 		b.Cleanup(func() { debug.SetMemoryLimit(old) })
 	}
 }
