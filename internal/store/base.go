@@ -89,9 +89,29 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 		query += ` AND approved = 1`
 	}
 	if q.Query != "" {
-		query += ` AND LOWER(title) LIKE ? ESCAPE '\'`
-		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(q.Query))
-		args = append(args, "%"+esc+"%")
+		// See titlematch.go: the same test on every path, an index only
+		// narrows the rows it reads.
+		m := newTitleMatch(q.Query)
+		if m.none {
+			return nil, nil
+		}
+		switch {
+		case b.D.Name == "postgres" && m.indexed():
+			query += ` AND title ~ ?`
+			args = append(args, m.regex())
+		case b.D.Name == "postgres":
+			// Too short for the trigram index: scanning in ID order stops
+			// at the limit, which a full index scan would not.
+			query += ` AND (title || '') ~ ?`
+			args = append(args, m.regex())
+		default:
+			query += ` AND title GLOB ?`
+			args = append(args, m.glob())
+			if fts := m.fts(); fts != "" {
+				query += ` AND id IN (SELECT k.id FROM resource_titles JOIN resource_title_keys k ON k.rid = resource_titles.rowid WHERE resource_titles MATCH ? AND k.type = ?)`
+				args = append(args, fts, q.Type)
+			}
+		}
 	}
 	if q.IDs != nil {
 		query += ` AND id IN (?` + strings.Repeat(`, ?`, len(q.IDs)-1) + `)`
