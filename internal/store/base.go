@@ -83,40 +83,59 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 	if q.WithDoc {
 		cols += `, doc`
 	}
-	query := `SELECT ` + cols + ` FROM resources WHERE workspace_id = ? AND type = ? AND id > ?`
-	args := []any{q.Workspace, q.Type, q.AfterID}
-	if q.ApprovedOnly {
-		query += ` AND approved = 1`
+	// scope is the rows of the list, the title query aside, that come
+	// after the ID that after (SQL) names; its arguments come in order.
+	scope := func(after string, afterArgs ...any) (string, []any) {
+		where := `workspace_id = ? AND type = ? AND id > ` + after
+		args := append([]any{q.Workspace, q.Type}, afterArgs...)
+		if q.ApprovedOnly {
+			where += ` AND approved = 1`
+		}
+		if q.IDs != nil {
+			where += ` AND id IN (?` + strings.Repeat(`, ?`, len(q.IDs)-1) + `)`
+			for _, id := range q.IDs {
+				args = append(args, id)
+			}
+		}
+		return where, args
 	}
+	where, args := scope(`?`, q.AfterID)
+	query := `SELECT ` + cols + ` FROM resources WHERE ` + where
 	if q.Query != "" {
-		// See titlematch.go: the same test on every path, an index only
-		// narrows the rows it reads.
+		// See titlematch.go: every path runs the same test (match); an
+		// index only narrows the rows it is run on.
 		m := newTitleMatch(q.Query)
 		if m.none {
 			return nil, nil
 		}
-		switch {
-		case b.D.Name == "postgres" && m.indexed():
-			query += ` AND title ~ ?`
-			args = append(args, m.regex())
-		case b.D.Name == "postgres":
-			// Too short for the trigram index: scanning in ID order stops
-			// at the limit, which a full index scan would not.
-			query += ` AND (title || '') ~ ?`
-			args = append(args, m.regex())
-		default:
-			query += ` AND title GLOB ?`
-			args = append(args, m.glob())
-			if fts := m.fts(); fts != "" {
-				query += ` AND id IN (SELECT k.id FROM resource_titles JOIN resource_title_keys k ON k.rid = resource_titles.rowid WHERE resource_titles MATCH ? AND k.type = ?)`
-				args = append(args, fts, q.Type)
-			}
+		match, pattern := `title GLOB ?`, m.glob()
+		if b.D.Name == "postgres" {
+			match, pattern = `title ~ ?`, m.regex()
 		}
-	}
-	if q.IDs != nil {
-		query += ` AND id IN (?` + strings.Repeat(`, ?`, len(q.IDs)-1) + `)`
-		for _, id := range q.IDs {
-			args = append(args, id)
+		if narrow, narrowArgs, ok := b.titleNarrow(m, q.Type); ok {
+			// A query many titles match is answered by the first rows in
+			// ID order, one few match by the index: the statement tests a
+			// prefix of the rows (titlePrefix times the limit) and only if
+			// the prefix is full and has too few matches asks the index for
+			// the matches after it. One statement, so one snapshot.
+			prefix := max(titlePrefix*q.Limit, 1)
+			mw, ma := scope(`(SELECT MAX(id) FROM prefix)`)
+			query = `WITH prefix AS MATERIALIZED (SELECT id, ` + match + ` AS hit FROM resources WHERE ` + where + ` ORDER BY id LIMIT ?),
+				more AS MATERIALIZED (SELECT id FROM resources WHERE ` + mw + ` AND ` + match + narrow + `
+					AND (SELECT COUNT(*) FROM prefix) = ? AND (SELECT COUNT(*) FROM prefix WHERE hit) < ?)
+				SELECT ` + cols + ` FROM resources WHERE type = ? AND ` + b.D.inIDs(`SELECT id FROM prefix WHERE hit UNION ALL SELECT id FROM more`)
+			args = append(append([]any{pattern}, args...), prefix)
+			args = append(append(append(args, ma...), pattern), narrowArgs...)
+			args = append(args, prefix, q.Limit, q.Type)
+		} else {
+			// Nothing narrows it: test the rows in ID order up to the
+			// limit. ("|| ''" keeps PostgreSQL from a full scan of its
+			// trigram index, which knows nothing of so short a query.)
+			if b.D.Name == "postgres" {
+				match = `(title || '') ~ ?`
+			}
+			query += ` AND ` + match
+			args = append(args, pattern)
 		}
 	}
 	query += ` ORDER BY id LIMIT ?`

@@ -91,6 +91,40 @@ func (m titleMatch) regex() string {
 	return b.String()
 }
 
+// titlePrefix is how many rows per row of the limit a title query tests in
+// ID order before it asks the index: a query that many titles match is
+// answered from them, without reading every match from the index.
+const titlePrefix = 2
+
+// titleNarrow is the SQL (" AND …") and arguments that narrow the rows a
+// title query tests to those the index says may match; ok is false when no
+// index can: the query is too short for it. On PostgreSQL the trigram index
+// is used by the match itself, when the database has one, so there is no
+// SQL to add.
+func (b *Base) titleNarrow(m titleMatch, typ string) (sql string, args []any, ok bool) {
+	if !m.indexed() {
+		return "", nil, false
+	}
+	if b.D.Name == "postgres" {
+		return "", nil, true
+	}
+	fts := m.fts()
+	if fts == "" {
+		return "", nil, false
+	}
+	return ` AND id IN (SELECT k.id FROM resource_titles JOIN resource_title_keys k ON k.rid = resource_titles.rowid WHERE resource_titles MATCH ? AND k.type = ?)`, []any{fts, typ}, true
+}
+
+// inIDs is "id is one of the IDs the subquery gives", written so that the
+// planner looks each one up by primary key (PostgreSQL's generic plan
+// would otherwise merge-join them against every row of the type).
+func (d Dialect) inIDs(subquery string) string {
+	if d.Name == "postgres" {
+		return `id = ANY(ARRAY(` + subquery + `))`
+	}
+	return `id IN (` + subquery + `)`
+}
+
 // indexed reports whether an index can narrow this query.
 func (m titleMatch) indexed() bool { return len(m.classes) >= minIndexedRunes }
 
