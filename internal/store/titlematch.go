@@ -129,25 +129,26 @@ func (d Dialect) inIDs(subquery string) string {
 func (m titleMatch) indexed() bool { return len(m.classes) >= minIndexedRunes }
 
 // Bounds on the FTS5 query of one title query: how many of its trigram
-// windows are looked up, and how many spellings one window may have.
+// windows are looked up (each costs a lookup in every segment of the
+// index, and the GLOB after it decides anyway), and how many spellings one
+// window may have.
 const (
-	maxFTSWindows   = 8
+	maxFTSWindows   = 3
 	maxFTSSpellings = 64
 )
 
 // fts is an FTS5 query for resource_titles (trigram, case_sensitive 0)
 // that every title the query matches satisfies, or "" when there is none
-// worth running. FTS5 folds ASCII case itself; for every other rune each
-// spelling the class allows is looked up, since FTS5's folding is not
-// unicode.ToLower. A query whose runes need no spelling of their own is one
-// phrase (the trigrams in order); otherwise each of up to maxFTSWindows
-// windows of three runes must be present in one of its spellings.
+// worth running: up to maxFTSWindows windows of three runes, spread over
+// the query (first and last included), each present in one of its
+// spellings. FTS5 folds ASCII case itself; every other rune is looked up
+// in each spelling its class allows, since FTS5's folding is not
+// unicode.ToLower.
 func (m titleMatch) fts() string {
 	if !m.indexed() {
 		return ""
 	}
 	spell := make([][]rune, len(m.classes))
-	simple := true
 	for i, c := range m.classes {
 		// The lower-case rune, plus every non-ASCII spelling.
 		s := []rune{unicode.ToLower(c[0])}
@@ -157,19 +158,10 @@ func (m titleMatch) fts() string {
 			}
 		}
 		spell[i] = s
-		simple = simple && len(s) == 1
-	}
-	if simple {
-		var b strings.Builder
-		for _, s := range spell {
-			b.WriteRune(s[0])
-		}
-		return ftsString(b.String())
 	}
 	n := len(spell) - 2 // windows
-	starts := make([]int, 0, maxFTSWindows)
+	var starts []int
 	for i := 0; i < maxFTSWindows && i < n; i++ {
-		// Spread over the query, first and last window included.
 		if n <= maxFTSWindows {
 			starts = append(starts, i)
 		} else {
@@ -190,7 +182,11 @@ func (m titleMatch) fts() string {
 				}
 			}
 		}
-		groups = append(groups, "("+strings.Join(terms, " OR ")+")")
+		if len(terms) == 1 {
+			groups = append(groups, terms[0])
+		} else {
+			groups = append(groups, "("+strings.Join(terms, " OR ")+")")
+		}
 	}
 	return strings.Join(groups, " AND ")
 }
