@@ -112,21 +112,27 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 		if b.D.Name == "postgres" {
 			match, pattern = `title ~ ?`, m.regex()
 		}
-		if narrow, narrowArgs, ok := b.titleNarrow(m, q.Type); ok {
-			// A query many titles match is answered by the first rows in
-			// ID order, one few match by the index: the statement tests a
-			// prefix of the rows (titlePrefix times the limit) and only if
-			// the prefix is full and has too few matches asks the index for
-			// the matches after it. One statement, so one snapshot.
-			prefix := max(titlePrefix*q.Limit, 1)
-			mw, ma := scope(`(SELECT MAX(id) FROM prefix)`)
-			query = `WITH prefix AS MATERIALIZED (SELECT id, ` + match + ` AS hit FROM resources WHERE ` + where + ` ORDER BY id LIMIT ?),
-				more AS MATERIALIZED (SELECT id FROM resources WHERE ` + mw + ` AND ` + match + narrow + `
-					AND (SELECT COUNT(*) FROM prefix) = ? AND (SELECT COUNT(*) FROM prefix WHERE hit) < ?)
-				SELECT ` + cols + ` FROM resources WHERE type = ? AND ` + b.D.inIDs(`SELECT id FROM prefix WHERE hit UNION ALL SELECT id FROM more`)
-			args = append(append([]any{pattern}, args...), prefix)
-			args = append(append(append(args, ma...), pattern), narrowArgs...)
-			args = append(args, prefix, q.Limit, q.Type)
+		bound := max(titleCandidates*q.Limit, 1)
+		if cand, candArgs, ok := b.titleCandidates(m, q.Type, bound); ok {
+			// The index names the titles that may match (cand), up to a
+			// bound: if it names fewer, the rows it names are tested
+			// (sparse); if it has that many, the query is one many titles
+			// match, and testing the rows in ID order up to the limit costs
+			// less than reading every match from the index (dense). Which
+			// branch runs is each one's LIMIT (0 for the other), which both
+			// databases evaluate once, before reading a row. One statement,
+			// so one snapshot.
+			query = `WITH ` + cand + `,
+				sparse AS MATERIALIZED (SELECT id FROM resources WHERE ` + where + ` AND ` + match + ` AND ` + b.D.inIDs(`SELECT id FROM cand`) + `
+					LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) < ? THEN ? ELSE 0 END),
+				dense AS MATERIALIZED (SELECT id FROM resources WHERE ` + where + ` AND ` + match + `
+					ORDER BY id LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) >= ? THEN ? ELSE 0 END)
+				SELECT ` + cols + ` FROM resources WHERE type = ? AND ` + b.D.inIDs(`SELECT id FROM sparse UNION ALL SELECT id FROM dense`)
+			scopeArgs := args
+			args = append([]any{}, candArgs...)
+			args = append(append(append(args, scopeArgs...), pattern), bound, bound)
+			args = append(append(append(args, scopeArgs...), pattern), bound, q.Limit)
+			args = append(args, q.Type)
 		} else {
 			// Nothing narrows it: test the rows in ID order up to the
 			// limit. ("|| ''" keeps PostgreSQL from a full scan of its

@@ -91,28 +91,32 @@ func (m titleMatch) regex() string {
 	return b.String()
 }
 
-// titlePrefix is how many rows per row of the limit a title query tests in
-// ID order before it asks the index: a query that many titles match is
-// answered from them, without reading every match from the index.
-const titlePrefix = 2
+// titleCandidates is how many candidates per row of the limit a title
+// query reads from the index before it takes the query for one that many
+// titles match (see Base.List).
+const titleCandidates = 4
 
-// titleNarrow is the SQL (" AND …") and arguments that narrow the rows a
-// title query tests to those the index says may match; ok is false when no
-// index can: the query is too short for it. On PostgreSQL the trigram index
-// is used by the match itself, when the database has one, so there is no
-// SQL to add.
-func (b *Base) titleNarrow(m titleMatch, typ string) (sql string, args []any, ok bool) {
+// titleCandidates is the common table expression cand: the IDs of at most
+// bound resources of type typ whose titles may match m, as the index says,
+// with its arguments; ok is false when no index can tell (the query is too
+// short for one). On PostgreSQL the trigram index serves the match itself,
+// when the database has one (without it the same query scans); the match
+// is planned apart from the bound, or a cached statement's generic plan
+// takes the bound for a reason to scan the table until it has that many.
+func (b *Base) titleCandidates(m titleMatch, typ string, bound int) (cte string, args []any, ok bool) {
 	if !m.indexed() {
 		return "", nil, false
 	}
 	if b.D.Name == "postgres" {
-		return "", nil, true
+		return `cand_all AS MATERIALIZED (SELECT id FROM resources WHERE title ~ ?),
+			cand AS MATERIALIZED (SELECT id FROM cand_all LIMIT ?)`, []any{m.regex(), bound}, true
 	}
 	fts := m.fts()
 	if fts == "" {
 		return "", nil, false
 	}
-	return ` AND id IN (SELECT k.id FROM resource_titles JOIN resource_title_keys k ON k.rid = resource_titles.rowid WHERE resource_titles MATCH ? AND k.type = ?)`, []any{fts, typ}, true
+	return `cand AS MATERIALIZED (SELECT k.id FROM resource_titles JOIN resource_title_keys k ON k.rid = resource_titles.rowid
+			WHERE resource_titles MATCH ? AND k.type = ? LIMIT ?)`, []any{fts, typ, bound}, true
 }
 
 // inIDs is "id is one of the IDs the subquery gives", written so that the
