@@ -108,7 +108,10 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 		if m.none {
 			return nil, nil
 		}
-		match, pattern := `title GLOB ?`, m.glob()
+		// (SQLite recompiles a statement on every call whose GLOB pattern
+		// is a bare parameter, in case its LIKE optimization applies: the
+		// pattern is "? || ''".)
+		match, pattern := `title GLOB (? || '')`, m.glob()
 		if b.D.Name == "postgres" {
 			match, pattern = `title ~ ?`, m.regex()
 		}
