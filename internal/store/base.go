@@ -85,25 +85,84 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 	if q.WithDoc {
 		cols += `, doc`
 	}
-	query := `SELECT ` + cols + ` FROM resources WHERE workspace_id = ? AND type = ? AND id > ?`
-	args := []any{q.Workspace, q.Type, q.AfterID}
-	if q.ApprovedOnly {
-		query += ` AND approved = 1`
+	// scope is the rows of the list, the title query aside, that come
+	// after the ID that after (SQL) names; its arguments come in order.
+	scope := func(after string, afterArgs ...any) (string, []any) {
+		where := `workspace_id = ? AND type = ? AND id > ` + after
+		args := append([]any{q.Workspace, q.Type}, afterArgs...)
+		if q.ApprovedOnly {
+			where += ` AND approved = 1`
+		}
+		if q.IDs != nil {
+			where += ` AND id IN (?` + strings.Repeat(`, ?`, len(q.IDs)-1) + `)`
+			for _, id := range q.IDs {
+				args = append(args, id)
+			}
+		}
+		return where, args
 	}
+	where, args := scope(`?`, q.AfterID)
+	query := `SELECT ` + cols + ` FROM resources WHERE ` + where
 	if q.Query != "" {
-		query += ` AND LOWER(title) LIKE ? ESCAPE '\'`
-		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(q.Query))
-		args = append(args, "%"+esc+"%")
-	}
-	if q.IDs != nil {
-		query += ` AND id IN (?` + strings.Repeat(`, ?`, len(q.IDs)-1) + `)`
-		for _, id := range q.IDs {
-			args = append(args, id)
+		// See titlematch.go: every path runs the same test (match); an
+		// index only narrows the rows it is run on.
+		m := newTitleMatch(q.Query)
+		if m.none {
+			return nil, nil
+		}
+		// (SQLite recompiles a statement on every call whose GLOB pattern
+		// is a bare parameter, in case its LIKE optimization applies: the
+		// pattern is "? || ''".)
+		match, pattern := `title GLOB (? || '')`, m.glob()
+		if b.D.Name == "postgres" {
+			match, pattern = `title ~ ?`, m.regex()
+		}
+		bound := max(titleCandidates*q.Limit, 1)
+		if cand, candArgs, ok := b.titleCandidates(m, q.Type, bound); ok {
+			// The index names the titles that may match (cand), up to a
+			// bound: if it names fewer, the rows it names are tested
+			// (sparse); if it has that many, the query is one many titles
+			// match, and testing the rows in ID order up to the limit costs
+			// less than reading every match from the index (dense). Which
+			// branch runs is each one's LIMIT (0 for the other), which both
+			// databases evaluate once, before reading a row. One statement,
+			// so one snapshot.
+			query = `WITH ` + cand + `,
+				sparse AS MATERIALIZED (SELECT id FROM resources WHERE ` + where + ` AND ` + match + ` AND ` + b.D.inIDs(`SELECT id FROM cand`) + `
+					LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) < ? THEN ? ELSE 0 END),
+				dense AS MATERIALIZED (SELECT id FROM resources WHERE ` + where + ` AND ` + match + `
+					ORDER BY id LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) >= ? THEN ? ELSE 0 END)
+				SELECT ` + cols + ` FROM resources WHERE type = ? AND ` + b.D.inIDs(`SELECT id FROM sparse UNION ALL SELECT id FROM dense`)
+			scopeArgs := args
+			args = append([]any{}, candArgs...)
+			args = append(append(append(args, scopeArgs...), pattern), bound, bound)
+			args = append(append(append(args, scopeArgs...), pattern), bound, q.Limit)
+			args = append(args, q.Type)
+		} else {
+			// Nothing narrows it: test the rows in ID order up to the
+			// limit. ("|| ''" keeps PostgreSQL from a full scan of its
+			// trigram index, which knows nothing of so short a query.)
+			if b.D.Name == "postgres" {
+				match = `(title || '') ~ ?`
+			}
+			query += ` AND ` + match
+			args = append(args, pattern)
 		}
 	}
 	query += ` ORDER BY id LIMIT ?`
 	args = append(args, q.Limit)
-	rows, err := b.R.QueryContext(ctx, b.D.Q(query), args...)
+	var rows *sql.Rows
+	var err error
+	if q.IDs == nil {
+		// A few shapes serve every call: prepared once (a title query's
+		// statement takes longer to plan than to run).
+		var st *sql.Stmt
+		if st, err = b.hot(ctx, query); err == nil {
+			rows, err = st.QueryContext(ctx, args...)
+		}
+	} else {
+		rows, err = b.R.QueryContext(ctx, b.D.Q(query), args...)
+	}
 	if err != nil {
 		return nil, err
 	}

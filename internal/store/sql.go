@@ -27,6 +27,11 @@ type Dialect struct {
 	BootstrapLock []string
 	// docName extracts the JSON string "name" from the text column doc.
 	docName string
+	// titleIndex is the migration that indexes resources.title for title
+	// queries (see titlematch.go). PostgreSQL has none: its index needs
+	// pg_trgm, which a database may refuse, so each start tries to make it
+	// (postgres.ensureTitleIndex) and queries work the same without it.
+	titleIndex string
 }
 
 // MigrationLock is the PostgreSQL advisory lock key that whole migrations
@@ -34,7 +39,7 @@ type Dialect struct {
 const MigrationLock = 7204302
 
 var (
-	SQLite   = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`}
+	SQLite   = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`, titleIndex: sqliteTitleIndex}
 	Postgres = Dialect{Name: "postgres", dollar: true, ForUpdate: " FOR UPDATE",
 		BootstrapLock: []string{`SET LOCAL lock_timeout = 0`, `SET LOCAL statement_timeout = 0`,
 			`SELECT pg_advisory_xact_lock(` + strconv.Itoa(MigrationLock) + `)`},
@@ -195,7 +200,48 @@ var migrations = []string{
 		PRIMARY KEY (type, id, key, version)
 	){{without_rowid}};
 	ALTER TABLE resource_versions ADD COLUMN change_bytes BIGINT NOT NULL DEFAULT 0`,
+
+	// Title queries use an index (SQLite: FTS5 trigrams, kept in step with
+	// resources.title by triggers). Idempotent.
+	`{{title_index}}`,
 }
+
+// sqliteTitleIndex indexes every resource's title in the FTS5 table
+// resource_titles (trigram tokenizer, so any substring of three or more
+// characters is found by its trigrams). Its rowid is the rid of
+// resource_title_keys, a plain table with an INTEGER PRIMARY KEY (stable
+// under VACUUM, unlike the rowid of resources). Triggers on resources keep
+// both in step in the writing transaction; an update that leaves the title
+// as it was touches neither. Running it again rebuilds the index.
+const sqliteTitleIndex = `CREATE TABLE IF NOT EXISTS resource_title_keys (
+		rid INTEGER PRIMARY KEY,
+		type TEXT NOT NULL,
+		id TEXT NOT NULL,
+		UNIQUE (type, id)
+	);
+	CREATE VIRTUAL TABLE IF NOT EXISTS resource_titles USING fts5(title, tokenize = 'trigram case_sensitive 0');
+	DELETE FROM resource_title_keys WHERE NOT EXISTS (SELECT 1 FROM resources r WHERE r.type = resource_title_keys.type AND r.id = resource_title_keys.id);
+	INSERT OR IGNORE INTO resource_title_keys (type, id) SELECT type, id FROM resources;
+	DELETE FROM resource_titles;
+	INSERT INTO resource_titles (rowid, title) SELECT k.rid, r.title FROM resource_title_keys k JOIN resources r ON r.type = k.type AND r.id = k.id;
+	DROP TRIGGER IF EXISTS resource_titles_insert;
+	DROP TRIGGER IF EXISTS resource_titles_update;
+	DROP TRIGGER IF EXISTS resource_titles_delete;
+	CREATE TRIGGER resource_titles_insert AFTER INSERT ON resources BEGIN
+		INSERT OR IGNORE INTO resource_title_keys (type, id) VALUES (new.type, new.id);
+		INSERT OR REPLACE INTO resource_titles (rowid, title) SELECT rid, new.title FROM resource_title_keys WHERE type = new.type AND id = new.id;
+	END;
+	CREATE TRIGGER resource_titles_update AFTER UPDATE OF type, id, title ON resources
+		WHEN old.title IS NOT new.title OR old.type IS NOT new.type OR old.id IS NOT new.id BEGIN
+		DELETE FROM resource_titles WHERE rowid = (SELECT rid FROM resource_title_keys WHERE type = old.type AND id = old.id);
+		DELETE FROM resource_title_keys WHERE type = old.type AND id = old.id;
+		INSERT OR IGNORE INTO resource_title_keys (type, id) VALUES (new.type, new.id);
+		INSERT OR REPLACE INTO resource_titles (rowid, title) SELECT rid, new.title FROM resource_title_keys WHERE type = new.type AND id = new.id;
+	END;
+	CREATE TRIGGER resource_titles_delete AFTER DELETE ON resources BEGIN
+		DELETE FROM resource_titles WHERE rowid = (SELECT rid FROM resource_title_keys WHERE type = old.type AND id = old.id);
+		DELETE FROM resource_title_keys WHERE type = old.type AND id = old.id;
+	END`
 
 // Migrate applies every migration the database has not seen, in order, each
 // in its own transaction.
@@ -232,11 +278,8 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 				continue
 			}
 		}
-		stmt := strings.NewReplacer("{{serial}}", serial, "{{doc_name}}", d.docName, "{{without_rowid}}", withoutRowid).Replace(migrations[i])
-		for _, s := range strings.Split(stmt, ";") {
-			if strings.TrimSpace(s) == "" {
-				continue
-			}
+		stmt := strings.NewReplacer("{{serial}}", serial, "{{doc_name}}", d.docName, "{{without_rowid}}", withoutRowid, "{{title_index}}", d.titleIndex).Replace(migrations[i])
+		for _, s := range statements(stmt) {
 			if have, err := columnExists(ctx, tx, d, s); err != nil || have {
 				if err != nil {
 					tx.Rollback()
@@ -276,4 +319,31 @@ func columnExists(ctx context.Context, tx *sql.Tx, d Dialect, stmt string) (bool
 	var n int
 	err := tx.QueryRowContext(ctx, d.Q(q), table, column).Scan(&n)
 	return n > 0, err
+}
+
+// statements splits a migration at its semicolons, except those inside a
+// CREATE TRIGGER … BEGIN … END, which is one statement up to its END.
+func statements(script string) []string {
+	var out []string
+	trigger := ""
+	for _, part := range strings.Split(script, ";") {
+		t := strings.TrimSpace(part)
+		switch {
+		case trigger != "":
+			trigger += ";" + part
+			if strings.EqualFold(t, "END") {
+				out = append(out, trigger)
+				trigger = ""
+			}
+		case t == "":
+		case len(t) >= 14 && strings.EqualFold(t[:14], "CREATE TRIGGER"):
+			trigger = part
+		default:
+			out = append(out, part)
+		}
+	}
+	if trigger != "" {
+		out = append(out, trigger) // unterminated: let the database say so
+	}
+	return out
 }

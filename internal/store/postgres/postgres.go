@@ -189,7 +189,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLock)
-	return store.Migrate(ctx, db, store.Postgres)
+	if err := store.Migrate(ctx, db, store.Postgres); err != nil {
+		return err
+	}
+	ensureTitleIndex(ctx, conn)
+	return nil
 }
 
 // Guarded runs the guarded write in its own transaction, rings the local

@@ -38,6 +38,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"concurrent create-if-missing creates once and appends the rest", testCreateIfMissing},
 		{"an unchanged answer bumps nothing", testUnchanged},
 		{"concurrent first-workspace creates make one workspace", testCreateFirstWorkspace},
+		{"a title query finds titles that contain it, case ignored, on every path", testListQuery},
+		{"a title query answers as the model does over random titles", testListQueryRandom},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
