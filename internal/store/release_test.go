@@ -82,6 +82,7 @@ func TestReleaseFixtureUpgrades(t *testing.T) {
 			t.Fatalf("open the release-1 data folder: %v", err)
 		}
 		defer s.Close()
+		upgradeRelease(t, s)
 		compareReads(t, g, readRelease(t, s, g.Secrets))
 	})
 	t.Run("postgres", func(t *testing.T) {
@@ -91,8 +92,38 @@ func TestReleaseFixtureUpgrades(t *testing.T) {
 			t.Fatalf("open the release-1 database: %v", err)
 		}
 		defer s.Close()
+		upgradeRelease(t, s)
 		compareReads(t, g, readRelease(t, s, g.Secrets))
 	})
+}
+
+// upgradeRelease moves the release's Notes, stored whole, to parts as a
+// start does, and checks that every one moved at the version it had.
+func upgradeRelease(t *testing.T, s store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	wss, err := s.Workspaces(ctx)
+	if err != nil || len(wss) == 0 {
+		t.Fatalf("workspaces: %v, %v", wss, err)
+	}
+	before, err := s.List(ctx, store.ListQuery{Workspace: wss[0].ID, Type: store.TypeNote, Limit: 100, WithDoc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := service.UpgradeNotes(ctx, s)
+	if err != nil || n != len(before) || n == 0 {
+		t.Fatalf("upgrade moved %d Notes, %v; the release has %d", n, err, len(before))
+	}
+	for _, r := range before {
+		after, err := s.Head(ctx, store.TypeNote, r.ID)
+		if err != nil || after.Version != r.Version || note.IsHead(r.Doc) {
+			t.Fatalf("note %s: version %d → %d (%v); stored by parts before the upgrade: %v", r.ID, r.Version, after.Version, err, note.IsHead(r.Doc))
+		}
+		full, err := s.Get(ctx, store.TypeNote, r.ID)
+		if err != nil || !note.IsHead(full.Doc) {
+			t.Fatalf("note %s is not stored by parts after the upgrade (%v)", r.ID, err)
+		}
+	}
 }
 
 // loadReleaseDump loads the release-1 dump into a fresh schema and returns
@@ -203,11 +234,7 @@ func readRelease(t *testing.T, s store.Store, secrets map[string]string) []read 
 		hist, err := svc.NoteHistory(ctx, ws, n.ID)
 		add("note_history "+n.ID, hist, err, true)
 		for _, v := range hist {
-			raw, err := s.VersionDoc(ctx, store.TypeNote, n.ID, v.Version)
-			var d note.Doc
-			if err == nil {
-				err = json.Unmarshal(raw, &d)
-			}
+			d, err := svc.NoteAt(ctx, n.ID, v.Version)
 			// The model may gain fields; every field release 1 had must
 			// read back as it was.
 			add(fmt.Sprintf("version_doc %s %d", n.ID, v.Version), d, err, true)
