@@ -188,3 +188,52 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 		}
 	})
 }
+
+// A node that cached a Note reads another node's writes: the cached older
+// version plus the parts written since give exactly what a cold read gives.
+func TestCachedNoteFollowsAnotherNodesWrites(t *testing.T) {
+	eachStore(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		other := service.New(f.svc.Store) // a second node: its own cache
+		tab, err := f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "follow-tab-1", TabType: note.TypeSheet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fillSheet(t, f, tab.TabID, 100, 100)
+		for step := 0; step < 12; step++ {
+			if _, _, err := f.svc.LoadNote(ctx, f.noteID); err != nil { // this node caches the current version
+				t.Fatal(err)
+			}
+			v := f.version(t)
+			key := fmt.Sprintf("follow-key-%d", step)
+			switch step % 4 {
+			case 0:
+				_, err = other.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v, IdempotencyKey: key,
+					Operation: "sheet_set_range", StartRow: ptr(step * 7), StartCol: ptr(step * 5), Values: [][]any{{"from the other node"}}})
+			case 1:
+				data := json.RawMessage(fmt.Sprintf(`{"sheets":[{"name":"Shrunk","cells":[[%d]]}]}`, step))
+				_, err = other.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_tab_data", Data: data})
+			case 2:
+				text := strings.Repeat("grown again ", 1000*step)
+				_, err = other.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_text", Text: &text})
+			default:
+				_, err = other.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v, IdempotencyKey: key,
+					Operation: "sheet_set_range", StartRow: ptr(90), StartCol: ptr(90), Values: [][]any{{1.0, 2.0}, {3.0}}})
+			}
+			if err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			_, warm, err := f.svc.LoadNote(ctx, f.noteID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, cold, err := service.New(f.svc.Store).LoadNote(ctx, f.noteID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if noteJSON(t, *warm) != noteJSON(t, *cold) {
+				t.Fatalf("step %d: the node that cached version %d reads otherwise than a cold read", step, v)
+			}
+		}
+	})
+}
