@@ -162,14 +162,6 @@ func items[T any](page []T) []any {
 	return out
 }
 
-// nonNil is s, or an empty list for none: a list answers [], never null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // SheetRange is read_sheet_range's answer.
 type SheetRange struct {
 	NoteID   string  `json:"note_id"`
