@@ -585,7 +585,7 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 		if !slices.Contains(toolsets, t.Toolset) || (readOnly && !t.ReadOnly()) {
 			continue
 		}
-		srv.AddTool(t.Def, t.call)
+		srv.AddTool(t.sdkDef(), t.call)
 		v.tools[t.Def.Name] = t
 	}
 	v.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{

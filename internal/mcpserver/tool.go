@@ -47,6 +47,29 @@ type Tool struct {
 	subs   sync.Map       // schema pointer → *jsonschema.Resolved
 }
 
+// sdkDef is Def as the SDK server holds it: the same tool with its schemas
+// encoded once. The SDK marshals a tool's input schema again on every
+// tools/call of the 2026-07-28 revision (to look for x-mcp-header
+// annotations): a *jsonschema.Schema costs a reflective encoding per call,
+// its JSON only a copy. The bytes are the schema's own encoding, so
+// tools/list answers exactly what Def says.
+func (t *Tool) sdkDef() *mcp.Tool {
+	def := *t.Def
+	def.InputSchema = mustEncode(t.Def.InputSchema)
+	if def.OutputSchema != nil {
+		def.OutputSchema = mustEncode(t.Def.OutputSchema)
+	}
+	return &def
+}
+
+func mustEncode(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
 // ReadOnly reports whether the tool only reads.
 func (t *Tool) ReadOnly() bool { return t.Scope == auth.ScopeRead }
 
