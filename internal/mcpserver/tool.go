@@ -175,13 +175,9 @@ func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.Cal
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	args, pr := t.prepare(args)
+	args, inst, pr := t.prepare(args)
 	if pr != nil {
 		return errorResult(pr), nil
-	}
-	var inst any
-	if err := json.Unmarshal(args, &inst); err != nil {
-		return errorResult(problem.New(problem.Invalid, "arguments", "are not valid JSON; send one JSON object")), nil
 	}
 	if err := t.schema.Validate(inst); err != nil {
 		return errorResult(t.schemaProblem(err, inst)), nil
