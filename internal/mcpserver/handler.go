@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -65,6 +66,7 @@ type Handler struct {
 	variants map[string]*variant
 	streams  *service.Gate
 	watchers sync.Map // *mcp.ServerSession → *watcher (open listen streams)
+	pub      atomic.Pointer[parsedURL]
 }
 
 // variant is one tool selection (toolsets × read-only) with its own reused
@@ -450,7 +452,7 @@ const secretKey = "foundry.secret"
 // must be the public host (or loopback), and a browser Origin must be the
 // public origin, a configured one, or loopback when Foundry itself is.
 func (h *Handler) originAllowed(r *http.Request) bool {
-	pub, _ := url.Parse(h.opts.PublicURL)
+	pub := h.publicURL()
 	pubLoopback := pub == nil || isLoopback(pub.Hostname())
 	reqHost := r.Host
 	if hh, _, err := net.SplitHostPort(reqHost); err == nil {
@@ -477,6 +479,26 @@ func (h *Handler) originAllowed(r *http.Request) bool {
 		return true
 	}
 	return slices.Contains(h.opts.AllowedOrigins, strings.TrimRight(o, "/"))
+}
+
+// publicURL is opts.PublicURL parsed (nil if it does not parse), once per
+// value rather than on every request.
+func (h *Handler) publicURL() *url.URL {
+	raw := h.opts.PublicURL
+	if p := h.pub.Load(); p != nil && p.raw == raw {
+		return p.u
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		u = nil
+	}
+	h.pub.Store(&parsedURL{raw, u})
+	return u
+}
+
+type parsedURL struct {
+	raw string
+	u   *url.URL
 }
 
 func isLoopback(host string) bool {

@@ -44,6 +44,7 @@ type Tool struct {
 	hint   hint // the tool's own next step for a refusal (wording.go)
 	schema *jsonschema.Resolved
 	raw    map[string]any // the input schema as data, to locate failures
+	quick  *quickSchema   // the common case of schema, checked without reflection
 	subs   sync.Map       // schema pointer → *jsonschema.Resolved
 }
 
@@ -144,7 +145,7 @@ func newTool(s spec, output *jsonschema.Schema, handle func(ctx context.Context,
 		panic(fmt.Sprintf("%s: input schema: %v", s.Name, err))
 	}
 	raw := refSchema(s.Input) // $refs inlined, to walk arguments along it
-	return &Tool{Def: def, Scope: s.Scope, Toolset: s.Toolset, Handle: handle, hint: s.Hint, schema: resolved, raw: raw}
+	return &Tool{Def: def, Scope: s.Scope, Toolset: s.Toolset, Handle: handle, hint: s.Hint, schema: resolved, raw: raw, quick: compileQuick(raw)}
 }
 
 func securitySchemes(scope string) []map[string]any {
@@ -179,8 +180,10 @@ func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.Cal
 	if pr != nil {
 		return errorResult(pr), nil
 	}
-	if err := t.schema.Validate(inst); err != nil {
-		return errorResult(t.schemaProblem(err, inst)), nil
+	if !t.quick.valid(inst) {
+		if err := t.schema.Validate(inst); err != nil {
+			return errorResult(t.schemaProblem(err, inst)), nil
+		}
 	}
 	out, err := t.Handle(ctx, p, args)
 	if err != nil {
