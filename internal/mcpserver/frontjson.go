@@ -147,7 +147,7 @@ type frontScanner struct {
 	b    []byte
 	i    int
 	m    *peek
-	path []string // the envelope path of the value being read (see walk)
+	path [][]byte // the envelope path of the value being read: object keys, "[]" for elements, at most 3 deep
 	keys [][]byte // keys of the open objects, innermost last
 }
 
@@ -205,13 +205,55 @@ func (s *frontScanner) collect() map[string]json.RawMessage {
 	switch {
 	case len(s.path) == 0:
 		return s.m.top
-	case len(s.path) == 1 && s.path[0] == "params":
+	case len(s.path) == 1 && string(s.path[0]) == "params":
 		if s.m.Params.raw == nil {
 			s.m.Params.raw = map[string]json.RawMessage{}
 		}
 		return s.m.Params.raw
 	}
 	return nil
+}
+
+var elemSeg = []byte("[]")
+
+// envelopeAt is envelope for a path of key bytes.
+func envelopeAt(path [][]byte) bool {
+	switch len(path) {
+	case 0:
+		return true
+	case 1:
+		return string(path[0]) == "params"
+	case 2:
+		k := string(path[1])
+		return string(path[0]) == "params" && (k == "_meta" || k == "notifications" || k == "arguments")
+	}
+	return false
+}
+
+// whereAt is where for a path of key bytes.
+func whereAt(path [][]byte) string {
+	p := make([]string, len(path))
+	for i, k := range path {
+		p[i] = string(k)
+	}
+	return where(p)
+}
+
+// foldEqual: strings.ToLower(a) == strings.ToLower(b), without building
+// either when both are ASCII.
+func foldEqual(a, b []byte) bool {
+	ascii := func(k []byte) bool {
+		for _, c := range k {
+			if c >= utf8.RuneSelf {
+				return false
+			}
+		}
+		return true
+	}
+	if ascii(a) && ascii(b) {
+		return bytes.EqualFold(a, b)
+	}
+	return strings.ToLower(string(a)) == strings.ToLower(string(b))
 }
 
 // bigObject is where the duplicate check moves from the key stack to a map.
@@ -221,10 +263,7 @@ func (s *frontScanner) object(depth int) error {
 	s.i++ // {
 	path := s.path
 	into := s.collect()
-	var folded map[string]struct{}
-	if envelope(path) {
-		folded = map[string]struct{}{}
-	}
+	folded := envelopeAt(path)
 	base := len(s.keys)
 	defer func() { s.keys = s.keys[:base] }()
 	var big map[string]struct{}
@@ -251,7 +290,7 @@ func (s *frontScanner) object(depth int) error {
 			}
 			key = []byte(k)
 		}
-		dup := false
+		dup, stacked := false, big == nil
 		if big != nil {
 			_, dup = big[string(key)]
 			big[string(key)] = struct{}{}
@@ -271,14 +310,22 @@ func (s *frontScanner) object(depth int) error {
 			}
 		}
 		if dup {
-			return &parseError{-32600, "invalid request: duplicate key " + quoteKey(string(key)) + where(path)}
+			return &parseError{-32600, "invalid request: duplicate key " + quoteKey(string(key)) + whereAt(path)}
 		}
-		if folded != nil {
-			f := strings.ToLower(string(key))
-			if _, dup := folded[f]; dup {
-				return &parseError{-32600, "invalid request: keys " + quoteKey(string(key)) + " and another differ only in case" + where(path) + "; member names are case-sensitive"}
+		if folded {
+			// An envelope object is small: compare with each earlier key.
+			earlier := s.keys[base:]
+			if stacked {
+				earlier = earlier[:len(earlier)-1] // this key itself
 			}
-			folded[f] = struct{}{}
+			for _, k := range earlier {
+				if foldEqual(k, key) {
+					return &parseError{-32600, "invalid request: keys " + quoteKey(string(key)) + " and another differ only in case" + whereAt(path) + "; member names are case-sensitive"}
+				}
+			}
+			if !stacked {
+				s.keys = append(s.keys, key) // past bigObject the stack keeps only envelope keys
+			}
 		}
 		if depth+1 > maxDepth {
 			return depthError() // before the colon, as json.Decoder's order has it
@@ -288,7 +335,7 @@ func (s *frontScanner) object(depth int) error {
 		}
 		s.i++
 		if len(path) < 3 {
-			s.path = append(path[:len(path):len(path)], string(key))
+			s.path = append(path, key)
 		}
 		s.ws()
 		vstart := s.i
@@ -322,7 +369,7 @@ func (s *frontScanner) array(depth int) error {
 	defer func() { s.path = path }()
 	if len(path) < 3 {
 		// Array elements are never part of the envelope.
-		s.path = append(path[:len(path):len(path)], "[]")
+		s.path = append(path, elemSeg)
 	}
 	s.ws()
 	if s.i < len(s.b) && s.b[s.i] == ']' {
