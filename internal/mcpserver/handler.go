@@ -545,7 +545,13 @@ func (h *Handler) selection(r *http.Request) (toolsets []string, readOnly bool, 
 }
 
 func (h *Handler) variant(toolsets []string, readOnly, subs bool) *variant {
-	k := fmt.Sprint(toolsets, readOnly, subs)
+	k := strings.Join(toolsets, ",") // toolset names have no comma or bar
+	if readOnly {
+		k += "|ro"
+	}
+	if subs {
+		k += "|subs"
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if v := h.variants[k]; v != nil {

@@ -155,3 +155,20 @@ func genAny(r *rand.Rand) any {
 	}
 	return map[string]any{"k": "v"}
 }
+
+// TestSDKHoldsEncodedSchemas: the tool the SDK serves carries its schemas
+// as JSON (so the SDK's per-call look at the input schema costs a copy,
+// not a reflective encoding) and encodes exactly as the definition does.
+func TestSDKHoldsEncodedSchemas(t *testing.T) {
+	for _, tl := range Tools(nil) {
+		d := tl.sdkDef()
+		if _, ok := d.InputSchema.(json.RawMessage); !ok {
+			t.Errorf("%s: the SDK gets an input schema of type %T", tl.Def.Name, d.InputSchema)
+		}
+		want, err1 := json.Marshal(tl.Def)
+		got, err2 := json.Marshal(d)
+		if err1 != nil || err2 != nil || string(got) != string(want) {
+			t.Errorf("%s: the SDK's copy encodes as\n%s\nthe definition as\n%s", tl.Def.Name, got, want)
+		}
+	}
+}
