@@ -253,6 +253,7 @@ func foldEqual(a, b []byte) bool {
 	if ascii(a) && ascii(b) {
 		return bytes.EqualFold(a, b)
 	}
+	//lint:ignore SA6005 the rule is lowering, as the SDK-facing check has always been; EqualFold folds differently (ſ, K)
 	return strings.ToLower(string(a)) == strings.ToLower(string(b))
 }
 
