@@ -89,6 +89,7 @@ func parseMessage(body []byte) (*peek, error) {
 	}
 	m := &peek{top: map[string]json.RawMessage{}}
 	sc := &frontScanner{b: body, m: m}
+	sc.path, sc.keys = sc.pathBuf[:0], sc.keysBuf[:0]
 	if err := sc.value(0); err != nil {
 		return nil, err
 	}
@@ -115,9 +116,6 @@ func parseMessage(body []byte) (*peek, error) {
 		var s string
 		decodeString(c, &s)
 		p.Cursor = &s
-	}
-	if raw := p.raw["_meta"]; raw != nil {
-		json.Unmarshal(raw, &p.Meta)
 	}
 	if raw := p.raw["notifications"]; raw != nil {
 		var n map[string]json.RawMessage
@@ -149,6 +147,9 @@ type frontScanner struct {
 	m    *peek
 	path [][]byte // the envelope path of the value being read: object keys, "[]" for elements, at most 3 deep
 	keys [][]byte // keys of the open objects, innermost last
+
+	pathBuf [3][]byte
+	keysBuf [32][]byte
 }
 
 func (s *frontScanner) ws() {

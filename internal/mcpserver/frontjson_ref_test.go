@@ -142,7 +142,7 @@ func refParseMessage(body []byte) (*peek, error) {
 		json.Unmarshal(c, &s)
 		p.Cursor = &s
 	}
-	json.Unmarshal(p.raw["_meta"], &p.Meta)
+	json.Unmarshal(p.raw["_meta"], &p.meta)
 	var n map[string]json.RawMessage
 	if json.Unmarshal(p.raw["notifications"], &n) == nil {
 		json.Unmarshal(n["resourceSubscriptions"], &p.ResourceSubscriptions)

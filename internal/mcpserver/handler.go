@@ -142,13 +142,26 @@ type peek struct {
 		Name                  string
 		URI                   string
 		Cursor                *string
-		Meta                  map[string]any
+		meta                  map[string]any // _meta decoded: see Meta
+		metaRead              bool
 		ResourceSubscriptions []string
 	}
 }
 
+// Meta is params._meta as an object (nil if absent or not an object),
+// decoded when first asked for: only tools/list needs it.
+func (p *peek) Meta() map[string]any {
+	if !p.Params.metaRead {
+		p.Params.metaRead = true
+		if raw := p.Params.raw["_meta"]; raw != nil {
+			json.Unmarshal(raw, &p.Params.meta)
+		}
+	}
+	return p.Params.meta
+}
+
 func (p *peek) newProtocol() bool {
-	v, _ := p.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
+	v, _ := p.Meta()[mcp.MetaKeyProtocolVersion].(string)
 	return v >= "2026-07-28"
 }
 
@@ -329,7 +342,7 @@ func cacheable(r *http.Request, m *peek) bool {
 			return false
 		}
 	}
-	if raw, ok := m.Params.raw["_meta"]; ok && m.Params.Meta == nil && !bytes.Equal(raw, []byte("null")) {
+	if raw, ok := m.Params.raw["_meta"]; ok && m.Meta() == nil && !bytes.Equal(raw, []byte("null")) {
 		return false
 	}
 	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
@@ -343,8 +356,8 @@ func cacheable(r *http.Request, m *peek) bool {
 		return false
 	}
 	if m.newProtocol() {
-		v, _ := m.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
-		_, caps := m.Params.Meta["io.modelcontextprotocol/clientCapabilities"]
+		v, _ := m.Meta()[mcp.MetaKeyProtocolVersion].(string)
+		_, caps := m.Meta()["io.modelcontextprotocol/clientCapabilities"]
 		return caps && hv == v && r.Header.Get("Mcp-Method") == "tools/list" && slices.Contains(mcp.SupportedProtocolVersions(), v)
 	}
 	return hv < "2026-07-28"
