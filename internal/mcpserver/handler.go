@@ -205,7 +205,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tooLarge(w)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	body, err := readBody(w, r)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -288,6 +288,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		sdk.ServeHTTP(w, r)
 	}
+}
+
+// readBody reads the whole body, at most MaxBody: in one buffer of the
+// announced length when there is one, rather than growing it as it comes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rd := http.MaxBytesReader(w, r.Body, MaxBody)
+	if r.ContentLength <= 0 {
+		return io.ReadAll(rd)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	_, err := buf.ReadFrom(rd)
+	return buf.Bytes(), err
 }
 
 // tooLarge is the one body limit a client meets (the SDK's own is set above
