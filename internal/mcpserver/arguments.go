@@ -30,16 +30,21 @@ import (
 // An integer written as a float ("limit": 10.0, 1e1) is an integer (JSON
 // Schema: a number with a zero fractional part); it is rewritten in place as
 // an integer so typed decoding takes it. The rest of the bytes are kept.
-func (t *Tool) prepare(args json.RawMessage) (json.RawMessage, *problem.Problem) {
+//
+// The same pass decodes the arguments as json.Unmarshal into an any would
+// (objects, arrays, float64 numbers, strings, booleans, nil), which is what
+// the schema validates: the text is not decoded a second time for it.
+func (t *Tool) prepare(args json.RawMessage) (json.RawMessage, any, *problem.Problem) {
 	sc := &argScanner{b: args}
-	if p := sc.value(t.raw, ""); p != nil {
-		return nil, p
+	inst, p := sc.value(t.raw, "")
+	if p != nil {
+		return nil, nil, p
 	}
 	if sc.ws(); sc.i != len(sc.b) {
-		return nil, errNotJSON
+		return nil, nil, errNotJSON
 	}
 	if len(sc.edits) == 0 {
-		return args, nil
+		return args, inst, nil
 	}
 	out := make([]byte, 0, len(args))
 	last := 0
@@ -48,7 +53,7 @@ func (t *Tool) prepare(args json.RawMessage) (json.RawMessage, *problem.Problem)
 		out = append(out, e.text...)
 		last = e.end
 	}
-	return append(out, args[last:]...), nil
+	return append(out, args[last:]...), inst, nil
 }
 
 var errNotJSON = problem.New(problem.Invalid, "arguments", "are not valid JSON; send one JSON object")
@@ -104,10 +109,10 @@ func (s *argScanner) ws() {
 
 // value reads one value whose schema is schema (nil: unknown) and whose
 // declared property name is name ("" for items and map entries).
-func (s *argScanner) value(schema map[string]any, name string) *problem.Problem {
+func (s *argScanner) value(schema map[string]any, name string) (any, *problem.Problem) {
 	s.ws()
 	if s.i >= len(s.b) {
-		return errNotJSON
+		return nil, errNotJSON
 	}
 	switch c := s.b[s.i]; {
 	case c == '{':
@@ -118,42 +123,47 @@ func (s *argScanner) value(schema map[string]any, name string) *problem.Problem 
 		start := s.i
 		escaped, rule := s.str(false)
 		if rule != "" {
-			return problem.New(problem.Invalid, s.path(), "a string %s", rule)
+			return nil, problem.New(problem.Invalid, s.path(), "a string %s", rule)
 		}
+		v := unquote(s.b[start:s.i], escaped)
 		if isIdentifier(name) {
-			v := unquote(s.b[start:s.i], escaped)
 			if err := service.CheckID(s.path(), v); err != nil {
-				return err.(*problem.Problem)
+				return nil, err.(*problem.Problem)
 			}
 		}
-		return nil
+		return v, nil
 	case c == '-' || ('0' <= c && c <= '9'):
 		return s.number(schema)
 	default:
-		for _, lit := range []string{"true", "false", "null"} {
-			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
-				s.i += len(lit)
-				return nil
+		for _, lit := range literals {
+			if bytes.HasPrefix(s.b[s.i:], lit.text) {
+				s.i += len(lit.text)
+				return lit.v, nil
 			}
 		}
-		return errNotJSON
+		return nil, errNotJSON
 	}
 }
 
-func (s *argScanner) object(schema map[string]any) *problem.Problem {
+var literals = []struct {
+	text []byte
+	v    any
+}{{[]byte("true"), true}, {[]byte("false"), false}, {[]byte("null"), nil}}
+
+func (s *argScanner) object(schema map[string]any) (any, *problem.Problem) {
 	s.i++ // {
 	s.ws()
+	obj := map[string]any{}
 	if s.i < len(s.b) && s.b[s.i] == '}' {
 		s.i++
-		return nil
+		return obj, nil
 	}
 	props, _ := schema["properties"].(map[string]any)
 	extra, _ := schema["additionalProperties"].(map[string]any)
-	var seen map[string]struct{}
 	for {
 		s.ws()
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			return errNotJSON
+			return nil, errNotJSON
 		}
 		start := s.i
 		// NUL in a property name (a file path) is the domain's to refuse,
@@ -163,61 +173,62 @@ func (s *argScanner) object(schema map[string]any) *problem.Problem {
 		key := unquote(s.b[start:s.i], escaped)
 		s.segs = append(s.segs, pathSeg{key: key})
 		if rule != "" {
-			return problem.New(problem.Invalid, s.path(), "a property name %s", rule)
+			return nil, problem.New(problem.Invalid, s.path(), "a property name %s", rule)
 		}
-		if _, dup := seen[key]; dup {
+		if _, dup := obj[key]; dup {
 			// Decoders disagree on which one wins; say which to send.
-			return problem.New(problem.Invalid, s.path(), "appears twice in one object; send each property once")
+			return nil, problem.New(problem.Invalid, s.path(), "appears twice in one object; send each property once")
 		}
-		if seen == nil {
-			seen = map[string]struct{}{}
-		}
-		seen[key] = struct{}{}
 		if s.ws(); s.i >= len(s.b) || s.b[s.i] != ':' {
-			return errNotJSON
+			return nil, errNotJSON
 		}
 		s.i++
 		child, name := extra, ""
 		if c, ok := props[key].(map[string]any); ok {
 			child, name = c, key
 		}
-		if p := s.value(child, name); p != nil {
-			return p
+		v, p := s.value(child, name)
+		if p != nil {
+			return nil, p
 		}
+		obj[key] = v
 		s.segs = s.segs[:len(s.segs)-1]
 		s.ws()
 		if s.i >= len(s.b) {
-			return errNotJSON
+			return nil, errNotJSON
 		}
 		switch s.b[s.i] {
 		case ',':
 			s.i++
 		case '}':
 			s.i++
-			return nil
+			return obj, nil
 		default:
-			return errNotJSON
+			return nil, errNotJSON
 		}
 	}
 }
 
-func (s *argScanner) array(schema map[string]any) *problem.Problem {
+func (s *argScanner) array(schema map[string]any) (any, *problem.Problem) {
 	s.i++ // [
 	s.ws()
+	arr := []any{}
 	if s.i < len(s.b) && s.b[s.i] == ']' {
 		s.i++
-		return nil
+		return arr, nil
 	}
 	items, _ := schema["items"].(map[string]any)
 	s.segs = append(s.segs, pathSeg{isIdx: true})
 	for n := 0; ; n++ {
 		s.segs[len(s.segs)-1].idx = n
-		if p := s.value(items, ""); p != nil {
-			return p
+		v, p := s.value(items, "")
+		if p != nil {
+			return nil, p
 		}
+		arr = append(arr, v)
 		s.ws()
 		if s.i >= len(s.b) {
-			return errNotJSON
+			return nil, errNotJSON
 		}
 		switch s.b[s.i] {
 		case ',':
@@ -225,9 +236,9 @@ func (s *argScanner) array(schema map[string]any) *problem.Problem {
 		case ']':
 			s.i++
 			s.segs = s.segs[:len(s.segs)-1]
-			return nil
+			return arr, nil
 		default:
-			return errNotJSON
+			return nil, errNotJSON
 		}
 	}
 }
@@ -319,7 +330,7 @@ func hex4(b []byte, i int) (rune, bool) {
 	return r, true
 }
 
-func (s *argScanner) number(schema map[string]any) *problem.Problem {
+func (s *argScanner) number(schema map[string]any) (any, *problem.Problem) {
 	start := s.i
 	digits := func() int {
 		n := 0
@@ -333,12 +344,12 @@ func (s *argScanner) number(schema map[string]any) *problem.Problem {
 		s.i++
 	}
 	if digits() == 0 {
-		return errNotJSON
+		return nil, errNotJSON
 	}
 	if s.i < len(s.b) && s.b[s.i] == '.' {
 		s.i++
 		if digits() == 0 {
-			return errNotJSON
+			return nil, errNotJSON
 		}
 	}
 	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
@@ -347,18 +358,22 @@ func (s *argScanner) number(schema map[string]any) *problem.Problem {
 			s.i++
 		}
 		if digits() == 0 {
-			return errNotJSON
+			return nil, errNotJSON
 		}
 	}
 	text := string(s.b[start:s.i])
 	norm, p := checkNumber(s.path, text, schema)
 	if p != nil {
-		return p
+		return nil, p
 	}
 	if norm != text {
 		s.edits = append(s.edits, numEdit{start, s.i, norm})
 	}
-	return nil
+	f, err := strconv.ParseFloat(norm, 64)
+	if err != nil {
+		return nil, errNotJSON // checkNumber refused what no float64 holds
+	}
+	return f, nil
 }
 
 // isIdentifier: the arguments CheckID guards, by property name.

@@ -604,7 +604,7 @@ func TestPrepareKeepsTheBytes(t *testing.T) {
 		`{"limit":1E1,"cursor":"c","limit2":2.0}`: `{"limit":10,"cursor":"c","limit2":2.0}`,
 		"{\"query\":\"\xe2\x82\xac\"}":            "",
 	} {
-		out, p := tl.prepare([]byte(in))
+		out, inst, p := tl.prepare([]byte(in))
 		if p != nil {
 			t.Errorf("%s: refused %v", in, p)
 			continue
@@ -615,9 +615,14 @@ func TestPrepareKeepsTheBytes(t *testing.T) {
 		if string(out) != want {
 			t.Errorf("%s: became %s, want %s", in, out, want)
 		}
+		// What the schema validates is what decoding the text gives.
+		var decoded any
+		if err := json.Unmarshal(out, &decoded); err != nil || !reflect.DeepEqual(inst, decoded) {
+			t.Errorf("%s: decoded as %#v, json.Unmarshal gives %#v (%v)", in, inst, decoded, err)
+		}
 	}
 	for _, in := range []string{``, ` `, `{`, `{"a":}`, `{"a":1,}`, `{"a" 1}`, `[1,]`, `{"a":1}{}`, `{"a":01x}`, `{"a":-}`, `{"a":1.}`, `{"a":1e}`, `{"a":tru}`, `{"a":"x}`, `{'a':1}`, `{"a":nul}`} {
-		if _, p := tl.prepare([]byte(in)); p == nil {
+		if _, _, p := tl.prepare([]byte(in)); p == nil {
 			t.Errorf("%q: accepted; it is not one JSON value", in)
 		}
 	}

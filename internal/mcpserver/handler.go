@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -65,6 +66,7 @@ type Handler struct {
 	variants map[string]*variant
 	streams  *service.Gate
 	watchers sync.Map // *mcp.ServerSession → *watcher (open listen streams)
+	pub      atomic.Pointer[parsedURL]
 }
 
 // variant is one tool selection (toolsets × read-only) with its own reused
@@ -140,13 +142,26 @@ type peek struct {
 		Name                  string
 		URI                   string
 		Cursor                *string
-		Meta                  map[string]any
+		meta                  map[string]any // _meta decoded: see Meta
+		metaRead              bool
 		ResourceSubscriptions []string
 	}
 }
 
+// Meta is params._meta as an object (nil if absent or not an object),
+// decoded when first asked for: only tools/list needs it.
+func (p *peek) Meta() map[string]any {
+	if !p.Params.metaRead {
+		p.Params.metaRead = true
+		if raw := p.Params.raw["_meta"]; raw != nil {
+			json.Unmarshal(raw, &p.Params.meta)
+		}
+	}
+	return p.Params.meta
+}
+
 func (p *peek) newProtocol() bool {
-	v, _ := p.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
+	v, _ := p.Meta()[mcp.MetaKeyProtocolVersion].(string)
 	return v >= "2026-07-28"
 }
 
@@ -190,7 +205,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tooLarge(w)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	body, err := readBody(w, r)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -275,6 +290,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// readBody reads the whole body, at most MaxBody: in one buffer of the
+// announced length when there is one, rather than growing it as it comes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rd := http.MaxBytesReader(w, r.Body, MaxBody)
+	if r.ContentLength <= 0 {
+		return io.ReadAll(rd)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	_, err := buf.ReadFrom(rd)
+	return buf.Bytes(), err
+}
+
 // tooLarge is the one body limit a client meets (the SDK's own is set above
 // it): a JSON-RPC error that names the limit.
 func tooLarge(w http.ResponseWriter) {
@@ -327,7 +355,7 @@ func cacheable(r *http.Request, m *peek) bool {
 			return false
 		}
 	}
-	if raw, ok := m.Params.raw["_meta"]; ok && m.Params.Meta == nil && !bytes.Equal(raw, []byte("null")) {
+	if raw, ok := m.Params.raw["_meta"]; ok && m.Meta() == nil && !bytes.Equal(raw, []byte("null")) {
 		return false
 	}
 	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
@@ -341,8 +369,8 @@ func cacheable(r *http.Request, m *peek) bool {
 		return false
 	}
 	if m.newProtocol() {
-		v, _ := m.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
-		_, caps := m.Params.Meta["io.modelcontextprotocol/clientCapabilities"]
+		v, _ := m.Meta()[mcp.MetaKeyProtocolVersion].(string)
+		_, caps := m.Meta()["io.modelcontextprotocol/clientCapabilities"]
 		return caps && hv == v && r.Header.Get("Mcp-Method") == "tools/list" && slices.Contains(mcp.SupportedProtocolVersions(), v)
 	}
 	return hv < "2026-07-28"
@@ -450,7 +478,7 @@ const secretKey = "foundry.secret"
 // must be the public host (or loopback), and a browser Origin must be the
 // public origin, a configured one, or loopback when Foundry itself is.
 func (h *Handler) originAllowed(r *http.Request) bool {
-	pub, _ := url.Parse(h.opts.PublicURL)
+	pub := h.publicURL()
 	pubLoopback := pub == nil || isLoopback(pub.Hostname())
 	reqHost := r.Host
 	if hh, _, err := net.SplitHostPort(reqHost); err == nil {
@@ -477,6 +505,26 @@ func (h *Handler) originAllowed(r *http.Request) bool {
 		return true
 	}
 	return slices.Contains(h.opts.AllowedOrigins, strings.TrimRight(o, "/"))
+}
+
+// publicURL is opts.PublicURL parsed (nil if it does not parse), once per
+// value rather than on every request.
+func (h *Handler) publicURL() *url.URL {
+	raw := h.opts.PublicURL
+	if p := h.pub.Load(); p != nil && p.raw == raw {
+		return p.u
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		u = nil
+	}
+	h.pub.Store(&parsedURL{raw, u})
+	return u
+}
+
+type parsedURL struct {
+	raw string
+	u   *url.URL
 }
 
 func isLoopback(host string) bool {
@@ -523,7 +571,13 @@ func (h *Handler) selection(r *http.Request) (toolsets []string, readOnly bool, 
 }
 
 func (h *Handler) variant(toolsets []string, readOnly, subs bool) *variant {
-	k := fmt.Sprint(toolsets, readOnly, subs)
+	k := strings.Join(toolsets, ",") // toolset names have no comma or bar
+	if readOnly {
+		k += "|ro"
+	}
+	if subs {
+		k += "|subs"
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if v := h.variants[k]; v != nil {
@@ -585,7 +639,7 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 		if !slices.Contains(toolsets, t.Toolset) || (readOnly && !t.ReadOnly()) {
 			continue
 		}
-		srv.AddTool(t.Def, t.call)
+		srv.AddTool(t.sdkDef(), t.call)
 		v.tools[t.Def.Name] = t
 	}
 	v.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{

@@ -44,7 +44,31 @@ type Tool struct {
 	hint   hint // the tool's own next step for a refusal (wording.go)
 	schema *jsonschema.Resolved
 	raw    map[string]any // the input schema as data, to locate failures
+	quick  *quickSchema   // the common case of schema, checked without reflection
 	subs   sync.Map       // schema pointer → *jsonschema.Resolved
+}
+
+// sdkDef is Def as the SDK server holds it: the same tool with its schemas
+// encoded once. The SDK marshals a tool's input schema again on every
+// tools/call of the 2026-07-28 revision (to look for x-mcp-header
+// annotations): a *jsonschema.Schema costs a reflective encoding per call,
+// its JSON only a copy. The bytes are the schema's own encoding, so
+// tools/list answers exactly what Def says.
+func (t *Tool) sdkDef() *mcp.Tool {
+	def := *t.Def
+	def.InputSchema = mustEncode(t.Def.InputSchema)
+	if def.OutputSchema != nil {
+		def.OutputSchema = mustEncode(t.Def.OutputSchema)
+	}
+	return &def
+}
+
+func mustEncode(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // ReadOnly reports whether the tool only reads.
@@ -121,7 +145,7 @@ func newTool(s spec, output *jsonschema.Schema, handle func(ctx context.Context,
 		panic(fmt.Sprintf("%s: input schema: %v", s.Name, err))
 	}
 	raw := refSchema(s.Input) // $refs inlined, to walk arguments along it
-	return &Tool{Def: def, Scope: s.Scope, Toolset: s.Toolset, Handle: handle, hint: s.Hint, schema: resolved, raw: raw}
+	return &Tool{Def: def, Scope: s.Scope, Toolset: s.Toolset, Handle: handle, hint: s.Hint, schema: resolved, raw: raw, quick: compileQuick(raw)}
 }
 
 func securitySchemes(scope string) []map[string]any {
@@ -152,16 +176,14 @@ func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.Cal
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	args, pr := t.prepare(args)
+	args, inst, pr := t.prepare(args)
 	if pr != nil {
 		return errorResult(pr), nil
 	}
-	var inst any
-	if err := json.Unmarshal(args, &inst); err != nil {
-		return errorResult(problem.New(problem.Invalid, "arguments", "are not valid JSON; send one JSON object")), nil
-	}
-	if err := t.schema.Validate(inst); err != nil {
-		return errorResult(t.schemaProblem(err, inst)), nil
+	if !t.quick.valid(inst) {
+		if err := t.schema.Validate(inst); err != nil {
+			return errorResult(t.schemaProblem(err, inst)), nil
+		}
 	}
 	out, err := t.Handle(ctx, p, args)
 	if err != nil {

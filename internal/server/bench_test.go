@@ -91,10 +91,10 @@ type exchange struct {
 	result json.RawMessage
 }
 
-func newCountingTransport() *countingTransport {
+func newCountingTransport(clients int) *countingTransport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 4 * benchWorkers
-	t.MaxIdleConnsPerHost = 4 * benchWorkers
+	t.MaxIdleConns = 4 * clients
+	t.MaxIdleConnsPerHost = 4 * clients
 	return &countingTransport{base: t}
 }
 
@@ -174,9 +174,9 @@ func (x *exchange) replay(ctx context.Context) error {
 	return err
 }
 
-// runReplay is runPool replaying one recorded exchange from every worker.
-func runReplay(b *testing.B, x *exchange) {
-	runPool(b, benchWorkers, func(ctx context.Context, w int, n int64) error { return x.replay(ctx) })
+// runReplay is runPool replaying one recorded exchange from workers goroutines.
+func runReplay(b *testing.B, x *exchange, workers int) {
+	runPool(b, workers, func(ctx context.Context, w int, n int64) error { return x.replay(ctx) })
 }
 
 // rpcResult is the raw "result" of a JSON-RPC answer sent as JSON or as an
@@ -209,9 +209,9 @@ type target struct {
 	clients []*mcp.ClientSession
 }
 
-func connectPool(b *testing.B, url, token, proto string) *target {
-	t := &target{rt: newCountingTransport()}
-	for range benchWorkers {
+func connectPool(b *testing.B, url, token, proto string, clients int) *target {
+	t := &target{rt: newCountingTransport(clients)}
+	for range clients {
 		t.clients = append(t.clients, servertest.Connect(b, url, token, proto, t.rt))
 	}
 	b.Cleanup(t.rt.base.CloseIdleConnections)
@@ -270,6 +270,32 @@ func runPool(b *testing.B, workers int, call func(ctx context.Context, w int, n 
 	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(b.N), "server-cpu-µs/call")
 }
 
+// runPhase makes n calls spread over the target's clients, all busy, and
+// returns how long they took.
+func runPhase(t *target, n int64, seq *atomic.Int64, call func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error) (time.Duration, error) {
+	ctx := context.Background()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, len(t.clients))
+	start := time.Now()
+	for w, cs := range t.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= n {
+				if err := call(ctx, w, cs, seq.Add(1)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	d := time.Since(start)
+	close(errs)
+	return d, <-errs
+}
+
 // runClients is runPool with one client session per worker.
 func runClients(b *testing.B, t *target, call func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error) {
 	runPool(b, len(t.clients), func(ctx context.Context, w int, n int64) error { return call(ctx, w, t.clients[w], n) })
@@ -285,9 +311,10 @@ func toolError(name string, res *mcp.CallToolResult) error {
 	return fmt.Errorf("%s: tool error: %s", name, strings.Join(texts, " "))
 }
 
-// BenchmarkMCPCalls: tools/call over real HTTP on loopback, benchWorkers
-// clients in parallel, per protocol revision:
-//   - read_note_tab: the markdown tab of a demo Note (each client its own);
+// BenchmarkMCPCalls: tools/call over real HTTP on loopback, at 1, 4 and
+// 16 clients in parallel (each its own session and its own Note), per
+// protocol revision:
+//   - read_note_tab: the markdown tab of a demo Note;
 //   - edit_note_tab: replace_text of a short text on the markdown tab of the
 //     client's own Note, with the version from its previous answer and a
 //     fresh key each call, so no call conflicts or replays; every call is a
@@ -298,97 +325,139 @@ func toolError(name string, res *mcp.CallToolResult) error {
 //     (no MCP client decoding the answers), so their process CPU per call is
 //     close to the server's alone. edit_note_tab can't be replayed: each
 //     call needs a new version and key.
+//
+// The ratios the targets speak of are read_note_tab/bare_sdk_noop and
+// edit_note_tab/bare_sdk_noop calls/s at the same protocol and clients.
 func BenchmarkMCPCalls(b *testing.B) {
 	benchGC(b)
 	for _, proto := range benchProtocols {
 		b.Run(proto, func(b *testing.B) {
-			e := servertest.Start(b, servertest.Options{})
-			token := e.WriteToken(b)
-			notes := make([]string, benchWorkers)
-			versions := make([]int64, benchWorkers)
-			for w := range notes {
-				id, err := e.Server.Service.Demo(context.Background(), e.Owner)
+			for _, clients := range benchClients {
+				b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) { benchMCPCalls(b, proto, clients) })
+			}
+		})
+	}
+}
+
+// benchClients are the client counts BenchmarkMCPCalls runs at.
+var benchClients = []int{1, 4, 16}
+
+func benchMCPCalls(b *testing.B, proto string, clients int) {
+	e := servertest.Start(b, servertest.Options{})
+	token := e.WriteToken(b)
+	notes := make([]string, clients)
+	versions := make([]int64, clients)
+	for w := range notes {
+		id, err := e.Server.Service.Demo(context.Background(), e.Owner)
+		if err != nil {
+			b.Fatal(err)
+		}
+		notes[w] = id
+	}
+	foundry := connectPool(b, e.URL+"/mcp", token, proto, clients)
+	for w, cs := range foundry.clients {
+		r := servertest.MustCall(b, cs, "read_note_tab", map[string]any{"note_id": notes[w], "tab_id": "markdown"})
+		if r.IsError {
+			b.Fatalf("read_note_tab: %s", r.Text)
+		}
+		versions[w] = r.Int("version")
+	}
+
+	bare := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+	bare.AddTool(&mcp.Tool{Name: "noop", Description: "Does nothing.", InputSchema: json.RawMessage(`{"type":"object"}`)}, noopTool)
+	baseline := connectPool(b, bareServer(b, bare), "", proto, clients)
+
+	// Replayable calls, recorded once untimed for the *_raw_http variants.
+	readX := foundry.rt.record(b, func() error {
+		res, err := foundry.clients[0].CallTool(context.Background(), &mcp.CallToolParams{Name: "read_note_tab", Arguments: map[string]any{"note_id": notes[0], "tab_id": "markdown"}})
+		if err == nil && res.IsError {
+			err = toolError("read_note_tab", res)
+		}
+		return err
+	})
+	noopX := baseline.rt.record(b, func() error {
+		_, err := baseline.clients[0].CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}})
+		return err
+	})
+
+	type clientCall = func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error
+	var readCall clientCall = func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_note_tab", Arguments: map[string]any{"note_id": notes[w], "tab_id": "markdown"}})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return toolError("read_note_tab", res)
+		}
+		return nil
+	}
+	var editCall clientCall = func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "edit_note_tab", Arguments: map[string]any{
+			"note_id": notes[w], "tab_id": "markdown", "expected_version": versions[w],
+			"idempotency_key": fmt.Sprintf("bench-w%d-v%d", w, versions[w]),
+			"operation":       "replace_text", "text": fmt.Sprintf("# Bench\n\nEdit %d by worker %d.\n", n, w),
+		}})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return toolError("edit_note_tab", res)
+		}
+		m, _ := res.StructuredContent.(map[string]any)
+		v, _ := m["version"].(float64)
+		if replayed, _ := m["replayed"].(bool); replayed || int64(v) != versions[w]+1 {
+			return fmt.Errorf("edit_note_tab: version %v replayed %v after version %d", m["version"], m["replayed"], versions[w])
+		}
+		versions[w] = int64(v)
+		return nil
+	}
+	var noopCall clientCall = func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return toolError("noop", res)
+		}
+		return nil
+	}
+	b.Run("read_note_tab", func(b *testing.B) { runClients(b, foundry, readCall) })
+	b.Run("edit_note_tab", func(b *testing.B) { runClients(b, foundry, editCall) })
+	b.Run("bare_sdk_noop", func(b *testing.B) { runClients(b, baseline, noopCall) })
+	// ratios: the three calls in alternating short phases (each round: a
+	// phase of reads, one of edits, one of no-ops, every client busy), so a
+	// machine whose load drifts weighs on all three alike. It reports the
+	// ratios the targets are stated in: read_note_tab and edit_note_tab
+	// calls/s over the bare SDK no-op's.
+	b.Run("ratios", func(b *testing.B) {
+		var spent [3]time.Duration
+		var calls [3]int64
+		phaseCalls := int64(8 * clients)
+		var seq atomic.Int64
+		b.ResetTimer()
+		for range b.N {
+			for k, ph := range []struct {
+				t    *target
+				call clientCall
+			}{{foundry, readCall}, {foundry, editCall}, {baseline, noopCall}} {
+				d, err := runPhase(ph.t, phaseCalls, &seq, ph.call)
 				if err != nil {
 					b.Fatal(err)
 				}
-				notes[w] = id
+				spent[k] += d
+				calls[k] += phaseCalls
 			}
-			foundry := connectPool(b, e.URL+"/mcp", token, proto)
-			for w, cs := range foundry.clients {
-				r := servertest.MustCall(b, cs, "read_note_tab", map[string]any{"note_id": notes[w], "tab_id": "markdown"})
-				if r.IsError {
-					b.Fatalf("read_note_tab: %s", r.Text)
-				}
-				versions[w] = r.Int("version")
-			}
-
-			bare := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
-			bare.AddTool(&mcp.Tool{Name: "noop", Description: "Does nothing.", InputSchema: json.RawMessage(`{"type":"object"}`)}, noopTool)
-			baseline := connectPool(b, bareServer(b, bare), "", proto)
-
-			// Replayable calls, recorded once untimed for the *_raw_http variants.
-			readX := foundry.rt.record(b, func() error {
-				res, err := foundry.clients[0].CallTool(context.Background(), &mcp.CallToolParams{Name: "read_note_tab", Arguments: map[string]any{"note_id": notes[0], "tab_id": "markdown"}})
-				if err == nil && res.IsError {
-					err = toolError("read_note_tab", res)
-				}
-				return err
-			})
-			noopX := baseline.rt.record(b, func() error {
-				_, err := baseline.clients[0].CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}})
-				return err
-			})
-
-			b.Run("read_note_tab", func(b *testing.B) {
-				runClients(b, foundry, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_note_tab", Arguments: map[string]any{"note_id": notes[w], "tab_id": "markdown"}})
-					if err != nil {
-						return err
-					}
-					if res.IsError {
-						return toolError("read_note_tab", res)
-					}
-					return nil
-				})
-			})
-			b.Run("edit_note_tab", func(b *testing.B) {
-				runClients(b, foundry, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "edit_note_tab", Arguments: map[string]any{
-						"note_id": notes[w], "tab_id": "markdown", "expected_version": versions[w],
-						"idempotency_key": fmt.Sprintf("bench-w%d-v%d", w, versions[w]),
-						"operation":       "replace_text", "text": fmt.Sprintf("# Bench\n\nEdit %d by worker %d.\n", n, w),
-					}})
-					if err != nil {
-						return err
-					}
-					if res.IsError {
-						return toolError("edit_note_tab", res)
-					}
-					m, _ := res.StructuredContent.(map[string]any)
-					v, _ := m["version"].(float64)
-					if replayed, _ := m["replayed"].(bool); replayed || int64(v) != versions[w]+1 {
-						return fmt.Errorf("edit_note_tab: version %v replayed %v after version %d", m["version"], m["replayed"], versions[w])
-					}
-					versions[w] = int64(v)
-					return nil
-				})
-			})
-			b.Run("bare_sdk_noop", func(b *testing.B) {
-				runClients(b, baseline, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}})
-					if err != nil {
-						return err
-					}
-					if res.IsError {
-						return toolError("noop", res)
-					}
-					return nil
-				})
-			})
-			b.Run("read_note_tab_raw_http", func(b *testing.B) { runReplay(b, readX) })
-			b.Run("bare_sdk_noop_raw_http", func(b *testing.B) { runReplay(b, noopX) })
-		})
-	}
+		}
+		b.StopTimer()
+		rate := func(k int) float64 { return float64(calls[k]) / spent[k].Seconds() }
+		b.ReportMetric(rate(0)/rate(2), "read/noop")
+		b.ReportMetric(rate(1)/rate(2), "edit/noop")
+		b.ReportMetric(rate(0), "read-calls/s")
+		b.ReportMetric(rate(1), "edit-calls/s")
+		b.ReportMetric(rate(2), "noop-calls/s")
+	})
+	b.Run("read_note_tab_raw_http", func(b *testing.B) { runReplay(b, readX, clients) })
+	b.Run("bare_sdk_noop_raw_http", func(b *testing.B) { runReplay(b, noopX, clients) })
 }
 
 // BenchmarkToolsList: the tools/list answer, Foundry (served from its
@@ -407,7 +476,7 @@ func BenchmarkToolsList(b *testing.B) {
 	for _, proto := range benchProtocols {
 		b.Run(proto, func(b *testing.B) {
 			e := servertest.Start(b, servertest.Options{})
-			foundry := connectPool(b, e.URL+"/mcp", e.WriteToken(b), proto)
+			foundry := connectPool(b, e.URL+"/mcp", e.WriteToken(b), proto, benchWorkers)
 
 			bare := mcp.NewServer(&mcp.Implementation{Name: "bare", Title: "Bare", Version: "1"}, &mcp.ServerOptions{
 				Instructions: mcpserver.Instructions,
@@ -417,7 +486,7 @@ func BenchmarkToolsList(b *testing.B) {
 			for _, t := range mcpserver.Tools(nil) {
 				bare.AddTool(t.Def, noopTool)
 			}
-			baseline := connectPool(b, bareServer(b, bare), "", proto)
+			baseline := connectPool(b, bareServer(b, bare), "", proto, benchWorkers)
 
 			// One call each, untimed, records the request and the result as sent.
 			tools := map[*target]int{}
@@ -444,7 +513,7 @@ func BenchmarkToolsList(b *testing.B) {
 					rt, x := c.t.rt, lists[c.t]
 					req0, json0 := rt.requests.Load(), rt.jsonResp.Load()
 					if c.raw {
-						runReplay(b, x)
+						runReplay(b, x, benchWorkers)
 					} else {
 						runClients(b, c.t, func(ctx context.Context, w int, cs *mcp.ClientSession, n int64) error {
 							r, err := cs.ListTools(ctx, nil)

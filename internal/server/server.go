@@ -82,6 +82,9 @@ func New(st store.Store, c Config) *Server {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	// Every call verifies its token: from memory, re-checked in the store
+	// at most every store.TokenRecheck (see store.WithTokenCache).
+	st = store.WithTokenCache(st)
 	svc := service.New(st)
 	svc.SetWaitLimits(c.WaitersPerToken, c.WaitersPerNode)
 	h := mcpserver.New(svc, mcpserver.Options{

@@ -32,7 +32,9 @@ func (s *Service) ListTokens(ctx context.Context, ws string) ([]store.Token, err
 	return s.Store.Tokens(ctx, ws)
 }
 
-// RevokeToken stops a token at once. Revoking a token that is already
+// RevokeToken stops a token: at once on the node (or process) it runs on
+// when its store is the server's (store.WithTokenCache), and within
+// store.TokenRecheck on every other. Revoking a token that is already
 // revoked, or that the workspace does not have, is refused with the reason.
 func (s *Service) RevokeToken(ctx context.Context, ws, id string) error {
 	if err := CheckID("token_id", id); err != nil {
