@@ -718,8 +718,8 @@ func BenchmarkMCPCallRatios(b *testing.B) {
 	proto := os.Getenv("FOUNDRY_BENCH_PROTOCOL")
 	e := servertest.Start(b, servertest.Options{})
 	token := e.WriteToken(b)
-	foundry := &target{rt: newCountingTransport()}
-	bareT := &target{rt: newCountingTransport()}
+	foundry := &target{rt: newCountingTransport(maxClients)}
+	bareT := &target{rt: newCountingTransport(maxClients)}
 	bare := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
 	bare.AddTool(&mcp.Tool{Name: "noop", Description: "Does nothing.", InputSchema: json.RawMessage(`{"type":"object"}`)}, noopTool)
 	bareURL := bareServer(b, bare)

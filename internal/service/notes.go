@@ -652,17 +652,12 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, p auth.
 	if expected < 1 {
 		return zero, problem.New(problem.Invalid, "expected_version", "must be the version of the Note the change is based on (≥ 1)")
 	}
-	// Access is checked outside the transaction too, so a Note the caller
-	// can't see answers not found before any key is looked up.
-	head, err := s.noteAccess(ctx, p, noteID)
-	if err != nil {
-		return zero, err
-	}
 	if pre != nil {
-		// The current document when it is cached; the rules that need
-		// one fall back on what the tab ID says (see staticRules).
-		latest, _ := s.docs.get(noteID, head.Version)
-		if err := pre(latest); err != nil {
+		// No document yet: access is checked in the write, on the row it
+		// locks, so the rules fall back on what the tab ID says (see
+		// staticRules), and a rule that needs the Note reads it with its
+		// own access check.
+		if err := pre(nil); err != nil {
 			return zero, err
 		}
 	}
@@ -670,11 +665,16 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, p auth.
 	res, version, err := guardedOut[T, PT](ctx, s, store.Mutation{
 		Workspace: p.Workspace, Type: store.TypeNote, ID: noteID, Key: key, Fingerprint: fp,
 		ExpectedVersion: expected, Actor: "token:" + p.TokenID,
+		// A Note the caller can't reach answers not found before its key
+		// is looked at, so no key can be probed on it.
+		Access: func(cur *store.Resource) error {
+			if cur.Workspace != p.Workspace || !cur.Approved || !p.CanNote(noteID) {
+				return notFound(store.TypeNote, noteID)
+			}
+			return nil
+		},
 		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
 			written = nil
-			if !cur.Approved {
-				return nil, notFound(store.TypeNote, noteID) // connected access switched off meanwhile
-			}
 			base, err := s.noteInTx(cur, tx)
 			if err != nil {
 				return nil, err

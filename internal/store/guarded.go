@@ -34,6 +34,11 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 	if err != nil {
 		return Outcome{}, nil, err
 	}
+	if m.Access != nil && !creating {
+		if err := m.Access(&cur); err != nil {
+			return Outcome{}, nil, err
+		}
+	}
 
 	if key.found {
 		if key.fingerprint != m.Fingerprint {

@@ -97,6 +97,11 @@ type Mutation struct {
 	// loaded (and locked) as without Create, and Create is used only when
 	// there is none. Concurrent creates of one ID serialize on its row.
 	CreateIfMissing bool
+	// Access, if set, checks that the caller may reach the resource as
+	// loaded and locked, before its key is looked at: its error is the
+	// answer (e.g. not found) and nothing is written. It lets a door skip
+	// reading the resource once more before the write.
+	Access func(cur *Resource) error
 	// Apply is the edit: a pure function of the current resource. It must not
 	// do I/O. A *problem.Problem it returns is the caller's answer and nothing
 	// is written.
