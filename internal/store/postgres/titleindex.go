@@ -46,8 +46,15 @@ func ensureTitleIndex(ctx context.Context, conn *sql.Conn) {
 		warn("find extension pg_trgm", err)
 		return
 	}
-	if _, err := conn.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS `+titleIndex+` ON resources USING gin (title `+pgx.Identifier{schema, "gin_trgm_ops"}.Sanitize()+`)`); err != nil {
+	// fastupdate off: new titles go into the index itself, not a pending
+	// list that every query reads through until a vacuum merges it (10,000
+	// fresh Notes made a rare query 15 times slower than none).
+	if _, err := conn.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS `+titleIndex+` ON resources USING gin (title `+pgx.Identifier{schema, "gin_trgm_ops"}.Sanitize()+`) WITH (fastupdate = off)`); err != nil {
 		warn("create index "+titleIndex, err)
+		return
+	}
+	if _, err := conn.ExecContext(ctx, `ALTER INDEX `+titleIndex+` SET (fastupdate = off)`); err != nil {
+		warn("set fastupdate on "+titleIndex, err)
 	}
 }
 
