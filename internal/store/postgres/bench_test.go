@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"foundry/internal/auth"
+	"foundry/internal/benchtest"
 	"foundry/internal/note"
 	"foundry/internal/service"
 	"foundry/internal/store/postgres"
@@ -105,42 +104,12 @@ func BenchmarkWrites16VsBarePgx(b *testing.B) {
 	b.Run("writes", func(b *testing.B) {
 		var tf, tp time.Duration
 		for range b.N {
-			tf += spread(b, clients, n, foundry)
-			tp += spread(b, clients, n, bare)
+			tf += benchtest.Spread(b, clients, n, foundry)
+			tp += benchtest.Spread(b, clients, n, bare)
 		}
 		rate := func(d time.Duration) float64 { return float64(n*b.N) / d.Seconds() }
 		b.ReportMetric(rate(tf), "foundry-writes/s")
 		b.ReportMetric(rate(tp), "bare-pgx-writes/s")
 		b.ReportMetric(rate(tf)/rate(tp), "foundry/bare_pgx")
 	})
-}
-
-// spread makes n calls of write over workers goroutines (worker w, call i)
-// and answers how long they took.
-func spread(b *testing.B, workers, n int, write func(w int, i int64) error) time.Duration {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	t0 := time.Now()
-	for w := range workers {
-		wg.Go(func() {
-			for {
-				i := next.Add(1)
-				if i > int64(n) {
-					return
-				}
-				if err := write(w, i); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	took := time.Since(t0)
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	return took
 }

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"foundry/internal/benchtest"
 	"foundry/internal/store"
 	"foundry/internal/store/sqlite"
 )
@@ -55,7 +55,7 @@ func BenchmarkGroupCommitRatio16(b *testing.B) {
 	round := 0
 
 	guarded := func(b *testing.B, sd *side) time.Duration {
-		return spread(b, writers, n, func(w int, i int64) error {
+		return benchtest.Spread(b, writers, n, func(w int, i int64) error {
 			out, err := sd.s.Guarded(context.Background(), benchEdit(sd.ws, sd.ids[w], fmt.Sprintf("ratio-%d-%d-%d", round, w, i), sd.ver[w], fmt.Sprint(i)))
 			if err == nil {
 				sd.ver[w] = out.Version
@@ -69,7 +69,7 @@ func BenchmarkGroupCommitRatio16(b *testing.B) {
 			round++
 			tg += guarded(b, group)
 			ts += guarded(b, single)
-			tp += spread(b, writers, n, func(w int, i int64) error { return bare.insert(w, i) })
+			tp += benchtest.Spread(b, writers, n, func(w int, i int64) error { return bare.insert(w, i) })
 		}
 		rate := func(d time.Duration) float64 { return float64(n*b.N) / d.Seconds() }
 		b.ReportMetric(rate(tg), "group-commit-writes/s")
@@ -90,36 +90,6 @@ func benchWrites(tb testing.TB) int {
 		}
 	}
 	return n
-}
-
-// spread makes n calls of write over workers goroutines (worker w, call i)
-// and answers how long they took.
-func spread(b *testing.B, workers, n int, write func(w int, i int64) error) time.Duration {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	t0 := time.Now()
-	for w := range workers {
-		wg.Go(func() {
-			for {
-				i := next.Add(1)
-				if i > int64(n) {
-					return
-				}
-				if err := write(w, i); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	took := time.Since(t0)
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	return took
 }
 
 // bareDB is a plain SQLite database in WAL mode with synchronous=FULL, as
