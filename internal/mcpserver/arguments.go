@@ -96,16 +96,7 @@ func (s *argScanner) path() string {
 	return b.String()
 }
 
-func (s *argScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+func (s *argScanner) ws() { s.i = skipSpace(s.b, s.i) }
 
 // value reads one value whose schema is schema (nil: unknown) and whose
 // declared property name is name ("" for items and map entries).

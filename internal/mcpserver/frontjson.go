@@ -152,15 +152,20 @@ type frontScanner struct {
 	keysBuf [32][]byte
 }
 
-func (s *frontScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
+func (s *frontScanner) ws() { s.i = skipSpace(s.b, s.i) }
+
+// skipSpace is the index of the first byte at or after i in b that is not
+// JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			s.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 // value reads one value at s.path.
