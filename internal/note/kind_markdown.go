@@ -1,6 +1,11 @@
 package note
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"foundry/internal/parts"
+)
 
 // The markdown tab is stored as chunks of text ("m/<n>") whose order is in
 // the head. An edit rewrites the chunks its changed bytes fall in; a chunk
@@ -45,7 +50,7 @@ var markdownKind = kind{
 	},
 }
 
-func chunkKey(id int) string { return "m/" + itoa(id) }
+func chunkKey(id int) string { return "m/" + strconv.Itoa(id) }
 
 func diffMarkdown(w *writer, base, next *Doc) {
 	var old string
@@ -58,8 +63,8 @@ func diffMarkdown(w *writer, base, next *Doc) {
 		old, chunks = base.Markdown, base.lay.chunks
 	}
 	text := next.Markdown
-	p := commonPrefix(old, text)
-	s := commonSuffix(old[p:], text[p:])
+	p := parts.CommonPrefix(old, text)
+	s := parts.CommonSuffix(old[p:], text[p:])
 	// Chunks i..j hold the changed bytes [p, len(old)-s) of old; a pure
 	// insertion goes into the chunk it falls in (the last one at the end).
 	starts := make([]int, len(chunks)+1)
@@ -139,32 +144,4 @@ func cutText(s string) []string {
 		s = s[n:]
 	}
 	return append(out, s)
-}
-
-// commonPrefix is the length of the longest common prefix of a and b. It
-// compares windows first (string comparison is vectorized), bytes only in
-// the first window that differs.
-func commonPrefix(a, b string) int {
-	const w = 512
-	p, n := 0, min(len(a), len(b))
-	for p+w <= n && a[p:p+w] == b[p:p+w] {
-		p += w
-	}
-	for p < n && a[p] == b[p] {
-		p++
-	}
-	return p
-}
-
-// commonSuffix is the length of the longest common suffix of a and b.
-func commonSuffix(a, b string) int {
-	const w = 512
-	s, n := 0, min(len(a), len(b))
-	for s+w <= n && a[len(a)-s-w:len(a)-s] == b[len(b)-s-w:len(b)-s] {
-		s += w
-	}
-	for s < n && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
-	return s
 }

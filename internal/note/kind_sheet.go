@@ -261,31 +261,26 @@ func assembleSheet(a *assembler, tab string, hs headSheet, old *Sheet) (Sheet, e
 			maxBC = max(maxBC, bc)
 		}
 		for r := br * BlockRows; r < min(hs.Rows, (br+1)*BlockRows); r++ {
+			// The row's segment in each block column: read now, or the
+			// old row's; its length ends with its last non-empty segment.
 			base := sh.Cells[r]
-			n := max(maxBC+1, (len(base)+BlockCols-1)/BlockCols)
+			segs := make([][]any, max(maxBC+1, (len(base)+BlockCols-1)/BlockCols))
 			length := 0
-			for bc := 0; bc < n; bc++ {
-				seg := segment(base, bc)
-				if segs, ok := blocks[bc]; ok {
-					seg = nil
-					if i := r - br*BlockRows; i < len(segs) {
-						seg = segs[i]
+			for bc := range segs {
+				segs[bc] = segment(base, bc)
+				if read, ok := blocks[bc]; ok {
+					segs[bc] = nil
+					if i := r - br*BlockRows; i < len(read) {
+						segs[bc] = read[i]
 					}
 				}
-				if len(seg) > 0 {
-					length = bc*BlockCols + len(seg)
+				if len(segs[bc]) > 0 {
+					length = bc*BlockCols + len(segs[bc])
 				}
 			}
 			row := make([]any, length)
-			for bc := 0; bc*BlockCols < length; bc++ {
-				seg := segment(base, bc)
-				if segs, ok := blocks[bc]; ok {
-					seg = nil
-					if i := r - br*BlockRows; i < len(segs) {
-						seg = segs[i]
-					}
-				}
-				copy(row[bc*BlockCols:], seg)
+			for bc, seg := range segs {
+				copy(row[min(bc*BlockCols, length):], seg)
 			}
 			sh.Cells[r] = row
 		}

@@ -3,6 +3,7 @@ package note
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"foundry/internal/problem"
 )
@@ -120,7 +121,7 @@ func listKind[T comparable](key string, list func(d *Doc) *[]T, read func(c *Con
 			var old []byte
 			if base.lay != nil {
 				bl := *list(base)
-				if len(bl) == len(nl) && equalLists(bl, nl) {
+				if slices.Equal(bl, nl) {
 					return nil
 				}
 				old, _ = json.Marshal(nonNilList(bl))
@@ -143,24 +144,12 @@ func listKind[T comparable](key string, list func(d *Doc) *[]T, read func(c *Con
 				*list(d) = nonNilList(l)
 			case !ok && a.base != nil:
 				*list(d) = *list(a.base)
-			case !ok:
-				// Never written: empty (a new Note stores no empty lists).
-				*list(d) = []T{}
 			default:
 				return missing(key)
 			}
 			return nil
 		},
 	}
-}
-
-func equalLists[T comparable](a, b []T) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func nonNilList[T any](l []T) []T {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"foundry/internal/parts"
@@ -69,6 +68,7 @@ type layout struct {
 	chunks    []chunkRef
 	nextChunk int
 	parts     map[string]partMeta
+	partBytes int // the sum of parts' sizes
 }
 
 type chunkRef struct{ id, n int }
@@ -81,11 +81,7 @@ func (d *Doc) StoredBytes() int {
 	if d.lay == nil {
 		return 0
 	}
-	n := len(d.lay.head)
-	for _, m := range d.lay.parts {
-		n += m.size
-	}
-	return n
+	return len(d.lay.head) + d.lay.partBytes
 }
 
 // headDoc is the stored head.
@@ -148,12 +144,12 @@ type writer struct {
 // put records that key now holds data (nil: gone); old is its previous
 // bytes when it had some.
 func (w *writer) put(key string, old, data []byte) {
-	m, had := w.base.parts[key]
+	m, had := w.next.parts[key]
 	if data == nil {
 		if !had {
 			return
 		}
-		delete(w.next.parts, key)
+		w.next.setPart(key, nil)
 		w.out = append(w.out, PartWrite{Key: key, Full: true})
 		return
 	}
@@ -169,8 +165,19 @@ func (w *writer) put(key string, old, data []byte) {
 	if pw.Hist == nil {
 		pw.Hist, pw.Full = data, true
 	}
-	w.next.parts[key] = partMeta{len(data), pw.ChainLen, pw.ChainBytes}
+	w.next.setPart(key, &partMeta{len(data), pw.ChainLen, pw.ChainBytes})
 	w.out = append(w.out, pw)
+}
+
+// setPart records key's new meta (nil: gone), keeping partBytes.
+func (l *layout) setPart(key string, m *partMeta) {
+	l.partBytes -= l.parts[key].size
+	if m == nil {
+		delete(l.parts, key)
+		return
+	}
+	l.parts[key] = *m
+	l.partBytes += m.size
 }
 
 // gone removes every stored part whose key starts with prefix.
@@ -196,7 +203,7 @@ func Diff(base, next *Doc) (Writes, error) {
 	if bl == nil {
 		bl = &layout{parts: map[string]partMeta{}}
 	}
-	w := &writer{base: bl, next: &layout{parts: maps.Clone(bl.parts), nextChunk: max(bl.nextChunk, 1)}}
+	w := &writer{base: bl, next: &layout{parts: maps.Clone(bl.parts), partBytes: bl.partBytes, nextChunk: max(bl.nextChunk, 1)}}
 	known := base.lay != nil
 	h := headDoc{Format: headFormat, Title: next.Title, NextTabN: next.NextTabN, NextItem: next.NextItem}
 	baseTabs := map[string]*Tab{}
@@ -275,11 +282,9 @@ func Assemble(head []byte, parts []Part, base *Doc) (Doc, error) {
 	a := &assembler{rows: map[string]*Part{}, lay: &layout{head: head, nextChunk: h.NextChunk, parts: map[string]partMeta{}}}
 	if base != nil {
 		a.base = base
-		a.lay.parts = maps.Clone(base.lay.parts)
+		a.lay.parts, a.lay.partBytes = maps.Clone(base.lay.parts), base.lay.partBytes
+		a.baseTabs = map[string]*Tab{}
 		for i := range base.Tabs {
-			if a.baseTabs == nil {
-				a.baseTabs = map[string]*Tab{}
-			}
 			a.baseTabs[base.Tabs[i].ID] = &base.Tabs[i]
 		}
 	}
@@ -287,9 +292,9 @@ func Assemble(head []byte, parts []Part, base *Doc) (Doc, error) {
 		p := &parts[i]
 		a.rows[p.Key] = p
 		if p.Data == nil {
-			delete(a.lay.parts, p.Key)
+			a.lay.setPart(p.Key, nil)
 		} else {
-			a.lay.parts[p.Key] = partMeta{len(p.Data), p.ChainLen, p.ChainBytes}
+			a.lay.setPart(p.Key, &partMeta{len(p.Data), p.ChainLen, p.ChainBytes})
 		}
 	}
 	d := Doc{Title: h.Title, NextTabN: h.NextTabN, NextItem: h.NextItem, Sources: []Source{}, Files: []File{}}
@@ -336,5 +341,3 @@ func (a *assembler) baseTab(id, typ string) *Tab {
 }
 
 func missing(key string) error { return fmt.Errorf("note part %s is missing", key) }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -41,17 +41,11 @@ type Write struct {
 // The cut points fall on UTF-8 rune boundaries, so for text the inserted
 // part is valid UTF-8 whenever new is.
 func Splice(old, new []byte) []byte {
-	p := 0
-	for p < len(old) && p < len(new) && old[p] == new[p] {
-		p++
-	}
+	p := CommonPrefix(old, new)
 	for p > 0 && ((p < len(old) && !utf8.RuneStart(old[p])) || (p < len(new) && !utf8.RuneStart(new[p]))) {
 		p--
 	}
-	s := 0
-	for s < len(old)-p && s < len(new)-p && old[len(old)-1-s] == new[len(new)-1-s] {
-		s++
-	}
+	s := CommonSuffix(old[p:], new[p:])
 	for s > 0 && (!utf8.RuneStart(old[len(old)-s]) || !utf8.RuneStart(new[len(new)-s])) {
 		s--
 	}
@@ -81,4 +75,32 @@ func Apply(old []byte, d []byte) ([]byte, error) {
 	out = append(out, old[:off]...)
 	out = append(out, ins...)
 	return append(out, old[off+del:]...), nil
+}
+
+// CommonPrefix is the length of the longest common prefix of a and b. It
+// compares 512-byte windows first (a comparison the runtime vectorizes),
+// bytes only in the first window that differs.
+func CommonPrefix[T ~string | ~[]byte](a, b T) int {
+	const w = 512
+	p, n := 0, min(len(a), len(b))
+	for p+w <= n && string(a[p:p+w]) == string(b[p:p+w]) {
+		p += w
+	}
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	return p
+}
+
+// CommonSuffix is the length of the longest common suffix of a and b.
+func CommonSuffix[T ~string | ~[]byte](a, b T) int {
+	const w = 512
+	s, n := 0, min(len(a), len(b))
+	for s+w <= n && string(a[len(a)-s-w:len(a)-s]) == string(b[len(b)-s-w:len(b)-s]) {
+		s += w
+	}
+	for s < n && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package parts
 
 import (
 	"math/rand"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -50,5 +51,28 @@ func TestApplyRefusesCorruptDeltas(t *testing.T) {
 		if _, err := Apply([]byte("abc"), []byte(d)); err == nil {
 			t.Errorf("Apply(%q) succeeded", d)
 		}
+	}
+}
+
+func TestCommonPrefixAndSuffix(t *testing.T) {
+	long := strings.Repeat("0123456789", 300)
+	for _, c := range []struct {
+		a, b         string
+		prefix, suff int
+	}{
+		{"", "", 0, 0}, {"abc", "abd", 2, 0}, {"xbc", "abc", 0, 2}, {"abc", "abc", 3, 3},
+		{long + "X" + long, long + "Y" + long, len(long), len(long)},
+		{long, long + "tail", len(long), 0},
+	} {
+		if p, s := CommonPrefix(c.a, c.b), CommonSuffix(c.a, c.b); p != c.prefix || s != c.suff {
+			t.Errorf("%.20q/%.20q: prefix %d suffix %d, want %d %d", c.a, c.b, p, s, c.prefix, c.suff)
+		}
+		if p := CommonPrefix([]byte(c.a), []byte(c.b)); p != c.prefix {
+			t.Errorf("bytes: prefix %d, want %d", p, c.prefix)
+		}
+	}
+	a, b := []byte(long+"X"), []byte(long+"Y")
+	if n := testing.AllocsPerRun(10, func() { CommonPrefix(a, b); CommonSuffix(a, b) }); n != 0 {
+		t.Errorf("comparing bytes allocates %v times", n)
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/benchtest"
 	"foundry/internal/mcpclient"
 	"foundry/internal/note"
 	"foundry/internal/server/servertest"
@@ -738,32 +739,14 @@ func BenchmarkMCPCallRatios(b *testing.B) {
 	b.Cleanup(bareT.rt.base.CloseIdleConnections)
 	calls := envInt(b, "FOUNDRY_BENCH_CALLS", 400)
 
-	// pool makes n calls over clients goroutines and answers how long they took.
+	// pool makes n calls over clients goroutines, each with its own
+	// timeout, and answers how long they took.
 	pool := func(b *testing.B, clients, n int, call func(ctx context.Context, w int) error) time.Duration {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		errs := make(chan error, clients)
-		t0 := time.Now()
-		for w := range clients {
-			wg.Go(func() {
-				for next.Add(1) <= int64(n) {
-					ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-					err := call(ctx, w)
-					cancel()
-					if err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		took := time.Since(t0)
-		close(errs)
-		for err := range errs {
-			b.Fatal(err)
-		}
-		return took
+		return benchtest.Spread(b, clients, n, func(w int, _ int64) error {
+			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			defer cancel()
+			return call(ctx, w)
+		})
 	}
 	noop := func(ctx context.Context, w int) error {
 		res, err := bareT.clients[w].CallTool(ctx, &mcp.CallToolParams{Name: "noop", Arguments: map[string]any{}})

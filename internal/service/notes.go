@@ -675,12 +675,12 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, p auth.
 		},
 		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
 			written = nil
-			base, err := s.noteInTx(cur, tx)
-			if err != nil {
-				return nil, err
-			}
-			d := note.Clone(base)
-			res, changed, err := edit(&d)
+			var res T
+			var changed []string
+			d, w, err := s.editInTx(cur, tx, sizeField, func(d *note.Doc) (err error) {
+				res, changed, err = edit(d)
+				return err
+			})
 			if err != nil {
 				return nil, err
 			}
@@ -689,17 +689,10 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, p auth.
 			if unchanged {
 				version = cur.Version
 			}
-			w, err := note.Diff(base, &d)
-			if err != nil {
-				return nil, err
-			}
-			if err := note.CheckSize(w.Bytes, base.StoredBytes(), sizeField); err != nil {
-				return nil, err
-			}
 			nw := PT(&res).noteWritten()
 			nw.NoteID, nw.Version = noteID, version
 			if !unchanged {
-				written = &d
+				written = d
 			}
 			return &store.Change{Doc: w.Head, Parts: w.Parts, Result: mustJSON(res), Kind: kind, Changed: changed, Unchanged: unchanged}, nil
 		},

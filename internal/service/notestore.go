@@ -55,3 +55,27 @@ func (s *Service) noteInTx(cur *store.Resource, tx store.TxReader) (*note.Doc, e
 	}
 	return &d, nil
 }
+
+// editInTx is how every guarded write edits a Note: edit changes a Clone of
+// the Note at cur's version (so it must change shared rows only through
+// package note, see note.Clone), Diff says what to store, and the result is
+// held to the Note size limit (a refusal names sizeField). It answers the
+// edited Note and its writes (none when edit changed nothing).
+func (s *Service) editInTx(cur *store.Resource, tx store.TxReader, sizeField string, edit func(d *note.Doc) error) (*note.Doc, note.Writes, error) {
+	base, err := s.noteInTx(cur, tx)
+	if err != nil {
+		return nil, note.Writes{}, err
+	}
+	d := note.Clone(base)
+	if err := edit(&d); err != nil {
+		return nil, note.Writes{}, err
+	}
+	w, err := note.Diff(base, &d)
+	if err != nil {
+		return nil, note.Writes{}, err
+	}
+	if err := note.CheckSize(w.Bytes, base.StoredBytes(), sizeField); err != nil {
+		return nil, note.Writes{}, err
+	}
+	return &d, w, nil
+}

@@ -180,8 +180,12 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want, got note.Doc
-		_ = json.Unmarshal([]byte(model[1]), &want)
-		_ = json.Unmarshal([]byte(noteJSON(t, *d)), &got)
+		if err := json.Unmarshal([]byte(model[1]), &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(noteJSON(t, *d)), &got); err != nil {
+			t.Fatal(err)
+		}
 		want.NextTabN, want.NextItem = got.NextTabN, got.NextItem
 		if noteJSON(t, got) != noteJSON(t, want) || nv != f.version(t) {
 			t.Fatalf("restoring version 1 gave\n %.300s\nwant\n %.300s", noteJSON(t, got), noteJSON(t, want))

@@ -124,18 +124,12 @@ func (s *Service) PersonEdit(ctx context.Context, ws, user, id string, expected 
 		Workspace: ws, Type: store.TypeNote, ID: id, ExpectedVersion: expected, Actor: "user:" + user,
 		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
 			written = nil
-			base, err := s.noteInTx(cur, tx)
-			if err != nil {
-				return nil, err
-			}
-			// edit works on a copy that shares rows with base; it must
-			// change them only through package note (see note.Clone).
-			d := note.Clone(base)
-			changed, err := edit(&d)
-			if err != nil {
-				return nil, err
-			}
-			w, err := note.Diff(base, &d)
+			var changed []string
+			// People's edits are held to the same size limit as agents'.
+			d, w, err := s.editInTx(cur, tx, "note_id", func(d *note.Doc) (err error) {
+				changed, err = edit(d)
+				return err
+			})
 			if err != nil {
 				return nil, err
 			}
@@ -145,11 +139,7 @@ func (s *Service) PersonEdit(ctx context.Context, ws, user, id string, expected 
 				// version.
 				return &store.Change{Unchanged: true, Result: mustJSON(map[string]any{"version": cur.Version})}, nil
 			}
-			// People's edits are held to the same size limit as agents'.
-			if err := note.CheckSize(w.Bytes, base.StoredBytes(), "note_id"); err != nil {
-				return nil, err
-			}
-			written = &d
+			written = d
 			return &store.Change{Doc: w.Head, Parts: w.Parts, Kind: kind, Changed: changed, Result: mustJSON(map[string]any{"version": cur.Version + 1})}, nil
 		},
 	}
