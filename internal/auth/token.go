@@ -159,7 +159,11 @@ func checkGrant(ctx context.Context, s store.Store, ws, field, typ string, ids [
 // caller learns nothing about which.
 var ErrInvalidToken = errors.New("the bearer token is not valid: create one with `foundry token create` or reconnect")
 
-// Verify resolves a secret to its principal.
+// Verifier resolves a presented bearer secret to its principal, answering
+// ErrInvalidToken for one that is not valid here.
+type Verifier func(ctx context.Context, secret string) (Principal, error)
+
+// Verify resolves a personal access token to its principal.
 func Verify(ctx context.Context, s store.Store, secret string) (Principal, error) {
 	if !strings.HasPrefix(secret, TokenPrefix) {
 		return Principal{}, ErrInvalidToken

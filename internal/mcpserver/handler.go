@@ -54,6 +54,11 @@ type Options struct {
 	// MaxStreamsPerToken and MaxStreamsPerNode cap concurrent
 	// subscriptions/listen streams. Defaults 8 and 1024.
 	MaxStreamsPerToken, MaxStreamsPerNode int
+	// Verify resolves a presented bearer secret (a personal access token,
+	// an OAuth access token) to its principal; auth.ErrInvalidToken for one
+	// that is unknown, expired, revoked or meant for another resource.
+	// Default: personal access tokens only (auth.Verify).
+	Verify auth.Verifier
 }
 
 // Handler serves /mcp.
@@ -112,6 +117,21 @@ func New(svc *service.Service, opts Options) *Handler {
 	return h
 }
 
+// verify resolves a bearer secret with Options.Verify, or as a personal
+// access token.
+func (h *Handler) verify(ctx context.Context, secret string) (auth.Principal, error) {
+	if h.opts.Verify != nil {
+		return h.opts.Verify(ctx, secret)
+	}
+	return auth.Verify(ctx, h.svc.Store, secret)
+}
+
+// ResourceURL is the canonical URL of this resource (RFC 8707): the
+// audience an OAuth access token must carry.
+func (h *Handler) ResourceURL() string {
+	return strings.TrimRight(h.opts.PublicURL, "/") + h.opts.Path
+}
+
 // ResourceMetadataURL is the RFC 9728 document for this resource.
 func (h *Handler) ResourceMetadataURL() string {
 	return strings.TrimRight(h.opts.PublicURL, "/") + "/.well-known/oauth-protected-resource" + h.opts.Path
@@ -121,7 +141,7 @@ func (h *Handler) ResourceMetadataURL() string {
 func (h *Handler) ResourceMetadata(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
-		"resource":                 strings.TrimRight(h.opts.PublicURL, "/") + h.opts.Path,
+		"resource":                 h.ResourceURL(),
 		"authorization_servers":    []string{strings.TrimRight(h.opts.PublicURL, "/")},
 		"scopes_supported":         []string{auth.ScopeRead, auth.ScopeWrite},
 		"bearer_methods_supported": []string{"header"},
@@ -445,7 +465,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, id json.R
 		desc = "The token is invalid, expired or revoked; create a new one with foundry token create"
 		if len(r.Header.Values("Authorization")) == 1 {
 			if secret := bearer(r); secret != "" {
-				p, err := auth.Verify(r.Context(), h.svc.Store, secret)
+				p, err := h.verify(r.Context(), secret)
 				if err == nil {
 					return p, true
 				}

@@ -237,7 +237,7 @@ func (h *Handler) guardPush(next mcp.MethodHandler) mcp.MethodHandler {
 		if wt == nil || up == nil {
 			return nil, nil // not a listen stream Foundry opened: nothing to push to
 		}
-		if _, err := auth.Verify(ctx, h.svc.Store, wt.secret); err != nil {
+		if _, err := h.verify(ctx, wt.secret); err != nil {
 			if errors.Is(err, auth.ErrInvalidToken) {
 				wt.stop() // the token is gone: so is its stream
 			} else {

@@ -18,6 +18,9 @@ const (
 	DefaultPruneEvery     = time.Hour
 	// DefaultPruneFirst is how long after start the first prune runs.
 	DefaultPruneFirst = 10 * time.Minute
+	// DefaultUnusedClients: a registered client that no one connected
+	// within a day is deleted (open registration must not grow forever).
+	DefaultUnusedClients = 24 * time.Hour
 	// MaxPruneBatch is the most rows one prune transaction deletes.
 	MaxPruneBatch = 1000
 )
@@ -33,6 +36,9 @@ type Retention struct {
 	// Batch caps the rows deleted per transaction (0 or more than
 	// MaxPruneBatch: MaxPruneBatch).
 	Batch int
+	// UnusedClients is how long a dynamically registered (or fetched)
+	// OAuth client no one connected is kept (0: DefaultUnusedClients).
+	UnusedClients time.Duration
 }
 
 func (r Retention) withDefaults() Retention {
@@ -41,6 +47,9 @@ func (r Retention) withDefaults() Retention {
 	}
 	if r.Events <= 0 {
 		r.Events = DefaultEventRetention
+	}
+	if r.UnusedClients <= 0 {
+		r.UnusedClients = DefaultUnusedClients
 	}
 	if r.Every == 0 {
 		r.Every = DefaultPruneEvery
@@ -54,7 +63,10 @@ func (r Retention) withDefaults() Retention {
 // PruneReport is what one Prune did.
 type PruneReport struct {
 	Keys, Events int64 // rows deleted
-	Batches      int   // transactions run (each deletes at most Batch rows)
+	// Identity counts expired sessions and OAuth grants, and dynamic
+	// clients no one connected, deleted.
+	Identity int64
+	Batches  int // transactions run (each deletes at most Batch rows)
 }
 
 // Prune deletes the idempotency keys and events older than the retention
@@ -136,7 +148,9 @@ func (b *Base) Prune(ctx context.Context, now time.Time) (PruneReport, error) {
 			break
 		}
 	}
-	return rep, nil
+	n, err := b.pruneIdentity(ctx, now, r.UnusedClients, r.Batch)
+	rep.Identity = n
+	return rep, err
 }
 
 // EventHorizon is the cursor of the newest pruned event of (typ, id), 0 if

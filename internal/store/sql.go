@@ -204,6 +204,68 @@ var migrations = []string{
 	// Title queries use an index (SQLite: FTS5 trigrams, kept in step with
 	// resources.title by triggers). Idempotent.
 	`{{title_index}}`,
+
+	// People and OAuth: browser sessions, OAuth clients, the connections
+	// people grant them, and OAuth artefacts (codes, tokens, PKCE records,
+	// one-time links), each stored under the hash of its secret. Secrets
+	// every node must share (the OAuth HMAC key) live in server_secrets.
+	`CREATE TABLE IF NOT EXISTS sessions (
+		hash TEXT PRIMARY KEY,
+		workspace_id TEXT NOT NULL,
+		user_id TEXT NOT NULL,
+		csrf TEXT NOT NULL,
+		created_us BIGINT NOT NULL,
+		expires_us BIGINT NOT NULL
+	);
+	CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (user_id);
+	CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_us);
+	CREATE TABLE IF NOT EXISTS server_secrets (
+		name TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	);
+	CREATE TABLE IF NOT EXISTS oauth_clients (
+		id TEXT PRIMARY KEY,
+		secret_hash TEXT NOT NULL,
+		name TEXT NOT NULL,
+		redirect_uris TEXT NOT NULL,
+		grant_types TEXT NOT NULL,
+		scopes TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		metadata TEXT NOT NULL,
+		created_us BIGINT NOT NULL
+	);
+	CREATE TABLE IF NOT EXISTS connections (
+		id TEXT PRIMARY KEY,
+		workspace_id TEXT NOT NULL,
+		user_id TEXT NOT NULL,
+		client_id TEXT NOT NULL,
+		scopes TEXT NOT NULL,
+		notes_grant TEXT,
+		rooms_grant TEXT,
+		created_us BIGINT NOT NULL,
+		last_used_us BIGINT,
+		revoked_us BIGINT
+	);
+	CREATE UNIQUE INDEX IF NOT EXISTS connections_live ON connections (workspace_id, user_id, client_id) WHERE revoked_us IS NULL;
+	CREATE INDEX IF NOT EXISTS connections_by_client ON connections (client_id);
+	CREATE TABLE IF NOT EXISTS grants (
+		kind TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		request_id TEXT NOT NULL,
+		client_id TEXT NOT NULL,
+		connection_id TEXT NOT NULL,
+		state TEXT NOT NULL,
+		data TEXT NOT NULL,
+		access_hash TEXT NOT NULL,
+		created_us BIGINT NOT NULL,
+		expires_us BIGINT NOT NULL,
+		changed_us BIGINT NOT NULL,
+		PRIMARY KEY (kind, hash)
+	);
+	CREATE INDEX IF NOT EXISTS grants_by_request ON grants (request_id);
+	CREATE INDEX IF NOT EXISTS grants_by_connection ON grants (connection_id);
+	CREATE INDEX IF NOT EXISTS grants_by_client ON grants (client_id);
+	CREATE INDEX IF NOT EXISTS grants_by_expiry ON grants (expires_us)`,
 }
 
 // sqliteTitleIndex indexes every resource's title in the FTS5 table

@@ -304,6 +304,8 @@ type Store interface {
 	Tokens(ctx context.Context, workspace string) ([]Token, error)
 	RevokeToken(ctx context.Context, workspace, id string) error
 
+	Identity
+
 	Close() error
 }
 

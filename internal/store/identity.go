@@ -1,0 +1,598 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+)
+
+// ErrExists: a row with that unique key (an email, an ID) is already there.
+var ErrExists = errors.New("already exists")
+
+// Session is a person's browser session. Hash is the SHA-256 (hex) of the
+// cookie's secret: the secret itself is never stored.
+type Session struct {
+	Hash, Workspace, User string
+	CSRF                  string // the form token of this session
+	CreatedAt, ExpiresAt  time.Time
+}
+
+// Client kinds: how an OAuth client came to be known.
+const (
+	ClientDynamic    = "dynamic"    // RFC 7591 registration at /register
+	ClientRegistered = "registered" // `foundry client add`
+	ClientMetadata   = "metadata"   // a client ID metadata document, fetched and cached
+)
+
+// Client is an OAuth client. SecretHash is "" for a public client (PKCE
+// only) and the SHA-256 (hex) of its secret for a confidential one.
+type Client struct {
+	ID           string
+	SecretHash   string
+	Name         string
+	RedirectURIs []string
+	GrantTypes   []string
+	Scopes       []string
+	Kind         string
+	Metadata     json.RawMessage // the registration or document as received (client_uri, logo_uri, …)
+	CreatedAt    time.Time
+}
+
+// Connection is what a person granted one client: scopes and the Notes and
+// Rooms it may reach (nil: all, now and later; empty: none). A person has
+// at most one live connection per client; consenting again replaces its
+// scopes and grant.
+type Connection struct {
+	ID, Workspace, User, Client string
+	Scopes                      []string
+	Notes, Rooms                []string
+	CreatedAt                   time.Time
+	LastUsed, RevokedAt         *time.Time
+}
+
+// Grant kinds and states. A grant is one OAuth artefact (an authorization
+// code, an access or refresh token, a PKCE record) or a one-time link,
+// stored under the SHA-256 (hex) of its signature.
+const (
+	GrantCode    = "code"
+	GrantAccess  = "access"
+	GrantRefresh = "refresh"
+	GrantPKCE    = "pkce"
+	GrantSetup   = "setup" // a one-time link to set a password
+
+	GrantActive  = "active"
+	GrantUsed    = "used"    // a code exchanged, a link followed
+	GrantRotated = "rotated" // a refresh token exchanged for a new one
+	GrantRevoked = "revoked"
+)
+
+// Grant is one stored OAuth artefact. Data is opaque to the store (the OAuth
+// layer's serialized request). AccessHash links a refresh token to the
+// access token issued with it.
+type Grant struct {
+	Kind, Hash                   string
+	RequestID, Client            string
+	Connection                   string // "" until consent made one
+	State                        string
+	Data                         json.RawMessage
+	AccessHash                   string
+	CreatedAt, ExpiresAt, Change time.Time
+}
+
+// Identity is the part of Store that knows people, sessions and OAuth.
+type Identity interface {
+	CreateUser(ctx context.Context, u User) error
+	UserByID(ctx context.Context, id string) (User, error)
+	// UserByEmail finds a user by email, compared as stored (the account
+	// layer stores emails lower-cased).
+	UserByEmail(ctx context.Context, email string) (User, error)
+	// SetPassword replaces a user's password hash and ends every session of
+	// theirs, in one transaction.
+	SetPassword(ctx context.Context, id, hash string) error
+	// DeleteUser removes a user of the workspace with their sessions and
+	// personal access tokens, and revokes their connections and grants.
+	DeleteUser(ctx context.Context, workspace, id string) error
+
+	CreateSession(ctx context.Context, s Session) error
+	// SessionByHash answers ErrNotFound for an unknown or expired session.
+	SessionByHash(ctx context.Context, hash string, now time.Time) (Session, error)
+	DeleteSession(ctx context.Context, hash string) error
+
+	// ServerSecret is the value stored under name, storing fresh first if
+	// there is none: every node gets the same value.
+	ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error)
+
+	CreateClient(ctx context.Context, c Client) error
+	Client(ctx context.Context, id string) (Client, error)
+	Clients(ctx context.Context) ([]Client, error)
+	DeleteClient(ctx context.Context, id string) error
+
+	// PutConnection stores c as the person's live connection to c.Client:
+	// if there is one, its scopes and grant are replaced and its ID and
+	// creation kept; otherwise c is inserted. It answers what is stored.
+	PutConnection(ctx context.Context, c Connection) (Connection, error)
+	Connection(ctx context.Context, id string) (Connection, error)
+	// Connections lists the workspace's connections, revoked ones included,
+	// oldest first.
+	Connections(ctx context.Context, workspace string) ([]Connection, error)
+	// RevokeConnection revokes a live connection and every grant made
+	// under it, in one transaction (ErrNotFound if none is live).
+	RevokeConnection(ctx context.Context, workspace, id string) error
+	// TouchConnection records a use (last_used).
+	TouchConnection(ctx context.Context, id string, at time.Time) error
+
+	PutGrant(ctx context.Context, g Grant) error
+	Grant(ctx context.Context, kind, hash string) (Grant, error)
+	// SetGrantState moves a grant from one of the states from to state to,
+	// atomically; it answers false (and changes nothing) if the grant is in
+	// none of them.
+	SetGrantState(ctx context.Context, kind, hash string, from []string, to string) (bool, error)
+	// RevokeGrants revokes every grant of the request (an authorization
+	// and all the tokens issued from it) of the given kinds (none: all).
+	RevokeGrants(ctx context.Context, requestID string, kinds ...string) error
+	DeleteGrant(ctx context.Context, kind, hash string) error
+	// RotateRefresh exchanges refresh token oldHash, in one transaction: it
+	// is marked rotated (if it is active, or was rotated at graceSince or
+	// later: a concurrent refresh of the same token), the access token
+	// issued with it is revoked, and puts are stored. If the old token is
+	// in no such state nothing is written and the answer is ErrNotFound.
+	RotateRefresh(ctx context.Context, oldHash string, graceSince time.Time, puts []Grant) error
+}
+
+func (b *Base) CreateUser(ctx context.Context, u User) error {
+	return b.Tx(ctx, func(q Querier) error {
+		var n int
+		if err := q.QueryRowContext(ctx, b.D.Q(`SELECT COUNT(*) FROM users WHERE email = ? OR id = ?`), u.Email, u.ID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrExists
+		}
+		_, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO users (id, workspace_id, email, name, password_hash, role, created_us) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			u.ID, u.Workspace, u.Email, u.Name, u.PasswordHash, u.Role, u.CreatedAt.UnixMicro())
+		return err
+	})
+}
+
+const userCols = `id, workspace_id, email, name, password_hash, role, created_us`
+
+func scanUser(sc interface{ Scan(...any) error }) (User, error) {
+	var u User
+	var us int64
+	err := sc.Scan(&u.ID, &u.Workspace, &u.Email, &u.Name, &u.PasswordHash, &u.Role, &us)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, ErrNotFound
+	}
+	u.CreatedAt = time.UnixMicro(us).UTC()
+	return u, err
+}
+
+func (b *Base) UserByID(ctx context.Context, id string) (User, error) {
+	return scanUser(b.R.QueryRowContext(ctx, b.D.Q(`SELECT `+userCols+` FROM users WHERE id = ?`), id))
+}
+
+func (b *Base) UserByEmail(ctx context.Context, email string) (User, error) {
+	return scanUser(b.R.QueryRowContext(ctx, b.D.Q(`SELECT `+userCols+` FROM users WHERE email = ?`), email))
+}
+
+func (b *Base) SetPassword(ctx context.Context, id, hash string) error {
+	return b.Tx(ctx, func(q Querier) error {
+		res, err := q.ExecContext(ctx, b.D.Q(`UPDATE users SET password_hash = ? WHERE id = ?`), hash, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		_, err = q.ExecContext(ctx, b.D.Q(`DELETE FROM sessions WHERE user_id = ?`), id)
+		return err
+	})
+}
+
+func (b *Base) DeleteUser(ctx context.Context, workspace, id string) error {
+	now := time.Now().UnixMicro()
+	return b.Tx(ctx, func(q Querier) error {
+		res, err := q.ExecContext(ctx, b.D.Q(`DELETE FROM sessions WHERE user_id = ? AND workspace_id = ?`), id, workspace)
+		if err != nil {
+			return err
+		}
+		_ = res
+		for _, s := range []string{
+			`UPDATE grants SET state = 'revoked', changed_us = ? WHERE state <> 'revoked' AND connection_id IN (SELECT id FROM connections WHERE user_id = ? AND workspace_id = ?)`,
+			`UPDATE connections SET revoked_us = ? WHERE revoked_us IS NULL AND user_id = ? AND workspace_id = ?`,
+		} {
+			if _, err := q.ExecContext(ctx, b.D.Q(s), now, id, workspace); err != nil {
+				return err
+			}
+		}
+		if _, err := q.ExecContext(ctx, b.D.Q(`DELETE FROM tokens WHERE user_id = ? AND workspace_id = ?`), id, workspace); err != nil {
+			return err
+		}
+		res, err = q.ExecContext(ctx, b.D.Q(`DELETE FROM users WHERE id = ? AND workspace_id = ?`), id, workspace)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+func (b *Base) CreateSession(ctx context.Context, s Session) error {
+	return b.Tx(ctx, func(q Querier) error {
+		_, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO sessions (hash, workspace_id, user_id, csrf, created_us, expires_us) VALUES (?, ?, ?, ?, ?, ?)`),
+			s.Hash, s.Workspace, s.User, s.CSRF, s.CreatedAt.UnixMicro(), s.ExpiresAt.UnixMicro())
+		return err
+	})
+}
+
+func (b *Base) SessionByHash(ctx context.Context, hash string, now time.Time) (Session, error) {
+	st, err := b.hot(ctx, `SELECT workspace_id, user_id, csrf, created_us, expires_us FROM sessions WHERE hash = ?`)
+	if err != nil {
+		return Session{}, err
+	}
+	s := Session{Hash: hash}
+	var c, e int64
+	err = st.QueryRowContext(ctx, hash).Scan(&s.Workspace, &s.User, &s.CSRF, &c, &e)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, ErrNotFound
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	s.CreatedAt, s.ExpiresAt = time.UnixMicro(c).UTC(), time.UnixMicro(e).UTC()
+	if !now.Before(s.ExpiresAt) {
+		return Session{}, ErrNotFound
+	}
+	return s, nil
+}
+
+func (b *Base) DeleteSession(ctx context.Context, hash string) error {
+	return b.Tx(ctx, func(q Querier) error {
+		_, err := q.ExecContext(ctx, b.D.Q(`DELETE FROM sessions WHERE hash = ?`), hash)
+		return err
+	})
+}
+
+func (b *Base) ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
+	var v string
+	err := b.Tx(ctx, func(q Querier) error {
+		if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`), name, string(fresh)); err != nil {
+			return err
+		}
+		return q.QueryRowContext(ctx, b.D.Q(`SELECT value FROM server_secrets WHERE name = ?`), name).Scan(&v)
+	})
+	return []byte(v), err
+}
+
+func (b *Base) CreateClient(ctx context.Context, c Client) error {
+	uris, _ := json.Marshal(c.RedirectURIs)
+	meta := string(c.Metadata)
+	if meta == "" {
+		meta = "{}"
+	}
+	return b.Tx(ctx, func(q Querier) error {
+		var n int
+		if err := q.QueryRowContext(ctx, b.D.Q(`SELECT COUNT(*) FROM oauth_clients WHERE id = ?`), c.ID).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrExists
+		}
+		_, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, grant_types, scopes, kind, metadata, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			c.ID, c.SecretHash, c.Name, string(uris), strings.Join(c.GrantTypes, " "), strings.Join(c.Scopes, " "), c.Kind, meta, c.CreatedAt.UnixMicro())
+		return err
+	})
+}
+
+const clientCols = `id, secret_hash, name, redirect_uris, grant_types, scopes, kind, metadata, created_us`
+
+func scanClient(sc interface{ Scan(...any) error }) (Client, error) {
+	var c Client
+	var uris, grants, scopes, meta string
+	var us int64
+	err := sc.Scan(&c.ID, &c.SecretHash, &c.Name, &uris, &grants, &scopes, &c.Kind, &meta, &us)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Client{}, ErrNotFound
+	}
+	if err != nil {
+		return Client{}, err
+	}
+	c.RedirectURIs = []string{}
+	_ = json.Unmarshal([]byte(uris), &c.RedirectURIs)
+	c.GrantTypes, c.Scopes = strings.Fields(grants), strings.Fields(scopes)
+	c.Metadata, c.CreatedAt = json.RawMessage(meta), time.UnixMicro(us).UTC()
+	return c, nil
+}
+
+func (b *Base) Client(ctx context.Context, id string) (Client, error) {
+	return scanClient(b.R.QueryRowContext(ctx, b.D.Q(`SELECT `+clientCols+` FROM oauth_clients WHERE id = ?`), id))
+}
+
+func (b *Base) Clients(ctx context.Context) ([]Client, error) {
+	rows, err := b.R.QueryContext(ctx, `SELECT `+clientCols+` FROM oauth_clients ORDER BY created_us, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Client
+	for rows.Next() {
+		c, err := scanClient(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (b *Base) DeleteClient(ctx context.Context, id string) error {
+	return b.Tx(ctx, func(q Querier) error {
+		res, err := q.ExecContext(ctx, b.D.Q(`DELETE FROM oauth_clients WHERE id = ?`), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+const connCols = `id, workspace_id, user_id, client_id, scopes, notes_grant, rooms_grant, created_us, last_used_us, revoked_us`
+
+func scanConnection(sc interface{ Scan(...any) error }) (Connection, error) {
+	var c Connection
+	var scopes string
+	var notes, rooms sql.NullString
+	var created int64
+	var used, revoked sql.NullInt64
+	err := sc.Scan(&c.ID, &c.Workspace, &c.User, &c.Client, &scopes, &notes, &rooms, &created, &used, &revoked)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Connection{}, ErrNotFound
+	}
+	if err != nil {
+		return Connection{}, err
+	}
+	c.Scopes, c.Notes, c.Rooms = strings.Fields(scopes), grantList(notes), grantList(rooms)
+	c.CreatedAt = time.UnixMicro(created).UTC()
+	c.LastUsed, c.RevokedAt = optTime(used), optTime(revoked)
+	return c, nil
+}
+
+func optTime(v sql.NullInt64) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := time.UnixMicro(v.Int64).UTC()
+	return &t
+}
+
+func (b *Base) PutConnection(ctx context.Context, c Connection) (Connection, error) {
+	var out Connection
+	err := b.Tx(ctx, func(q Querier) error {
+		have, err := scanConnection(q.QueryRowContext(ctx, b.D.Q(`SELECT `+connCols+` FROM connections WHERE workspace_id = ? AND user_id = ? AND client_id = ? AND revoked_us IS NULL`+b.D.ForUpdate), c.Workspace, c.User, c.Client))
+		switch {
+		case err == nil:
+			if _, err := q.ExecContext(ctx, b.D.Q(`UPDATE connections SET scopes = ?, notes_grant = ?, rooms_grant = ? WHERE id = ?`),
+				strings.Join(c.Scopes, " "), grantText(c.Notes), grantText(c.Rooms), have.ID); err != nil {
+				return err
+			}
+			out = have
+			out.Scopes, out.Notes, out.Rooms = c.Scopes, c.Notes, c.Rooms
+			return nil
+		case errors.Is(err, ErrNotFound):
+			if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO connections (id, workspace_id, user_id, client_id, scopes, notes_grant, rooms_grant, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+				c.ID, c.Workspace, c.User, c.Client, strings.Join(c.Scopes, " "), grantText(c.Notes), grantText(c.Rooms), c.CreatedAt.UnixMicro()); err != nil {
+				return err
+			}
+			out = c
+			out.LastUsed, out.RevokedAt = nil, nil
+			return nil
+		default:
+			return err
+		}
+	})
+	return out, err
+}
+
+func (b *Base) Connection(ctx context.Context, id string) (Connection, error) {
+	st, err := b.hot(ctx, `SELECT `+connCols+` FROM connections WHERE id = ?`)
+	if err != nil {
+		return Connection{}, err
+	}
+	return scanConnection(st.QueryRowContext(ctx, id))
+}
+
+func (b *Base) Connections(ctx context.Context, workspace string) ([]Connection, error) {
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT `+connCols+` FROM connections WHERE workspace_id = ? ORDER BY created_us, id`), workspace)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Connection
+	for rows.Next() {
+		c, err := scanConnection(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (b *Base) RevokeConnection(ctx context.Context, workspace, id string) error {
+	now := time.Now().UnixMicro()
+	return b.Tx(ctx, func(q Querier) error {
+		res, err := q.ExecContext(ctx, b.D.Q(`UPDATE connections SET revoked_us = ? WHERE workspace_id = ? AND id = ? AND revoked_us IS NULL`), now, workspace, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		_, err = q.ExecContext(ctx, b.D.Q(`UPDATE grants SET state = 'revoked', changed_us = ? WHERE connection_id = ? AND state <> 'revoked'`), now, id)
+		return err
+	})
+}
+
+func (b *Base) TouchConnection(ctx context.Context, id string, at time.Time) error {
+	return b.Tx(ctx, func(q Querier) error {
+		_, err := q.ExecContext(ctx, b.D.Q(`UPDATE connections SET last_used_us = ? WHERE id = ?`), at.UnixMicro(), id)
+		return err
+	})
+}
+
+func putGrant(ctx context.Context, q Querier, d Dialect, g Grant) error {
+	if g.State == "" {
+		g.State = GrantActive
+	}
+	data := string(g.Data)
+	if data == "" {
+		data = "{}"
+	}
+	ch := g.Change
+	if ch.IsZero() {
+		ch = g.CreatedAt
+	}
+	_, err := q.ExecContext(ctx, d.Q(`INSERT INTO grants (kind, hash, request_id, client_id, connection_id, state, data, access_hash, created_us, expires_us, changed_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		g.Kind, g.Hash, g.RequestID, g.Client, g.Connection, g.State, data, g.AccessHash, g.CreatedAt.UnixMicro(), g.ExpiresAt.UnixMicro(), ch.UnixMicro())
+	return err
+}
+
+func (b *Base) PutGrant(ctx context.Context, g Grant) error {
+	return b.Tx(ctx, func(q Querier) error { return putGrant(ctx, q, b.D, g) })
+}
+
+func (b *Base) Grant(ctx context.Context, kind, hash string) (Grant, error) {
+	st, err := b.hot(ctx, `SELECT request_id, client_id, connection_id, state, data, access_hash, created_us, expires_us, changed_us FROM grants WHERE kind = ? AND hash = ?`)
+	if err != nil {
+		return Grant{}, err
+	}
+	g := Grant{Kind: kind, Hash: hash}
+	var data string
+	var c, e, ch int64
+	err = st.QueryRowContext(ctx, kind, hash).Scan(&g.RequestID, &g.Client, &g.Connection, &g.State, &data, &g.AccessHash, &c, &e, &ch)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Grant{}, ErrNotFound
+	}
+	if err != nil {
+		return Grant{}, err
+	}
+	g.Data = json.RawMessage(data)
+	g.CreatedAt, g.ExpiresAt, g.Change = time.UnixMicro(c).UTC(), time.UnixMicro(e).UTC(), time.UnixMicro(ch).UTC()
+	return g, nil
+}
+
+func (b *Base) SetGrantState(ctx context.Context, kind, hash string, from []string, to string) (bool, error) {
+	if len(from) == 0 {
+		return false, nil
+	}
+	args := []any{to, time.Now().UnixMicro(), kind, hash}
+	for _, f := range from {
+		args = append(args, f)
+	}
+	var changed bool
+	err := b.Tx(ctx, func(q Querier) error {
+		res, err := q.ExecContext(ctx, b.D.Q(`UPDATE grants SET state = ?, changed_us = ? WHERE kind = ? AND hash = ? AND state IN (?`+strings.Repeat(", ?", len(from)-1)+`)`), args...)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		changed = n > 0
+		return nil
+	})
+	return changed, err
+}
+
+func (b *Base) RevokeGrants(ctx context.Context, requestID string, kinds ...string) error {
+	query := `UPDATE grants SET state = 'revoked', changed_us = ? WHERE request_id = ? AND state <> 'revoked'`
+	args := []any{time.Now().UnixMicro(), requestID}
+	if len(kinds) > 0 {
+		query += ` AND kind IN (?` + strings.Repeat(", ?", len(kinds)-1) + `)`
+		for _, k := range kinds {
+			args = append(args, k)
+		}
+	}
+	return b.Tx(ctx, func(q Querier) error {
+		_, err := q.ExecContext(ctx, b.D.Q(query), args...)
+		return err
+	})
+}
+
+func (b *Base) DeleteGrant(ctx context.Context, kind, hash string) error {
+	return b.Tx(ctx, func(q Querier) error {
+		_, err := q.ExecContext(ctx, b.D.Q(`DELETE FROM grants WHERE kind = ? AND hash = ?`), kind, hash)
+		return err
+	})
+}
+
+func (b *Base) RotateRefresh(ctx context.Context, oldHash string, graceSince time.Time, puts []Grant) error {
+	now := time.Now().UnixMicro()
+	return b.Tx(ctx, func(q Querier) error {
+		var access string
+		err := q.QueryRowContext(ctx, b.D.Q(`SELECT access_hash FROM grants WHERE kind = 'refresh' AND hash = ? AND (state = 'active' OR (state = 'rotated' AND changed_us >= ?))`+b.D.ForUpdate), oldHash, graceSince.UnixMicro()).Scan(&access)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		// A token rotated within the grace period keeps its first rotation
+		// time, so the grace period never extends itself.
+		if _, err := q.ExecContext(ctx, b.D.Q(`UPDATE grants SET state = 'rotated', changed_us = ? WHERE kind = 'refresh' AND hash = ? AND state = 'active'`), now, oldHash); err != nil {
+			return err
+		}
+		if access != "" {
+			if _, err := q.ExecContext(ctx, b.D.Q(`UPDATE grants SET state = 'revoked', changed_us = ? WHERE kind = 'access' AND hash = ? AND state = 'active'`), now, access); err != nil {
+				return err
+			}
+		}
+		for _, g := range puts {
+			if err := putGrant(ctx, q, b.D, g); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// pruneIdentity deletes expired sessions, grants expired a day ago or more,
+// and dynamic or fetched clients older than unusedClients that no
+// connection ever used.
+func (b *Base) pruneIdentity(ctx context.Context, now time.Time, unusedClients time.Duration, batch int) (int64, error) {
+	var total int64
+	for _, s := range []struct {
+		query string
+		args  []any
+	}{
+		{`DELETE FROM sessions WHERE hash IN (SELECT hash FROM sessions WHERE expires_us < ? LIMIT ?)`, []any{now.UnixMicro(), batch}},
+		{`DELETE FROM grants WHERE (kind, hash) IN (SELECT kind, hash FROM grants WHERE expires_us < ? LIMIT ?)`, []any{now.Add(-24 * time.Hour).UnixMicro(), batch}},
+		{`DELETE FROM oauth_clients WHERE id IN (SELECT c.id FROM oauth_clients c WHERE c.kind IN ('dynamic', 'metadata') AND c.created_us < ?
+			AND NOT EXISTS (SELECT 1 FROM connections n WHERE n.client_id = c.id) AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = c.id) LIMIT ?)`, []any{now.Add(-unusedClients).UnixMicro(), batch}},
+	} {
+		for {
+			var n int64
+			err := b.Tx(ctx, func(q Querier) error {
+				res, err := q.ExecContext(ctx, b.D.Q(s.query), s.args...)
+				if err != nil {
+					return err
+				}
+				n, err = res.RowsAffected()
+				return err
+			})
+			if err != nil {
+				return total, err
+			}
+			total += n
+			if n < int64(batch) {
+				break
+			}
+		}
+	}
+	return total, nil
+}
