@@ -25,6 +25,20 @@ type Spec struct {
 // *Error naming the field (name: client_name, redirect URIs:
 // redirect_uris[i]).
 func Add(ctx context.Context, st store.Store, spec Spec) (store.Client, string, error) {
+	m, err := specMetadata(spec)
+	if err != nil {
+		return store.Client{}, "", err
+	}
+	return create(ctx, st, store.ClientRegistered, m, time.Now())
+}
+
+// CheckSpec is Add's checks alone, to refuse a spec before opening data.
+func CheckSpec(spec Spec) error {
+	_, err := specMetadata(spec)
+	return err
+}
+
+func specMetadata(spec Spec) (Metadata, error) {
 	m := Metadata{ClientName: spec.Name, RedirectURIs: spec.RedirectURIs, TokenEndpointAuthMethod: AuthNone}
 	if spec.Confidential {
 		m.TokenEndpointAuthMethod = AuthSecretBasic
@@ -34,12 +48,12 @@ func Add(ctx context.Context, st store.Store, spec Spec) (store.Client, string, 
 	}
 	m, e := normalize(m, false)
 	if e != nil {
-		return store.Client{}, "", e
+		return m, e
 	}
 	if m.ClientName == "" {
-		return store.Client{}, "", invalid("client_name", "is empty: give the name people will see on the consent page")
+		return m, invalid("client_name", "is empty: give the name people will see on the consent page")
 	}
-	return create(ctx, st, store.ClientRegistered, m, time.Now())
+	return m, nil
 }
 
 // List is every stored client, oldest first.
