@@ -443,3 +443,39 @@ func TestMetadataDocumentCacheIsBounded(t *testing.T) {
 		t.Errorf("fetches (soon, b, c) = %v, want [2 1 1]: the soonest to expire is the one dropped", got)
 	}
 }
+
+// TestMetadataDocumentLeniencies: what a document written for many servers
+// may carry without being refused: scopes Foundry does not know (ignored),
+// a logo that is not https (left out), offline_access.
+func TestMetadataDocumentLeniencies(t *testing.T) {
+	d := newDocServer(t)
+	reg := clients.New(openSQLite(t), clients.Options{HTTPClient: d.trusting()})
+	id := d.handle("/lenient.json", jsonDoc(nil, func(id string) map[string]any {
+		m := goodDoc(id)
+		m["scope"] = "openid offline_access osfoundry:read profile"
+		m["logo_uri"] = "http://app.example.com/logo.png"
+		return m
+	}))
+	c, err := reg.Lookup(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Scopes) != 1 || c.Scopes[0] != "osfoundry:read" {
+		t.Errorf("scopes %v, want only osfoundry:read", c.Scopes)
+	}
+	if strings.Contains(string(c.Metadata), "logo") {
+		t.Errorf("an http logo_uri was kept: %s", c.Metadata)
+	}
+}
+
+// TestMetadataDocumentNeedsAValidCertificate: a server whose certificate
+// the client does not trust is refused, saying so.
+func TestMetadataDocumentNeedsAValidCertificate(t *testing.T) {
+	d := newDocServer(t)
+	untrusting := clients.NewHTTPClient(clients.Guard{Allow: func(ap netip.AddrPort) bool { return ap.Addr().IsLoopback() }})
+	reg := clients.New(openSQLite(t), clients.Options{HTTPClient: untrusting})
+	_, err := reg.Lookup(context.Background(), d.handle("/client.json", jsonDoc(nil, goodDoc)))
+	if !errors.Is(err, clients.ErrDocument) || !strings.Contains(err.Error(), "TLS certificate is not valid") {
+		t.Errorf("%v, want a refusal of the certificate", err)
+	}
+}

@@ -152,7 +152,10 @@ func parseMetadata(body []byte, clientID *string) (Metadata, *Error) {
 }
 
 // normalize checks m and fills in the defaults. A metadata document
-// (document true) cannot hold a secret, so its only auth method is none.
+// (document true) cannot hold a secret, so its only auth method is none;
+// and since it is written for other servers too, scopes Foundry does not
+// know are ignored in it, and a client_uri or logo_uri that is not an
+// https URL is left out rather than refused.
 func normalize(m Metadata, document bool) (Metadata, *Error) {
 	if m.RedirectURIs == nil {
 		return m, invalidRedirect("redirect_uris", "is required: list the URIs the client receives its authorization codes at, e.g. [\"http://127.0.0.1/callback\"]")
@@ -231,10 +234,14 @@ func normalize(m Metadata, document bool) (Metadata, *Error) {
 			continue
 		}
 		if e := checkWebURI(f.name, *f.v); e != nil {
+			if document { // only shown on the consent page: left out, not fatal
+				*f.v = ""
+				continue
+			}
 			return m, e
 		}
 	}
-	scopes, e := parseScope(m.Scope)
+	scopes, e := parseScope(m.Scope, document)
 	if e != nil {
 		return m, e
 	}
@@ -352,8 +359,10 @@ func isBidiControl(r rune) bool {
 
 // parseScope reads a space-separated scope: each of osfoundry:read and
 // osfoundry:write, duplicates dropped. offline_access is accepted and
-// dropped: refresh tokens are issued without it.
-func parseScope(s string) ([]string, *Error) {
+// dropped: refresh tokens are issued without it. Other scopes are refused,
+// or with lenient (a metadata document, which serves other servers too)
+// ignored.
+func parseScope(s string, lenient bool) ([]string, *Error) {
 	var out []string
 	for _, sc := range strings.Fields(s) {
 		switch sc {
@@ -363,6 +372,9 @@ func parseScope(s string) ([]string, *Error) {
 			}
 		case "offline_access":
 		default:
+			if lenient {
+				continue
+			}
 			return nil, invalid("scope", "%q is not a scope of Foundry: use %s and/or %s, separated by a space", excerpt(sc), auth.ScopeRead, auth.ScopeWrite)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,9 @@ import (
 // SecretPrefix marks client secrets so secret scanners can find a leaked
 // one (and no one takes it for a personal access token).
 const SecretPrefix = "fdycs_"
+
+// headerList is a preflight's list of header names that may be echoed.
+var headerList = regexp.MustCompile(`^[A-Za-z0-9-]+( *, *[A-Za-z0-9-]+)*$`)
 
 // Mount serves POST /register (and its CORS preflight) on mux.
 func (r *Registry) Mount(mux *http.ServeMux) {
@@ -44,7 +48,11 @@ func (r *Registry) Register(w http.ResponseWriter, req *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	if req.Method == http.MethodOptions {
 		h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, MCP-Protocol-Version")
+		allow := "Content-Type, Authorization, Accept, MCP-Protocol-Version"
+		if asked := req.Header.Get("Access-Control-Request-Headers"); len(asked) <= 1000 && headerList.MatchString(asked) {
+			allow = asked // no credentials are ever used here, so any header may be sent
+		}
+		h.Set("Access-Control-Allow-Headers", allow)
 		h.Set("Access-Control-Max-Age", "86400")
 		w.WriteHeader(http.StatusNoContent)
 		return
