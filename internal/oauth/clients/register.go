@@ -105,7 +105,7 @@ func (r *Registry) Register(w http.ResponseWriter, req *http.Request) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Pragma", "no-cache")
 	w.WriteHeader(http.StatusCreated)
-	_ = json.NewEncoder(w).Encode(Response(c, m, secret))
+	_ = json.NewEncoder(w).Encode(response(c, m, secret))
 }
 
 // RegistrationResponse is what /register answers (RFC 7591 §3.2.1): the
@@ -119,8 +119,8 @@ type RegistrationResponse struct {
 	Metadata
 }
 
-// Response is the registration response for client c registered with m.
-func Response(c store.Client, m Metadata, secret string) RegistrationResponse {
+// response is the registration response for client c registered with m.
+func response(c store.Client, m Metadata, secret string) RegistrationResponse {
 	out := RegistrationResponse{ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt.Unix(), Metadata: m}
 	if secret != "" {
 		var never int64
