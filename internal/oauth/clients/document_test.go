@@ -231,7 +231,7 @@ func TestMetadataDocumentRefusals(t *testing.T) {
 		}
 		_, err := reg.Lookup(context.Background(), id)
 		var de *clients.DocumentError
-		if !errors.As(err, &de) || !errors.Is(err, clients.ErrDocument) {
+		if !errors.As(err, &de) || !errors.Is(err, clients.ErrDocument) || !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s: %v, want a DocumentError", c.name, err)
 			continue
 		}

@@ -134,7 +134,9 @@ func New(st store.Store, opts Options) *Registry {
 }
 
 // ErrDocument is what every failure to use a client ID metadata document
-// is (errors.Is), a *DocumentError that says why.
+// is (errors.Is), a *DocumentError that says why. Such a failure is also
+// store.ErrNotFound, so a caller that knows only the store's errors treats
+// the client as unknown.
 var ErrDocument = errors.New("client ID metadata document not usable")
 
 // DocumentError says why the metadata document at a client ID cannot be
@@ -149,7 +151,7 @@ func (e *DocumentError) Error() string {
 	return fmt.Sprintf("client_id %s: %s", excerpt(e.ClientID), e.Reason)
 }
 
-func (e *DocumentError) Unwrap() []error { return []error{ErrDocument, e.Err} }
+func (e *DocumentError) Unwrap() []error { return []error{ErrDocument, store.ErrNotFound, e.Err} }
 
 // IsURLClientID reports whether id is a URL (it contains "://"): such IDs
 // are client ID metadata documents, never stored clients.
