@@ -151,7 +151,12 @@ func (e *DocumentError) Error() string {
 	return fmt.Sprintf("client_id %s: %s", excerpt(e.ClientID), e.Reason)
 }
 
-func (e *DocumentError) Unwrap() []error { return []error{ErrDocument, store.ErrNotFound, e.Err} }
+func (e *DocumentError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrDocument, store.ErrNotFound}
+	}
+	return []error{ErrDocument, store.ErrNotFound, e.Err}
+}
 
 // IsURLClientID reports whether id is a URL (it contains "://"): such IDs
 // are client ID metadata documents, never stored clients.
