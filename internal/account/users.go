@@ -25,14 +25,15 @@ const MaxEmailBytes = 254
 // like one: one @ with something on each side, no spaces or control
 // characters, at most 254 bytes. Emails are stored as it answers.
 func NormalizeEmail(field, s string) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", problem.New(problem.Invalid, field, "is not valid UTF-8 text; give an email address like ada@example.com")
+	}
 	e := strings.ToLower(strings.TrimSpace(s))
 	switch {
 	case e == "":
 		return "", problem.New(problem.Invalid, field, "is empty; give an email address like ada@example.com")
 	case len(e) > MaxEmailBytes:
 		return "", problem.New(problem.Invalid, field, "is %d bytes long; an email address has at most %d bytes", len(e), MaxEmailBytes)
-	case !utf8.ValidString(e):
-		return "", problem.New(problem.Invalid, field, "is not valid UTF-8 text; give an email address like ada@example.com")
 	case strings.ContainsFunc(e, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
 		return "", problem.New(problem.Invalid, field, "%q has a space or a control character; give an email address like ada@example.com", problem.Excerpt(e))
 	}
