@@ -262,9 +262,9 @@ func parseBytes(s string) (int64, error) {
 }
 
 // ownerSetup is the one-time link for the workspace's owner to set a
-// password, made while they have none: nothing to guess, and no password
-// printed anywhere. link is "" when the owner has a password (or the link
-// could not be made, which is logged).
+// password, made while no owner has one: nothing to guess, and no password
+// printed anywhere. link is "" once an owner has a password (or when the
+// link could not be made, which is logged).
 type ownerSetup struct {
 	email, link string
 	expires     time.Time
@@ -272,12 +272,18 @@ type ownerSetup struct {
 
 func newOwnerSetup(ctx context.Context, log *slog.Logger, srv *server.Server, owner service.Owner, publicURL string) ownerSetup {
 	s := ownerSetup{email: owner.User.Email}
-	if owner.User.PasswordHash != "" {
+	u, ok, err := account.OwnerToSetUp(ctx, srv.Store, owner.Workspace.ID)
+	if err != nil {
+		log.Error("cannot tell whether an owner has a password", "err", err)
 		return s
 	}
-	link, exp, err := account.CreateSetupLink(ctx, srv.Store, owner.User, publicURL, time.Now())
+	if !ok {
+		return s
+	}
+	s.email = u.Email
+	link, exp, err := account.CreateSetupLink(ctx, srv.Store, u, publicURL, time.Now())
 	if err != nil {
-		log.Error("cannot make the owner's one-time link to set a password", "email", owner.User.Email, "err", err)
+		log.Error("cannot make the owner's one-time link to set a password", "email", u.Email, "err", err)
 		return s
 	}
 	s.link, s.expires = link, exp

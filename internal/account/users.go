@@ -163,3 +163,25 @@ func RemoveUser(ctx context.Context, st store.Store, u store.User) error {
 	}
 	return err
 }
+
+// OwnerToSetUp is the owner who needs a link to set a password: the first
+// owner of ws, while no owner of ws has a password (nobody could sign in
+// to manage the workspace). ok is false once an owner has one.
+func OwnerToSetUp(ctx context.Context, st store.Store, ws string) (u store.User, ok bool, err error) {
+	users, err := st.Users(ctx, ws)
+	if err != nil {
+		return store.User{}, false, err
+	}
+	for _, o := range users {
+		if o.Role != RoleOwner {
+			continue
+		}
+		if o.PasswordHash != "" {
+			return store.User{}, false, nil
+		}
+		if !ok {
+			u, ok = o, true
+		}
+	}
+	return u, ok, nil
+}
