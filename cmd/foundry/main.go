@@ -1,7 +1,7 @@
-// Command foundry runs Foundry and manages its data: serve, token, notes,
-// rooms, proposals, repo, sim, migrate. It only turns flags and environment
-// into calls of internal/server and internal/service, and prints their
-// answers in its own words.
+// Command foundry runs Foundry and manages its data: serve, user, token,
+// notes, rooms, proposals, repo, sim, migrate. It only turns flags and
+// environment into calls of internal/server, internal/service and
+// internal/account, and prints their answers in its own words.
 package main
 
 import (
@@ -41,6 +41,10 @@ var commands []command
 func init() {
 	commands = []command{
 		{path: "serve", about: "run the server: MCP at /mcp; creates the workspace on first start", long: serveLong, flags: serveFlags},
+		{path: "user add", args: "EMAIL", nargs: 1, about: "add a person who signs in to Foundry's pages (prints a one-time link to set a password)", long: userAddLong, flags: userAddFlags},
+		{path: "user passwd", args: "EMAIL", nargs: 1, about: "set a person's password: a one-time link, or --password-stdin", long: userPasswdLong, flags: userPasswdFlags},
+		{path: "user list", about: "list the people of the workspace, their roles and whether they have a password", flags: userListFlags},
+		{path: "user remove", args: "EMAIL", nargs: 1, about: "remove a person: their sessions and tokens end, their connections are revoked", flags: userRemoveFlags},
 		{path: "token create", about: "create a token for an MCP client (the secret is shown once)", flags: tokenCreateFlags},
 		{path: "token list", about: "list tokens with their scopes, Notes and Rooms", flags: tokenListFlags},
 		{path: "token revoke", args: "TOKEN_ID", nargs: 1, about: "revoke a token: it stops working at once", flags: tokenRevokeFlags},

@@ -18,8 +18,10 @@ import (
 	"syscall"
 	"time"
 
+	"foundry/internal/account"
 	"foundry/internal/mcpserver"
 	"foundry/internal/server"
+	"foundry/internal/service"
 )
 
 const serveLong = `On its first start on a data folder (or database) it creates the workspace
@@ -140,8 +142,13 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 			log.Warn("--demo: this data already has a workspace, so no demo content was created (demo content is only created on a first start); start with --demo on a new --data folder to see it",
 				"data", where(cfg), "workspace", owner.Workspace.ID)
 		}
-		if created {
-			printNextSteps(os.Stderr, d, *publicURL, demoMade)
+		setup := newOwnerSetup(ctx, log, srv, owner, *publicURL)
+		switch {
+		case created:
+			printNextSteps(os.Stderr, d, *publicURL, demoMade, setup)
+		case setup.link != "":
+			log.Warn("the owner has no password yet, so nobody can sign in: open this one-time link to set it (it works once, for 24 hours; every start logs a fresh one until a password is set)",
+				"email", setup.email, "link", setup.link, "or", fmt.Sprintf("%s user passwd %s %s --password-stdin", self, setup.email, d.arg()))
 		}
 
 		hs := server.HTTPServer(srv.Handler, ln.Addr().String())
@@ -254,18 +261,53 @@ func parseBytes(s string) (int64, error) {
 	return 0, fmt.Errorf("%q is not a size like 512MiB or 2GiB", s)
 }
 
+// ownerSetup is the one-time link for the workspace's owner to set a
+// password, made while no owner has one: nothing to guess, and no password
+// printed anywhere. link is "" once an owner has a password (or when the
+// link could not be made, which is logged).
+type ownerSetup struct {
+	email, link string
+	expires     time.Time
+}
+
+func newOwnerSetup(ctx context.Context, log *slog.Logger, srv *server.Server, owner service.Owner, publicURL string) ownerSetup {
+	s := ownerSetup{email: owner.User.Email}
+	u, ok, err := account.OwnerToSetUp(ctx, srv.Store, owner.Workspace.ID)
+	if err != nil {
+		log.Error("cannot tell whether an owner has a password", "err", err)
+		return s
+	}
+	if !ok {
+		return s
+	}
+	s.email = u.Email
+	link, exp, err := account.CreateSetupLink(ctx, srv.Store, u, publicURL, time.Now())
+	if err != nil {
+		log.Error("cannot make the owner's one-time link to set a password", "email", u.Email, "err", err)
+		return s
+	}
+	s.link, s.expires = link, exp
+	return s
+}
+
 // printNextSteps is what a first start tells the person, with commands
 // that run as typed (see self).
-func printNextSteps(w io.Writer, d dataFlags, publicURL string, demoMade bool) {
+func printNextSteps(w io.Writer, d dataFlags, publicURL string, demoMade bool, setup ownerSetup) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nFoundry created its workspace (data: %s).\n\nNext steps (in another terminal, from this folder):\n", where(d.config()))
-	fmt.Fprintf(&b, "  1. Create a token for an MCP client (shown once):\n       %s token create %s --scopes osfoundry:read,osfoundry:write\n", self, d.arg())
-	fmt.Fprintf(&b, "  2. Connect a client to %s/mcp with the header \"Authorization: Bearer <token>\", e.g. Claude Code:\n       claude mcp add --transport http foundry %s/mcp --header \"Authorization: Bearer <token>\"\n", publicURL, publicURL)
+	if setup.link != "" {
+		fmt.Fprintf(&b, "  1. Set the password of the owner, %s, with this one-time link (it works once, until %s UTC), then sign in at %s/signin:\n     %s\n", setup.email, setup.expires.UTC().Format("2006-01-02 15:04"), publicURL, setup.link)
+		fmt.Fprintf(&b, "     or give the password on standard input: %s user passwd %s %s --password-stdin\n", self, setup.email, d.arg())
+	} else {
+		fmt.Fprintf(&b, "  1. Set the password of the owner, %s (this prints a one-time link), then sign in at %s/signin:\n       %s user passwd %s %s\n", setup.email, publicURL, self, setup.email, d.arg())
+	}
+	fmt.Fprintf(&b, "  2. Create a token for an MCP client (shown once):\n       %s token create %s --scopes osfoundry:read,osfoundry:write\n", self, d.arg())
+	fmt.Fprintf(&b, "  3. Connect a client to %s/mcp with the header \"Authorization: Bearer <token>\", e.g. Claude Code:\n       claude mcp add --transport http foundry %s/mcp --header \"Authorization: Bearer <token>\"\n", publicURL, publicURL)
 	if demoMade {
-		fmt.Fprintf(&b, "  3. The demo Note \"Welcome\" is already connected. See the Notes and Rooms with:\n       %s notes list %s\n       %s rooms list %s\n", self, d.arg(), self, d.arg())
+		fmt.Fprintf(&b, "  4. The demo Note \"Welcome\" is already connected. See the Notes and Rooms with:\n       %s notes list %s\n       %s rooms list %s\n", self, d.arg(), self, d.arg())
 		b.WriteString("     Agents reach a Note of yours only once you switch on its connected access:\n")
 	} else {
-		b.WriteString("  3. Agents reach a Note only once its owner switches on connected access:\n")
+		b.WriteString("  4. Agents reach a Note only once its owner switches on connected access:\n")
 	}
 	fmt.Fprintf(&b, "       %s notes create %s --title \"My note\" --approve\n     or, for a Note that exists:\n       %s notes approve NOTE_ID %s\n", self, d.arg(), self, d.arg())
 	if !demoMade {

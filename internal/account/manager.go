@@ -1,0 +1,274 @@
+package account
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"foundry/internal/auth"
+	"foundry/internal/problem"
+	"foundry/internal/store"
+)
+
+// Options configure a Manager. Zero values are the defaults.
+type Options struct {
+	// PublicURL is the URL people reach this server at; with https://
+	// cookies are Secure, and its origin is trusted by Protect.
+	PublicURL string
+	Logger    *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// SessionLifetime is how long a browser session lasts (default 14 days).
+	SessionLifetime time.Duration
+	// AccountFailures and AddressFailures are the failed sign-ins allowed
+	// per account and per client address in ThrottleWindow (defaults 5, 20
+	// and 15 minutes); ThrottleKeys bounds how many accounts and addresses
+	// each counter remembers (default 10000).
+	AccountFailures, AddressFailures int
+	ThrottleWindow                   time.Duration
+	ThrottleKeys                     int
+}
+
+// Manager signs people in and out and knows their sessions; it implements
+// auth.People. Sessions live in the store, so every node knows every
+// session; sign-in throttling is per node (see throttle).
+type Manager struct {
+	st        store.Store
+	log       *slog.Logger
+	now       func() time.Time
+	publicURL string
+	secure    bool
+	lifetime  time.Duration
+	cop       *http.CrossOriginProtection
+	byAccount *throttle
+	byAddress *throttle
+}
+
+var _ auth.People = (*Manager)(nil)
+
+// New makes a Manager on st.
+func New(st store.Store, o Options) *Manager {
+	m := &Manager{st: st, log: o.Logger, now: o.Now, publicURL: strings.TrimRight(o.PublicURL, "/"), lifetime: o.SessionLifetime}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.lifetime <= 0 {
+		m.lifetime = 14 * 24 * time.Hour
+	}
+	window, keys := o.ThrottleWindow, o.ThrottleKeys
+	if window <= 0 {
+		window = 15 * time.Minute
+	}
+	if keys <= 0 {
+		keys = 10000
+	}
+	m.byAccount = newThrottle(orDefault(o.AccountFailures, 5), window, keys)
+	m.byAddress = newThrottle(orDefault(o.AddressFailures, 20), window, keys)
+	m.cop = http.NewCrossOriginProtection()
+	if u, err := url.Parse(m.publicURL); err == nil && u.Host != "" {
+		m.secure = u.Scheme == "https"
+		// Behind a proxy that rewrites Host, the public origin is still
+		// this server's own.
+		if err := m.cop.AddTrustedOrigin(u.Scheme + "://" + u.Host); err != nil {
+			m.log.Warn("the public URL's origin cannot be trusted for forms", "public_url", m.publicURL, "err", err)
+		}
+	}
+	m.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.forbidden(w, r, "This request came from another site, so it was refused. Open this page on Foundry itself and try again.")
+	}))
+	return m
+}
+
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Cookie names and limits.
+const (
+	// formCookie is the sign-in and setup forms' double-submit token: those
+	// forms have no session yet to carry a CSRF token.
+	formCookie = "foundry_csrf"
+	// maxFormBytes bounds a people-facing form's body.
+	maxFormBytes = 64 << 10
+	// maxNextBytes bounds the return path kept across sign-in.
+	maxNextBytes = 4096
+)
+
+// Protect refuses cross-origin unsafe requests (POST, PUT, DELETE, …)
+// from browsers, with http.CrossOriginProtection; the public URL's origin
+// is trusted. Wrap every people-facing route with it, and still check the
+// CSRF token (CheckCSRF) on every form and mutating request.
+func (m *Manager) Protect(h http.Handler) http.Handler { return m.cop.Handler(h) }
+
+// Mount adds the sign-in routes to mux, each wrapped with Protect:
+// GET and POST /signin, POST /signout, GET and POST /setup, GET / (who is
+// signed in) and the stylesheet.
+func (m *Manager) Mount(mux *http.ServeMux) {
+	for pattern, h := range map[string]http.HandlerFunc{
+		"GET /signin":           m.signinForm,
+		"POST /signin":          m.signin,
+		"POST /signout":         m.signout,
+		"GET " + SetupPath:      m.setupForm,
+		"POST " + SetupPath:     m.setup,
+		"GET /{$}":              m.home,
+		"GET " + StylesheetPath: serveStylesheet,
+	} {
+		mux.Handle(pattern, m.Protect(h))
+	}
+}
+
+// Current is the person signed in on r: a known, unexpired session whose
+// user still exists in the session's workspace.
+func (m *Manager) Current(r *http.Request) (auth.Person, bool) {
+	c, err := r.Cookie(auth.SessionCookie)
+	if err != nil || c.Value == "" || len(c.Value) > 128 {
+		return auth.Person{}, false
+	}
+	s, err := m.st.SessionByHash(r.Context(), auth.HashToken(c.Value), m.now())
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			m.log.Error("reading a session", "err", err)
+		}
+		return auth.Person{}, false
+	}
+	u, err := m.st.UserByID(r.Context(), s.User)
+	if err != nil || u.Workspace != s.Workspace {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			m.log.Error("reading a session's user", "err", err)
+		}
+		return auth.Person{}, false
+	}
+	return auth.Person{User: u, Session: s}, true
+}
+
+// SignInURL is /signin?next=returnTo; a returnTo that is not a path on
+// this server is dropped (the person lands on / after signing in).
+func (m *Manager) SignInURL(returnTo string) string {
+	if next := SafeNext(returnTo); next != "/" {
+		return "/signin?next=" + url.QueryEscape(next)
+	}
+	return "/signin"
+}
+
+// CheckCSRF reports whether r carries p's CSRF token, in the header
+// auth.CSRFHeader or the form field auth.CSRFField (the form is parsed
+// within a 64 KiB limit if it was not), compared in constant time.
+func (m *Manager) CheckCSRF(r *http.Request, p auth.Person) bool {
+	got := r.Header.Get(auth.CSRFHeader)
+	if got == "" {
+		got = formValue(r, auth.CSRFField)
+	}
+	return tokensEqual(got, p.Session.CSRF)
+}
+
+func tokensEqual(got, want string) bool {
+	return got != "" && want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// formValue parses r's form if it was not (bounded) and reads one field of
+// the body (never of the URL's query).
+func formValue(r *http.Request, field string) string {
+	if r.PostForm == nil {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(nil, r.Body, maxFormBytes)
+		}
+		if r.ParseForm() != nil {
+			return ""
+		}
+	}
+	return r.PostForm.Get(field)
+}
+
+// SafeNext is next if it is a path on this server (with its query), and
+// "/" otherwise: never another host (//host, /\host, a URL with a scheme),
+// never a control character or space, never a path with empty or dot
+// segments, never the sign-in pages themselves.
+func SafeNext(next string) string {
+	if next == "" || len(next) > maxNextBytes || next[0] != '/' || strings.HasPrefix(next, "//") ||
+		strings.ContainsRune(next, '\\') || strings.ContainsFunc(next, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		return "/"
+	}
+	// Only a clean path: no empty or dot segments a later resolution
+	// could turn into //host.
+	clean := path.Clean(u.Path)
+	if strings.HasSuffix(u.Path, "/") && clean != "/" {
+		clean += "/"
+	}
+	if clean != u.Path {
+		return "/"
+	}
+	switch u.Path {
+	case "/signin", "/signout", SetupPath:
+		return "/"
+	}
+	return next
+}
+
+// clientKey is the throttle key of r's address: the peer's IP (an IPv6
+// address by its /64, which one host often holds whole). A proxy in front
+// makes every person one address; the counter then throttles them together.
+func clientKey(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// retryText says when to try again, for a person.
+func retryText(d time.Duration, at time.Time) string {
+	mins := int(math.Ceil(d.Minutes()))
+	when := "in 1 minute"
+	if mins > 1 {
+		when = fmt.Sprintf("in %d minutes", mins)
+	}
+	return fmt.Sprintf("%s (at %s UTC)", when, at.UTC().Format("15:04"))
+}
+
+func retryAfter(d time.Duration) string {
+	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
+}
+
+// problemText is an error for a person: a Problem's message named by its
+// field's label, or a generic sentence (the error is logged).
+func (m *Manager) problemText(err error, labels map[string]string) string {
+	var p *problem.Problem
+	if errors.As(err, &p) {
+		if l, ok := labels[p.Field]; ok {
+			return l + " " + p.Message
+		}
+		return p.Message
+	}
+	m.log.Error("sign-in pages", "err", err)
+	return "Something went wrong on the server; try again in a moment."
+}
