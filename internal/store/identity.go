@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -259,14 +261,23 @@ func (b *Base) DeleteSession(ctx context.Context, hash string) error {
 }
 
 func (b *Base) ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
+	// Stored as base64: a secret is random bytes, which a PostgreSQL TEXT
+	// column refuses (a NUL, or bytes that are not UTF-8).
 	var v string
 	err := b.Tx(ctx, func(q Querier) error {
-		if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`), name, string(fresh)); err != nil {
+		if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`), name, base64.StdEncoding.EncodeToString(fresh)); err != nil {
 			return err
 		}
 		return q.QueryRowContext(ctx, b.D.Q(`SELECT value FROM server_secrets WHERE name = ?`), name).Scan(&v)
 	})
-	return []byte(v), err
+	if err != nil {
+		return nil, err
+	}
+	out, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return nil, fmt.Errorf("server secret %q is not stored as base64: %w", name, err)
+	}
+	return out, nil
 }
 
 func (b *Base) CreateClient(ctx context.Context, c Client) error {
@@ -302,8 +313,10 @@ func scanClient(sc interface{ Scan(...any) error }) (Client, error) {
 	if err != nil {
 		return Client{}, err
 	}
-	c.RedirectURIs = []string{}
 	_ = json.Unmarshal([]byte(uris), &c.RedirectURIs)
+	if c.RedirectURIs == nil { // stored as null by a client created without any
+		c.RedirectURIs = []string{}
+	}
 	c.GrantTypes, c.Scopes = strings.Fields(grants), strings.Fields(scopes)
 	c.Metadata, c.CreatedAt = json.RawMessage(meta), time.UnixMicro(us).UTC()
 	return c, nil
