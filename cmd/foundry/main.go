@@ -44,6 +44,8 @@ func init() {
 		{path: "token create", about: "create a token for an MCP client (the secret is shown once)", flags: tokenCreateFlags},
 		{path: "token list", about: "list tokens with their scopes, Notes and Rooms", flags: tokenListFlags},
 		{path: "token revoke", args: "TOKEN_ID", nargs: 1, about: "revoke a token: it stops working at once", flags: tokenRevokeFlags},
+		{path: "connections list", about: "list connected MCP clients and tokens: scopes, Notes, Rooms, last use", flags: connectionsListFlags},
+		{path: "connections revoke", args: "ID", nargs: 1, about: "revoke a connected client or a token: every node refuses it within a second", flags: connectionsRevokeFlags},
 		{path: "notes list", about: "list every Note of the workspace, connected or not", flags: notesListFlags},
 		{path: "notes create", about: "create a Note", flags: notesCreateFlags},
 		{path: "notes approve", args: "NOTE_ID", nargs: 1, about: "switch on connected access: agents can reach the Note", flags: notesApproveFlags(true)},
