@@ -36,6 +36,7 @@ var identityCases = []struct {
 	{"RotateRefresh is all or nothing", testRotateRefreshAtomic},
 	{"RotateRefresh within the grace succeeds again, after it writes nothing", testRotateRefreshGrace},
 	{"concurrent rotations of one refresh token within the grace both succeed", testRotateRefreshConcurrent},
+	{"concurrent creates of one user, client or connection make one", testConcurrentCreates},
 }
 
 // identityRetentionCases is the pruning part of the contract; RunRetention
@@ -920,5 +921,76 @@ func testPruneIdentity(t *testing.T, s store.Store) {
 	}
 	if rep, err := s.Prune(ctx, at); err != nil || rep.Identity != 0 {
 		t.Errorf("second prune: %+v, %v; want nothing deleted", rep, err)
+	}
+}
+
+// race runs n calls of fn at once and answers their errors.
+func race(n int, fn func(i int) error) []error {
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = fn(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
+// onceThenExists checks that exactly one of errs is nil and every other is
+// ErrExists.
+func onceThenExists(t *testing.T, what string, errs []error) {
+	t.Helper()
+	created := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			created++
+		case !errors.Is(err, store.ErrExists):
+			t.Errorf("%s, call %d: %v; want nil or ErrExists", what, i, err)
+		}
+	}
+	if created != 1 {
+		t.Errorf("%s: %d calls created it, want exactly 1", what, created)
+	}
+}
+
+func testConcurrentCreates(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	ws := Seed(t, s)
+	const n = 6
+	email := store.NewID("race") + "@example.com"
+	onceThenExists(t, "concurrent CreateUser of one email", race(n, func(int) error {
+		return s.CreateUser(ctx, store.User{ID: store.NewID("usr"), Workspace: ws, Email: email, Role: "member", CreatedAt: time.Now()})
+	}))
+	id := "https://client.example.com/" + store.NewID("doc") + ".json"
+	onceThenExists(t, "concurrent CreateClient of one ID", race(n, func(int) error {
+		return s.CreateClient(ctx, store.Client{ID: id, Name: "Doc", Kind: store.ClientMetadata, CreatedAt: time.Now()})
+	}))
+	// Two consents of one person to one client at once (a double click):
+	// both succeed, and there is one live connection.
+	u := owner(t, s, ws)
+	cl := addClient(t, s, store.ClientDynamic, time.Now())
+	got := make([]store.Connection, n)
+	errs := race(n, func(i int) error {
+		var err error
+		got[i], err = s.PutConnection(ctx, store.Connection{ID: store.NewID("conn"), Workspace: ws, User: u.ID, Client: cl.ID, Scopes: []string{"osfoundry:read"}, CreatedAt: time.Now()})
+		return err
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent consent %d: %v", i, err)
+		}
+		if got[i].ID != got[0].ID {
+			t.Fatalf("concurrent consents answered connections %s and %s, want one", got[0].ID, got[i].ID)
+		}
+	}
+	if list, _ := s.Connections(ctx, ws); len(list) != 1 {
+		t.Fatalf("%d connections after concurrent consents, want 1", len(list))
 	}
 }
