@@ -51,6 +51,8 @@ func init() {
 		{path: "client add", about: "register an OAuth client ahead (one that cannot register itself)", long: clientAddLong, flags: clientAddFlags},
 		{path: "client list", about: "list the OAuth clients known to the server", flags: clientListFlags},
 		{path: "client remove", args: "CLIENT_ID", nargs: 1, about: "remove an OAuth client and revoke its connections", flags: clientRemoveFlags},
+		{path: "connections list", about: "list connected MCP clients and tokens: scopes, Notes, Rooms, last use", flags: connectionsListFlags},
+		{path: "connections revoke", args: "ID", nargs: 1, about: "revoke a connected client or a token: every node refuses it within a second", flags: connectionsRevokeFlags},
 		{path: "notes list", about: "list every Note of the workspace, connected or not", flags: notesListFlags},
 		{path: "notes create", about: "create a Note", flags: notesCreateFlags},
 		{path: "notes approve", args: "NOTE_ID", nargs: 1, about: "switch on connected access: agents can reach the Note", flags: notesApproveFlags(true)},

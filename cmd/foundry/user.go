@@ -178,20 +178,6 @@ func userListFlags(fs *flag.FlagSet) func([]string) error {
 	}
 }
 
-// cell keeps a table cell on its line: tabs and line breaks become spaces,
-// an empty value is "-".
-func cell(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' {
-			return ' '
-		}
-		return r
-	}, s)
-	if s == "" {
-		return "-"
-	}
-	return s
-}
 
 func userRemoveFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -143,17 +145,20 @@ type Identity interface {
 }
 
 func (b *Base) CreateUser(ctx context.Context, u User) error {
+	// ON CONFLICT, not a count first: two callers at once must get one
+	// user and one ErrExists, never a unique-key error.
 	return b.Tx(ctx, func(q Querier) error {
-		var n int
-		if err := q.QueryRowContext(ctx, b.D.Q(`SELECT COUNT(*) FROM users WHERE email = ? OR id = ?`), u.Email, u.ID).Scan(&n); err != nil {
+		res, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO users (id, workspace_id, email, name, password_hash, role, created_us) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+			u.ID, u.Workspace, u.Email, u.Name, u.PasswordHash, u.Role, u.CreatedAt.UnixMicro())
+		if err != nil {
 			return err
 		}
-		if n > 0 {
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
 			return ErrExists
 		}
-		_, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO users (id, workspace_id, email, name, password_hash, role, created_us) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-			u.ID, u.Workspace, u.Email, u.Name, u.PasswordHash, u.Role, u.CreatedAt.UnixMicro())
-		return err
+		return nil
 	})
 }
 
@@ -259,14 +264,23 @@ func (b *Base) DeleteSession(ctx context.Context, hash string) error {
 }
 
 func (b *Base) ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
+	// Stored as base64: a secret is random bytes, which a PostgreSQL TEXT
+	// column refuses (a NUL, or bytes that are not UTF-8).
 	var v string
 	err := b.Tx(ctx, func(q Querier) error {
-		if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`), name, string(fresh)); err != nil {
+		if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`), name, base64.StdEncoding.EncodeToString(fresh)); err != nil {
 			return err
 		}
 		return q.QueryRowContext(ctx, b.D.Q(`SELECT value FROM server_secrets WHERE name = ?`), name).Scan(&v)
 	})
-	return []byte(v), err
+	if err != nil {
+		return nil, err
+	}
+	out, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return nil, fmt.Errorf("server secret %q is not stored as base64: %w", name, err)
+	}
+	return out, nil
 }
 
 func (b *Base) CreateClient(ctx context.Context, c Client) error {
@@ -276,16 +290,17 @@ func (b *Base) CreateClient(ctx context.Context, c Client) error {
 		meta = "{}"
 	}
 	return b.Tx(ctx, func(q Querier) error {
-		var n int
-		if err := q.QueryRowContext(ctx, b.D.Q(`SELECT COUNT(*) FROM oauth_clients WHERE id = ?`), c.ID).Scan(&n); err != nil {
+		res, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, grant_types, scopes, kind, metadata, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+			c.ID, c.SecretHash, c.Name, string(uris), strings.Join(c.GrantTypes, " "), strings.Join(c.Scopes, " "), c.Kind, meta, c.CreatedAt.UnixMicro())
+		if err != nil {
 			return err
 		}
-		if n > 0 {
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
 			return ErrExists
 		}
-		_, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, grant_types, scopes, kind, metadata, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			c.ID, c.SecretHash, c.Name, string(uris), strings.Join(c.GrantTypes, " "), strings.Join(c.Scopes, " "), c.Kind, meta, c.CreatedAt.UnixMicro())
-		return err
+		return nil
 	})
 }
 
@@ -302,8 +317,10 @@ func scanClient(sc interface{ Scan(...any) error }) (Client, error) {
 	if err != nil {
 		return Client{}, err
 	}
-	c.RedirectURIs = []string{}
 	_ = json.Unmarshal([]byte(uris), &c.RedirectURIs)
+	if c.RedirectURIs == nil { // stored as null by a client created without any
+		c.RedirectURIs = []string{}
+	}
 	c.GrantTypes, c.Scopes = strings.Fields(grants), strings.Fields(scopes)
 	c.Metadata, c.CreatedAt = json.RawMessage(meta), time.UnixMicro(us).UTC()
 	return c, nil
@@ -375,27 +392,36 @@ func optTime(v sql.NullInt64) *time.Time {
 func (b *Base) PutConnection(ctx context.Context, c Connection) (Connection, error) {
 	var out Connection
 	err := b.Tx(ctx, func(q Querier) error {
-		have, err := scanConnection(q.QueryRowContext(ctx, b.D.Q(`SELECT `+connCols+` FROM connections WHERE workspace_id = ? AND user_id = ? AND client_id = ? AND revoked_us IS NULL`+b.D.ForUpdate), c.Workspace, c.User, c.Client))
-		switch {
-		case err == nil:
-			if _, err := q.ExecContext(ctx, b.D.Q(`UPDATE connections SET scopes = ?, notes_grant = ?, rooms_grant = ? WHERE id = ?`),
-				strings.Join(c.Scopes, " "), grantText(c.Notes), grantText(c.Rooms), have.ID); err != nil {
+		// Twice at most: an insert that meets a live connection committed
+		// meanwhile (two consents at once) updates that one instead.
+		for range 2 {
+			have, err := scanConnection(q.QueryRowContext(ctx, b.D.Q(`SELECT `+connCols+` FROM connections WHERE workspace_id = ? AND user_id = ? AND client_id = ? AND revoked_us IS NULL`+b.D.ForUpdate), c.Workspace, c.User, c.Client))
+			switch {
+			case err == nil:
+				if _, err := q.ExecContext(ctx, b.D.Q(`UPDATE connections SET scopes = ?, notes_grant = ?, rooms_grant = ? WHERE id = ?`),
+					strings.Join(c.Scopes, " "), grantText(c.Notes), grantText(c.Rooms), have.ID); err != nil {
+					return err
+				}
+				out = have
+				out.Scopes, out.Notes, out.Rooms = c.Scopes, c.Notes, c.Rooms
+				return nil
+			case !errors.Is(err, ErrNotFound):
 				return err
 			}
-			out = have
-			out.Scopes, out.Notes, out.Rooms = c.Scopes, c.Notes, c.Rooms
-			return nil
-		case errors.Is(err, ErrNotFound):
-			if _, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO connections (id, workspace_id, user_id, client_id, scopes, notes_grant, rooms_grant, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-				c.ID, c.Workspace, c.User, c.Client, strings.Join(c.Scopes, " "), grantText(c.Notes), grantText(c.Rooms), c.CreatedAt.UnixMicro()); err != nil {
+			res, err := q.ExecContext(ctx, b.D.Q(`INSERT INTO connections (id, workspace_id, user_id, client_id, scopes, notes_grant, rooms_grant, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+				c.ID, c.Workspace, c.User, c.Client, strings.Join(c.Scopes, " "), grantText(c.Notes), grantText(c.Rooms), c.CreatedAt.UnixMicro())
+			if err != nil {
 				return err
 			}
-			out = c
-			out.LastUsed, out.RevokedAt = nil, nil
-			return nil
-		default:
-			return err
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 1 {
+				out = c
+				out.LastUsed, out.RevokedAt = nil, nil
+				return nil
+			}
 		}
+		return fmt.Errorf("connection %s: %w", c.ID, ErrExists)
 	})
 	return out, err
 }

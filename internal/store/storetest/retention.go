@@ -17,7 +17,7 @@ const RetentionBatch = 3
 // RunRetention runs the retention contract against stores made by open with
 // the given retention (the background pruner off: the tests call Prune).
 func RunRetention(t *testing.T, open func(t *testing.T, r store.Retention) store.Store) {
-	r := store.Retention{Keys: time.Hour, Events: time.Hour, Every: -1, Batch: RetentionBatch}
+	r := store.Retention{Keys: time.Hour, Events: time.Hour, Every: -1, Batch: RetentionBatch, UnusedClients: UnusedClients}
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, s store.Store)
@@ -25,6 +25,7 @@ func RunRetention(t *testing.T, open func(t *testing.T, r store.Retention) store
 		{"old keys and events are pruned in bounded batches, young ones stay", testPruneBatches},
 		{"the newest event of a resource is never pruned", testPruneKeepsNewest},
 	}
+	tests = append(tests, identityRetentionCases...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t, r)) })
 	}

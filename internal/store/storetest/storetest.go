@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"a title query finds titles that contain it, case ignored, on every path", testListQuery},
 		{"a title query answers as the model does over random titles", testListQueryRandom},
 	}
+	tests = append(tests, identityCases...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)

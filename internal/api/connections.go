@@ -1,0 +1,200 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+
+	"foundry/internal/problem"
+	"foundry/internal/service"
+	"foundry/internal/store"
+)
+
+// Entry kinds.
+const (
+	KindOAuth = "oauth" // a client a person connected through OAuth
+	KindToken = "token" // a personal access token
+)
+
+// UserRef names the person an entry belongs to.
+type UserRef struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+}
+
+// Entry is one connected OAuth client or one personal access token, as
+// GET /api/connections and `foundry connections list` show it.
+type Entry struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"` // KindOAuth or KindToken
+	// Name is the client's name, or the token's.
+	Name string `json:"name"`
+	// ClientID, ClientKind (store.ClientDynamic, …) and, for a client
+	// whose ID is an https URL (a metadata document), ClientHost: OAuth
+	// entries only.
+	ClientID   string   `json:"client_id,omitempty"`
+	ClientKind string   `json:"client_kind,omitempty"`
+	ClientHost string   `json:"client_host,omitempty"`
+	User       UserRef  `json:"user"`
+	Scopes     []string `json:"scopes"`
+	// Notes and Rooms: null is every one (approved Notes), now and later;
+	// [] is none.
+	Notes      []string   `json:"notes"`
+	Rooms      []string   `json:"rooms"`
+	CreatedAt  time.Time  `json:"created_at"`
+	LastUsedAt *time.Time `json:"last_used_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+	Revoked    bool       `json:"revoked"`
+}
+
+// List is every connection and personal access token of the workspace
+// (of user only, unless user is ""), newest first, revoked ones included.
+func List(ctx context.Context, st store.Store, workspace, user string) ([]Entry, error) {
+	users, err := st.Users(ctx, workspace)
+	if err != nil {
+		return nil, fmt.Errorf("list users: %w", err)
+	}
+	email := map[string]string{}
+	for _, u := range users {
+		email[u.ID] = u.Email
+	}
+	conns, err := st.Connections(ctx, workspace)
+	if err != nil {
+		return nil, fmt.Errorf("list connections: %w", err)
+	}
+	toks, err := st.Tokens(ctx, workspace)
+	if err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	out := []Entry{}
+	clients := map[string]store.Client{}
+	for _, c := range conns {
+		if user != "" && c.User != user {
+			continue
+		}
+		cl, ok := clients[c.Client]
+		if !ok {
+			cl, err = st.Client(ctx, c.Client)
+			if errors.Is(err, store.ErrNotFound) {
+				// The client was deleted; the connection is still shown.
+				cl, err = store.Client{ID: c.Client, Name: c.Client}, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("look up client %s: %w", c.Client, err)
+			}
+			clients[c.Client] = cl
+		}
+		out = append(out, Entry{
+			ID: c.ID, Kind: KindOAuth, Name: cmp.Or(cl.Name, cl.ID),
+			ClientID: cl.ID, ClientKind: cl.Kind, ClientHost: httpsHost(cl.ID),
+			User:   UserRef{ID: c.User, Email: email[c.User]},
+			Scopes: nonNil(c.Scopes), Notes: c.Notes, Rooms: c.Rooms,
+			CreatedAt: c.CreatedAt.UTC(), LastUsedAt: c.LastUsed, RevokedAt: c.RevokedAt, Revoked: c.RevokedAt != nil,
+		})
+	}
+	for _, t := range toks {
+		if user != "" && t.User != user {
+			continue
+		}
+		out = append(out, Entry{
+			ID: t.ID, Kind: KindToken, Name: t.Name,
+			User:   UserRef{ID: t.User, Email: email[t.User]},
+			Scopes: nonNil(t.Scopes), Notes: t.Notes, Rooms: t.Rooms,
+			CreatedAt: t.CreatedAt.UTC(), LastUsedAt: t.LastUsed, RevokedAt: t.RevokedAt, Revoked: t.RevokedAt != nil,
+		})
+	}
+	slices.SortStableFunc(out, func(a, b Entry) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// Revoke revokes the connection or personal access token id of the
+// workspace (of user only, unless user is ""). An ID the workspace (or the
+// user) does not have is a not-found problem, one already revoked an
+// invalid-argument problem with revoked_at. A revoked token is refused at
+// once through the revoking store (store.WithTokenCache) and within
+// store.TokenRecheck on every other node.
+func Revoke(ctx context.Context, st store.Store, workspace, user, id string) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	if c, err := st.Connection(ctx, id); err == nil && c.Workspace == workspace && (user == "" || c.User == user) {
+		if c.RevokedAt != nil {
+			return alreadyRevoked("connection", id, *c.RevokedAt)
+		}
+		err := st.RevokeConnection(ctx, workspace, id)
+		if errors.Is(err, store.ErrNotFound) { // revoked meanwhile
+			if c, err := st.Connection(ctx, id); err == nil && c.RevokedAt != nil {
+				return alreadyRevoked("connection", id, *c.RevokedAt)
+			}
+			return notFound(id)
+		}
+		return err
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("look up connection %s: %w", id, err)
+	}
+	toks, err := st.Tokens(ctx, workspace)
+	if err != nil {
+		return fmt.Errorf("list tokens: %w", err)
+	}
+	for _, t := range toks {
+		if t.ID != id || (user != "" && t.User != user) {
+			continue
+		}
+		if t.RevokedAt != nil {
+			return alreadyRevoked("token", id, *t.RevokedAt)
+		}
+		err := st.RevokeToken(ctx, workspace, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return notFound(id) // revoked meanwhile
+		}
+		return err
+	}
+	return notFound(id)
+}
+
+func notFound(id string) error {
+	return problem.New(problem.NotFound, "id", "%q is neither a live connection nor a token you can see in this workspace: list them with GET /api/connections (or `foundry connections list`)", problem.Excerpt(id))
+}
+
+// MaxIDBytes bounds an ID in a path: no ID Foundry makes is near it.
+const MaxIDBytes = 200
+
+func checkID(id string) error {
+	if id == "" {
+		return problem.New(problem.Invalid, "id", "is empty: give the ID of a connection or token from GET /api/connections")
+	}
+	if len(id) > MaxIDBytes {
+		return problem.New(problem.Invalid, "id", "is %d bytes long, which no connection or token ID is (at most %d)", len(id), MaxIDBytes)
+	}
+	return service.CheckID("id", id)
+}
+
+func alreadyRevoked(what, id string, at time.Time) error {
+	return problem.New(problem.Invalid, "id", "%s %s was already revoked at %s", what, id, at.UTC().Format("2006-01-02 15:04 UTC")).With("revoked_at", at.UTC())
+}
+
+// httpsHost is the host of a client ID that is an https URL (a client ID
+// metadata document), "" for any other ID.
+func httpsHost(id string) string {
+	u, err := url.Parse(id)
+	if err != nil || u.Scheme != "https" {
+		return ""
+	}
+	return u.Hostname()
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
