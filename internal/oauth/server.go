@@ -10,6 +10,7 @@ package oauth
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,16 +118,18 @@ func New(st store.Store, opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	fresh := make([]byte, 32)
-	if _, err := rand.Read(fresh); err != nil {
+	// The secret is stored hex-encoded: server secrets are text.
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
 		return nil, err
 	}
-	secret, err := st.ServerSecret(context.Background(), "oauth-hmac", fresh)
+	stored, err := st.ServerSecret(context.Background(), "oauth-hmac", []byte(hex.EncodeToString(raw)))
 	if err != nil {
 		return nil, fmt.Errorf("oauth: server secret: %w", err)
 	}
-	if len(secret) < 32 {
-		return nil, fmt.Errorf("oauth: the stored oauth-hmac secret is %d bytes, want 32", len(secret))
+	secret, err := hex.DecodeString(string(stored))
+	if err != nil || len(secret) < 32 {
+		return nil, fmt.Errorf("oauth: the stored oauth-hmac server secret is not 32 hex-encoded bytes")
 	}
 	cfg := &fosite.Config{
 		AccessTokenLifespan:   opts.AccessTokenLifespan,
@@ -352,9 +355,16 @@ func (w issWriter) WriteHeader(code int) {
 	if code >= 300 && code < 400 {
 		if loc := w.Header().Get("Location"); loc != "" {
 			if u, err := url.Parse(loc); err == nil {
-				q := u.Query()
-				q.Set("iss", w.iss)
-				u.RawQuery = q.Encode()
+				// The response is in the fragment when fosite answers a
+				// fragment response mode (only to refuse it).
+				if frag, err := url.ParseQuery(u.Fragment); err == nil && u.Fragment != "" {
+					frag.Set("iss", w.iss)
+					u.Fragment = frag.Encode()
+				} else {
+					q := u.Query()
+					q.Set("iss", w.iss)
+					u.RawQuery = q.Encode()
+				}
 				w.Header().Set("Location", u.String())
 			}
 		}
