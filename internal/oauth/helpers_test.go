@@ -66,6 +66,7 @@ type env struct {
 	client   store.Client
 	offset   atomic.Int64 // added to the server's clock, in ns
 	browser  *http.Client
+	mux      *http.ServeMux
 }
 
 func openSQLite(t *testing.T) store.Store {
@@ -123,9 +124,9 @@ func newEnv(t *testing.T, st store.Store, mod func(*oauth.Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	e.srv.Mount(mux)
-	handler.Store(mux)
+	e.mux = http.NewServeMux()
+	e.srv.Mount(e.mux)
+	handler.Store(e.mux)
 	e.client = store.Client{ID: "cli_" + store.NewID("c"), Name: "Test Client", Kind: store.ClientRegistered,
 		RedirectURIs: []string{"http://127.0.0.1/callback"}, CreatedAt: time.Now()}
 	if err := st.CreateClient(ctx, e.client); err != nil {
