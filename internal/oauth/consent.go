@@ -81,7 +81,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.authorizeError(ctx, w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
 		return
 	}
-	if r.Method != http.MethodPost {
+	// A GET, or a POST that is the authorization request itself (RFC 6749
+	// allows it), shows the consent page; only a decision changes anything.
+	if r.Method != http.MethodPost || !r.PostForm.Has(fieldDecision) {
 		s.consentPage(ctx, w, r, ar, c, person, live, nil, http.StatusOK)
 		return
 	}

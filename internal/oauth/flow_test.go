@@ -766,3 +766,52 @@ func TestHostileInput(t *testing.T) {
 	p.Set("scope", "admin")
 	authorizeRefusal(t, e, p, "invalid_scope")
 }
+
+// TestLastUseRecordedAtMostOnceAMinute: verifying records the connection's
+// last use, but not again within a minute.
+func TestLastUseRecordedAtMostOnceAMinute(t *testing.T) {
+	e := newEnv(t, openSQLite(t), nil)
+	ctx := context.Background()
+	v, c := pkcePair()
+	tr := e.mustTokens(e.exchange(e.code(c), v))
+	p, err := e.verify(tr.AccessToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := e.st.Connection(ctx, p.TokenID)
+	if first.LastUsed == nil {
+		t.Fatal("no last use recorded")
+	}
+	e.offset.Store(int64(30 * time.Second))
+	e.verify(tr.AccessToken)
+	if again, _ := e.st.Connection(ctx, p.TokenID); !again.LastUsed.Equal(*first.LastUsed) {
+		t.Fatalf("last use rewritten within a minute: %v then %v", first.LastUsed, again.LastUsed)
+	}
+	e.offset.Store(int64(2 * time.Minute))
+	if _, err := e.verify(tr.AccessToken); err != nil {
+		t.Fatal(err)
+	}
+	if later, _ := e.st.Connection(ctx, p.TokenID); !later.LastUsed.After(*first.LastUsed) {
+		t.Fatalf("last use not recorded after a minute: %v then %v", first.LastUsed, later.LastUsed)
+	}
+}
+
+// TestAuthorizationRequestByPost: a client may send the authorization
+// request as a form POST; it gets the consent page, and nothing is granted
+// until the person decides.
+func TestAuthorizationRequestByPost(t *testing.T) {
+	e := newEnv(t, openSQLite(t), nil)
+	_, c := pkcePair()
+	resp := e.postForm("/authorize", e.authParams(c), true)
+	body := readBody(t, resp)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "Approve") {
+		t.Fatalf("POST authorization request: %d %s", resp.StatusCode, body)
+	}
+	if conns, _ := e.st.Connections(context.Background(), e.ws); len(conns) != 0 {
+		t.Fatalf("connections before a decision: %+v", conns)
+	}
+	loc := e.submit(parseConsent(t, body), "approve")
+	if loc.Query().Get("code") == "" {
+		t.Fatalf("no code: %s", loc)
+	}
+}

@@ -162,6 +162,13 @@ func New(st store.Store, opts Options) (*Server, error) {
 	return s, nil
 }
 
+// Issuer is the server's issuer identifier (its public URL): what the
+// protected resource metadata names in authorization_servers.
+func (s *Server) Issuer() string { return s.issuer }
+
+// Resource is the MCP endpoint's URL, the audience of every access token.
+func (s *Server) Resource() string { return s.opts.Resource }
+
 // Mount registers the server's routes on mux.
 func (s *Server) Mount(mux *http.ServeMux) {
 	meta := s.cors(http.HandlerFunc(s.metadata))

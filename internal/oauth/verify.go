@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ory/fosite"
+
 	"foundry/internal/auth"
 	"foundry/internal/store"
 )
@@ -51,7 +53,7 @@ func (s *Server) Verify(ctx context.Context, secret string) (auth.Principal, err
 	if err := json.Unmarshal(g.Data, &rec); err != nil {
 		return auth.Principal{}, auth.ErrInvalidToken
 	}
-	if exp := rec.Session.GetExpiresAt("access_token"); !exp.IsZero() && !now.Before(exp) {
+	if exp := rec.Session.GetExpiresAt(fosite.AccessToken); !exp.IsZero() && !now.Before(exp) {
 		return auth.Principal{}, auth.ErrInvalidToken
 	}
 	if !slices.ContainsFunc(rec.GrantedAudience, func(a string) bool { return normalizeResource(a) == s.resource }) {
