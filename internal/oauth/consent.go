@@ -1,0 +1,418 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/ory/fosite"
+
+	"foundry/internal/auth"
+	"foundry/internal/store"
+)
+
+// Consent form fields. The authorization request's own parameters travel
+// with the form as hidden fields; these names never clash with them.
+const (
+	fieldDecision  = "consent_decision" // approve | deny
+	fieldScope     = "consent_scope"
+	fieldNotesMode = "consent_notes_mode" // all | list
+	fieldNotes     = "consent_notes"
+	fieldRoomsMode = "consent_rooms_mode"
+	fieldRooms     = "consent_rooms"
+)
+
+// listLimit bounds the Notes and Rooms the consent page lists, and
+// maxChosen the IDs a consent may name.
+const (
+	listLimit = 200
+	maxChosen = 500
+)
+
+func isConsentField(k string) bool {
+	return strings.HasPrefix(k, "consent_") || k == auth.CSRFField
+}
+
+// authorizeParams is the authorization request's parameters, without the
+// consent form's own.
+func authorizeParams(form url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range form {
+		if !isConsentField(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		s.errorPage(w, http.StatusBadRequest, "The request is not a form of at most 64 KiB.")
+		return
+	}
+	ctx := withRequestedRedirect(r.Context(), r.Form.Get("redirect_uri"))
+	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
+	if err != nil {
+		s.authorizeError(ctx, w, ar, err)
+		return
+	}
+	if err := s.checkAuthorize(ar); err != nil {
+		s.authorizeError(ctx, w, ar, err)
+		return
+	}
+	person, ok := s.opts.People.Current(r)
+	if !ok {
+		http.Redirect(w, r, s.opts.People.SignInURL("/authorize?"+authorizeParams(r.Form).Encode()), http.StatusSeeOther)
+		return
+	}
+	c, err := s.opts.LookupClient(ctx, ar.GetClient().GetID())
+	if err != nil {
+		s.authorizeError(ctx, w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
+		return
+	}
+	live, err := s.liveConnection(ctx, person, c.ID)
+	if err != nil {
+		s.authorizeError(ctx, w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
+		return
+	}
+	// A GET, or a POST that is the authorization request itself (RFC 6749
+	// allows it), shows the consent page; only a decision changes anything.
+	if r.Method != http.MethodPost || !r.PostForm.Has(fieldDecision) {
+		s.consentPage(ctx, w, r, ar, c, person, live, nil, http.StatusOK)
+		return
+	}
+	if !s.opts.People.CheckCSRF(r, person) {
+		s.errorPage(w, http.StatusForbidden, "This form has expired or did not come from this site: go back to the client and connect again.")
+		return
+	}
+	switch r.PostForm.Get(fieldDecision) {
+	case "deny":
+		s.authorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The person declined the connection."))
+		return
+	case "approve":
+	default:
+		s.consentPage(ctx, w, r, ar, c, person, live, errors.New("choose Approve or Deny"), http.StatusBadRequest)
+		return
+	}
+	offered := offeredScopes(ar)
+	var scopes []string
+	for _, sc := range r.PostForm[fieldScope] {
+		if slices.Contains(offered, sc) && !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
+		}
+	}
+	if len(scopes) == 0 {
+		s.consentPage(ctx, w, r, ar, c, person, live, errors.New("scopes: tick at least one, or choose Deny"), http.StatusBadRequest)
+		return
+	}
+	notes, err := s.chosen(ctx, person.User.Workspace, store.TypeNote, r.PostForm, fieldNotesMode, fieldNotes)
+	if err == nil {
+		var rooms []string
+		rooms, err = s.chosen(ctx, person.User.Workspace, store.TypeRoom, r.PostForm, fieldRoomsMode, fieldRooms)
+		if err == nil {
+			s.approve(ctx, w, ar, c, person, scopes, notes, rooms)
+			return
+		}
+	}
+	var bad badChoice
+	if errors.As(err, &bad) {
+		s.consentPage(ctx, w, r, ar, c, person, live, err, http.StatusBadRequest)
+		return
+	}
+	s.authorizeError(ctx, w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
+}
+
+// checkAuthorize refuses, before any consent, what fosite would only refuse
+// after it or does not check: PKCE other than S256, a resource other than
+// the MCP endpoint, a response mode other than query.
+func (s *Server) checkAuthorize(ar fosite.AuthorizeRequester) error {
+	form := ar.GetRequestForm()
+	if m := form.Get("response_mode"); m != "" && m != "query" {
+		return fosite.ErrInvalidRequest.WithHint("response_mode: only query is supported; leave it out.")
+	}
+	if form.Get("code_challenge") == "" {
+		return fosite.ErrInvalidRequest.WithHint("code_challenge: PKCE is required; send code_challenge and code_challenge_method=S256.")
+	}
+	if form.Get("code_challenge_method") != "S256" {
+		return fosite.ErrInvalidRequest.WithHint("code_challenge_method: only S256 is accepted; plain is refused.")
+	}
+	return s.checkResource(form, true)
+}
+
+// offeredScopes is what the consent page offers: the scopes asked for, or
+// when none is, every scope the client may have.
+func offeredScopes(ar fosite.AuthorizeRequester) []string {
+	var out []string
+	for _, sc := range supportedScopes {
+		if slices.Contains(ar.GetRequestedScopes(), sc) {
+			out = append(out, sc)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, sc := range supportedScopes {
+		if slices.Contains(ar.GetClient().GetScopes(), sc) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+func (s *Server) liveConnection(ctx context.Context, p auth.Person, client string) (*store.Connection, error) {
+	conns, err := s.st.Connections(ctx, p.User.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	for i := range conns {
+		c := conns[i]
+		if c.User == p.User.ID && c.Client == client && c.RevokedAt == nil {
+			return &c, nil
+		}
+	}
+	return nil, nil
+}
+
+type badChoice struct{ msg string }
+
+func (b badChoice) Error() string { return b.msg }
+
+// chosen reads one grant of the consent form: nil for "all, now and
+// later", or the listed IDs, each checked to be a resource of the
+// workspace of that type.
+func (s *Server) chosen(ctx context.Context, ws, typ string, form url.Values, modeField, idsField string) ([]string, error) {
+	what := map[string]string{store.TypeNote: "Notes", store.TypeRoom: "Rooms"}[typ]
+	switch form.Get(modeField) {
+	case "all":
+		return nil, nil
+	case "list":
+	default:
+		return nil, badChoice{fmt.Sprintf("%s: choose all %s or a list", strings.ToLower(what), what)}
+	}
+	ids := []string{}
+	if len(form[idsField]) > maxChosen {
+		return nil, badChoice{fmt.Sprintf("%s: at most %d can be listed; choose all %s instead", strings.ToLower(what), maxChosen, what)}
+	}
+	for _, id := range form[idsField] {
+		if id == "" || slices.Contains(ids, id) {
+			continue
+		}
+		if len(id) > 200 {
+			return nil, badChoice{fmt.Sprintf("%s: %q is not an ID", strings.ToLower(what), id[:40]+"…")}
+		}
+		res, err := s.st.Head(ctx, typ, id)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && (res.Workspace != ws || res.Type != typ)) {
+			return nil, badChoice{fmt.Sprintf("%s: %s is not one of this workspace's %s; reload the page and choose again", strings.ToLower(what), id, what)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func (s *Server) approve(ctx context.Context, w http.ResponseWriter, ar fosite.AuthorizeRequester, c store.Client, p auth.Person, scopes, notes, rooms []string) {
+	conn, err := s.st.PutConnection(ctx, store.Connection{
+		ID: store.NewID("conn"), Workspace: p.User.Workspace, User: p.User.ID, Client: c.ID,
+		Scopes: scopes, Notes: notes, Rooms: rooms, CreatedAt: s.now().UTC(),
+	})
+	if err != nil {
+		s.authorizeError(ctx, w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
+		return
+	}
+	for _, sc := range scopes {
+		ar.GrantScope(sc)
+	}
+	ar.GrantAudience(s.opts.Resource)
+	sess := &session{Workspace: p.User.Workspace, User: p.User.ID, Connection: conn.ID}
+	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, sess)
+	if err != nil {
+		s.authorizeError(ctx, w, ar, err)
+		return
+	}
+	s.provider.WriteAuthorizeResponse(ctx, issWriter{w, s.issuer}, ar, resp)
+}
+
+// authorizeError redirects the error to the client with iss, or, when the
+// client or its redirect URI is not known to be the client's, shows an
+// error page: an authorization server never redirects to an unregistered
+// URI.
+func (s *Server) authorizeError(ctx context.Context, w http.ResponseWriter, ar fosite.AuthorizeRequester, err error) {
+	rfc := fosite.ErrorToRFC6749Error(err)
+	if rfc.CodeField >= 500 {
+		s.log.Error("oauth: authorize", "err", err, "debug", rfc.DebugField)
+	}
+	if ar == nil || !ar.IsRedirectURIValid() {
+		msg := rfc.ErrorField + ": " + rfc.GetDescription()
+		s.errorPage(w, rfc.CodeField, msg)
+		return
+	}
+	s.provider.WriteAuthorizeError(ctx, issWriter{w, s.issuer}, ar, err)
+}
+
+func pageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Pragma", "no-cache")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+}
+
+func (s *Server) errorPage(w http.ResponseWriter, code int, msg string) {
+	if code < 400 || code > 599 {
+		code = http.StatusBadRequest
+	}
+	pageHeaders(w)
+	w.WriteHeader(code)
+	if err := pages.ExecuteTemplate(w, "error", map[string]any{"Message": msg}); err != nil {
+		s.log.Warn("oauth: error page", "err", err)
+	}
+}
+
+type choice struct {
+	ID, Title string
+	Checked   bool
+}
+
+type scopeChoice struct {
+	Name, Label string
+	Checked     bool
+	New         bool
+}
+
+type consentView struct {
+	ClientName, ClientID string
+	RedirectHost         string
+	HostWarning          string
+	Scopes               []scopeChoice
+	Hidden               []kv
+	CSRFField, CSRF      string
+	Person               string
+	NotesAll, RoomsAll   bool
+	Notes, Rooms         []choice
+	More                 string
+	Error                string
+	Step                 bool
+}
+
+type kv struct{ K, V string }
+
+func (s *Server) consentPage(ctx context.Context, w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, c store.Client, p auth.Person, live *store.Connection, problem error, code int) {
+	v := consentView{
+		ClientName: c.Name, ClientID: c.ID, CSRFField: auth.CSRFField, CSRF: p.Session.CSRF,
+		Person: p.User.Email, NotesAll: true, RoomsAll: true,
+	}
+	if v.ClientName == "" {
+		v.ClientName = c.ID
+	}
+	if ru := ar.GetRedirectURI(); ru != nil {
+		v.RedirectHost = ru.Host
+		if v.RedirectHost == "" {
+			v.RedirectHost = ru.Scheme + ":"
+		}
+		if id, err := url.Parse(c.ID); err == nil && id.Scheme == "https" && id.Host != "" && !strings.EqualFold(id.Hostname(), ru.Hostname()) {
+			v.HostWarning = fmt.Sprintf("This client is published at %s but sends you back to %s. Approve only if you started this from a client you trust.", id.Hostname(), v.RedirectHost)
+		}
+	}
+	if problem != nil {
+		v.Error = problem.Error()
+	}
+	labels := map[string]string{auth.ScopeRead: "Read Notes and Rooms", auth.ScopeWrite: "Edit Notes and propose Room changes"}
+	for _, sc := range offeredScopes(ar) {
+		ch := scopeChoice{Name: sc, Label: labels[sc], Checked: true}
+		if live != nil && !slices.Contains(live.Scopes, sc) {
+			ch.New, v.Step = true, true
+		}
+		v.Scopes = append(v.Scopes, ch)
+	}
+	var noteGrant, roomGrant []string
+	if live != nil {
+		noteGrant, roomGrant = live.Notes, live.Rooms
+		v.NotesAll, v.RoomsAll = live.Notes == nil, live.Rooms == nil
+	}
+	list := func(typ string, grant []string, approved bool) []choice {
+		rs, err := s.st.List(ctx, store.ListQuery{Workspace: p.User.Workspace, Type: typ, ApprovedOnly: approved, Limit: listLimit})
+		if err != nil {
+			s.log.Warn("oauth: consent list", "type", typ, "err", err)
+			return nil
+		}
+		if len(rs) == listLimit {
+			v.More = fmt.Sprintf("Only the first %d are listed; choose all to include the rest.", listLimit)
+		}
+		out := make([]choice, 0, len(rs))
+		for _, res := range rs {
+			t := res.Title
+			if t == "" {
+				t = res.ID
+			}
+			out = append(out, choice{ID: res.ID, Title: t, Checked: grant != nil && slices.Contains(grant, res.ID)})
+		}
+		return out
+	}
+	v.Notes = list(store.TypeNote, noteGrant, true)
+	v.Rooms = list(store.TypeRoom, roomGrant, false)
+	params := authorizeParams(r.Form)
+	for k, vals := range params {
+		for _, val := range vals {
+			v.Hidden = append(v.Hidden, kv{k, val})
+		}
+	}
+	slices.SortFunc(v.Hidden, func(a, b kv) int { return strings.Compare(a.K, b.K) })
+	pageHeaders(w)
+	w.WriteHeader(code)
+	if err := pages.ExecuteTemplate(w, "consent", v); err != nil {
+		s.log.Warn("oauth: consent page", "err", err)
+	}
+}
+
+var pages = template.Must(template.New("pages").Parse(`
+{{define "style"}}<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f;background:#fafafa}
+main{background:#fff;border:1px solid #ddd;border-radius:8px;padding:1.5rem}
+h1{font-size:1.4rem;margin-top:0}fieldset{border:1px solid #e3e3e3;border-radius:6px;margin:1rem 0}
+.warn{background:#fff4e5;border:1px solid #f0b45a;padding:.6rem;border-radius:6px}
+.err{background:#fdecec;border:1px solid #e88;padding:.6rem;border-radius:6px}
+.new{color:#b35c00;font-weight:600}.list{max-height:14rem;overflow:auto}
+code{font-size:.9em}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.5rem}
+</style>{{end}}
+{{define "error"}}<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Foundry: cannot connect</title>{{template "style"}}</head>
+<body><main><h1>This connection cannot go on</h1><p class="err">{{.Message}}</p></main></body></html>{{end}}
+{{define "consent"}}<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Foundry: connect {{.ClientName}}</title>{{template "style"}}</head>
+<body><main>
+<h1>Connect {{.ClientName}} to Foundry</h1>
+<p>Signed in as {{.Person}}. <strong>{{.ClientName}}</strong> (<code>{{.ClientID}}</code>) asks to reach your workspace, and will be sent back to <strong>{{.RedirectHost}}</strong>.</p>
+{{if .HostWarning}}<p class="warn">{{.HostWarning}}</p>{{end}}
+{{if .Error}}<p class="err">{{.Error}}</p>{{end}}
+{{if .Step}}<p class="warn">This client is already connected and now asks for more than it has: the marked scopes are new.</p>{{end}}
+<form method="post" action="/authorize">
+{{range .Hidden}}<input type="hidden" name="{{.K}}" value="{{.V}}">{{end}}
+<input type="hidden" name="{{.CSRFField}}" value="{{.CSRF}}">
+<fieldset><legend>It may</legend>
+{{range .Scopes}}<label><input type="checkbox" name="consent_scope" value="{{.Name}}"{{if .Checked}} checked{{end}}> {{.Label}} <code>{{.Name}}</code>{{if .New}} <span class="new">new</span>{{end}}</label><br>{{end}}
+</fieldset>
+<fieldset><legend>Notes it may reach</legend>
+<label><input type="radio" name="consent_notes_mode" value="all"{{if .NotesAll}} checked{{end}}> All approved Notes, now and later</label><br>
+<label><input type="radio" name="consent_notes_mode" value="list"{{if not .NotesAll}} checked{{end}}> Only these:</label>
+<div class="list">{{range .Notes}}<label><input type="checkbox" name="consent_notes" value="{{.ID}}"{{if .Checked}} checked{{end}}> {{.Title}}</label><br>{{else}}<em>No approved Notes yet.</em>{{end}}</div>
+</fieldset>
+<fieldset><legend>Rooms it may reach</legend>
+<label><input type="radio" name="consent_rooms_mode" value="all"{{if .RoomsAll}} checked{{end}}> All Rooms, now and later</label><br>
+<label><input type="radio" name="consent_rooms_mode" value="list"{{if not .RoomsAll}} checked{{end}}> Only these:</label>
+<div class="list">{{range .Rooms}}<label><input type="checkbox" name="consent_rooms" value="{{.ID}}"{{if .Checked}} checked{{end}}> {{.Title}}</label><br>{{else}}<em>No Rooms yet.</em>{{end}}</div>
+</fieldset>
+{{if .More}}<p>{{.More}}</p>{{end}}
+<button type="submit" name="consent_decision" value="approve">Approve</button>
+<button type="submit" name="consent_decision" value="deny">Deny</button>
+</form>
+</main></body></html>{{end}}
+`))

@@ -1,0 +1,107 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ory/fosite"
+
+	"foundry/internal/auth"
+	"foundry/internal/store"
+)
+
+// touchEvery is how often a connection's last use is recorded.
+const touchEvery = time.Minute
+
+// Verify is an auth.Verifier for both kinds of bearer token: personal
+// access tokens (auth.TokenPrefix) and OAuth access tokens
+// (AccessTokenPrefix). An OAuth token is valid while its HMAC checks, it is
+// active and unexpired, its audience is the MCP endpoint and its connection
+// is live; anything else is auth.ErrInvalidToken. The principal's scopes
+// are the token's granted scopes that the connection still has, and its
+// Notes and Rooms are the connection's grant.
+func (s *Server) Verify(ctx context.Context, secret string) (auth.Principal, error) {
+	if strings.HasPrefix(secret, auth.TokenPrefix) {
+		return auth.Verify(ctx, s.st, secret)
+	}
+	if !strings.HasPrefix(secret, AccessTokenPrefix) || len(secret) > 512 {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	if err := s.strategy.Enigma.Validate(ctx, strings.TrimPrefix(secret, AccessTokenPrefix)); err != nil {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	sig := s.strategy.AccessTokenSignature(ctx, secret)
+	if sig == "" {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	g, err := s.st.Grant(ctx, store.GrantAccess, auth.HashToken(sig))
+	if errors.Is(err, store.ErrNotFound) {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	now := s.now()
+	if g.State != store.GrantActive || !now.Before(g.ExpiresAt) || g.Connection == "" {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	var rec record
+	if err := json.Unmarshal(g.Data, &rec); err != nil {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	if exp := rec.Session.GetExpiresAt(fosite.AccessToken); !exp.IsZero() && !now.Before(exp) {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	if !slices.ContainsFunc(rec.GrantedAudience, func(a string) bool { return normalizeResource(a) == s.resource }) {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	conn, err := s.st.Connection(ctx, g.Connection)
+	if errors.Is(err, store.ErrNotFound) {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	if conn.RevokedAt != nil || conn.Workspace != rec.Session.Workspace || conn.User != rec.Session.User {
+		return auth.Principal{}, auth.ErrInvalidToken
+	}
+	scopes := []string{}
+	for _, sc := range rec.GrantedScopes {
+		if slices.Contains(conn.Scopes, sc) && !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
+		}
+	}
+	s.touch(ctx, conn.ID, now)
+	return auth.Principal{
+		Workspace: conn.Workspace, User: conn.User, TokenID: conn.ID,
+		Scopes: scopes, Notes: conn.Notes, Rooms: conn.Rooms,
+	}, nil
+}
+
+// touch records a use of the connection at most once a minute per
+// connection (per node).
+func (s *Server) touch(ctx context.Context, id string, now time.Time) {
+	s.touchMu.Lock()
+	last, ok := s.touched[id]
+	due := !ok || now.Sub(last) >= touchEvery || now.Before(last)
+	if due {
+		if len(s.touched) > 10000 {
+			for k, t := range s.touched {
+				if now.Sub(t) >= touchEvery {
+					delete(s.touched, k)
+				}
+			}
+		}
+		s.touched[id] = now
+	}
+	s.touchMu.Unlock()
+	if due {
+		if err := s.st.TouchConnection(ctx, id, now.UTC()); err != nil {
+			s.log.Warn("oauth: record connection use", "connection", id, "err", err)
+		}
+	}
+}
