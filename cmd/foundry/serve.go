@@ -116,6 +116,9 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 			}
 		}
 		srv := server.New(st, cfg)
+		if srv.OAuthErr != nil {
+			return fmt.Errorf("start the OAuth authorization server: %w", srv.OAuthErr)
+		}
 
 		owner, created, err := srv.Service.Bootstrap(ctx, "Foundry", "owner@localhost")
 		if err != nil {

@@ -34,6 +34,9 @@ type brokenStore struct {
 }
 
 func (b *brokenStore) OnChange(func(typ, id string)) func() { return func() {} }
+func (b *brokenStore) ServerSecret(context.Context, string, []byte) ([]byte, error) {
+	return nil, errors.New("server_secrets: the store does not answer")
+}
 func (b *brokenStore) LastCursor(context.Context, string, string, string) (int64, error) {
 	if b.panics {
 		panic("LastCursor: boom")

@@ -12,7 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"foundry/internal/account"
+	"foundry/internal/api"
 	"foundry/internal/mcpserver"
+	"foundry/internal/oauth"
+	"foundry/internal/oauth/clients"
 	"foundry/internal/service"
 	"foundry/internal/store"
 	"foundry/internal/store/postgres"
@@ -36,6 +40,14 @@ type Config struct {
 	WaitersPerToken, WaitersPerNode int
 	StreamsPerToken, StreamsPerNode int
 	ListenLifetime                  time.Duration // zero: 10 minutes
+
+	// OAuth: access token lifetime (zero: 1 hour), registrations per
+	// client address per hour (zero: 20; negative: no limit), and the
+	// client that fetches client ID metadata documents (nil: the
+	// SSRF-guarded one; tests pass one that trusts their TLS server).
+	AccessTokenLifespan time.Duration
+	RegisterRate        int
+	ClientMetadataHTTP  *http.Client
 }
 
 // OpenStore opens the configured store and applies migrations, the Notes
@@ -74,7 +86,14 @@ type Server struct {
 	Store   store.Store
 	Service *service.Service
 	MCP     *mcpserver.Handler
-	Handler http.Handler
+	People  *account.Manager  // sign-in, sessions
+	Clients *clients.Registry // OAuth client registration and lookup
+	OAuth   *oauth.Server     // nil if it could not start (OAuthErr)
+	// OAuthErr is why the authorization server did not start (its store
+	// did not answer): personal access tokens still work, and its routes
+	// answer 503. serve refuses to run with it.
+	OAuthErr error
+	Handler  http.Handler
 }
 
 // New mounts every door on one mux.
@@ -87,15 +106,52 @@ func New(st store.Store, c Config) *Server {
 	st = store.WithTokenCache(st)
 	svc := service.New(st)
 	svc.SetWaitLimits(c.WaitersPerToken, c.WaitersPerNode)
-	h := mcpserver.New(svc, mcpserver.Options{
+	publicURL := strings.TrimRight(c.PublicURL, "/")
+	people := account.New(st, account.Options{PublicURL: publicURL, Logger: c.Logger})
+	reg := clients.New(st, clients.Options{Logger: c.Logger, RegisterRate: c.RegisterRate, HTTPClient: c.ClientMetadataHTTP})
+	mcpOpts := mcpserver.Options{
 		PublicURL: c.PublicURL, Toolsets: c.Toolsets, ReadOnly: c.ReadOnly, AllowedOrigins: c.Origins,
 		Version: c.Version, Logger: c.Logger,
 		ListenLifetime: c.ListenLifetime, MaxStreamsPerToken: c.StreamsPerToken, MaxStreamsPerNode: c.StreamsPerNode,
+	}
+	issuer := publicURL
+	if issuer == "" {
+		issuer = "http://127.0.0.1"
+	}
+	as, asErr := oauth.New(st, oauth.Options{
+		Issuer: issuer, Resource: issuer + "/mcp", People: people, LookupClient: reg.Lookup,
+		Logger: c.Logger, AccessTokenLifespan: c.AccessTokenLifespan,
 	})
+	if asErr == nil {
+		mcpOpts.Verify = as.Verify // OAuth access tokens and personal access tokens alike
+	} else {
+		c.Logger.Error("the OAuth authorization server did not start: MCP clients can connect with personal access tokens only", "err", asErr)
+	}
+	h := mcpserver.New(svc, mcpOpts)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", h.ResourceMetadata)
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource", h.ResourceMetadata)
+	// Browser-based clients (the MCP Inspector) read the metadata from
+	// another origin: any origin may, never with credentials.
+	prm := anyOrigin(http.HandlerFunc(h.ResourceMetadata))
+	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		mux.Handle("GET "+p, prm)
+		mux.Handle("OPTIONS "+p, prm)
+	}
+	people.Mount(mux)
+	reg.Mount(mux)
+	if asErr == nil {
+		as.Mount(mux)
+	} else {
+		unavailable := func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"error":"temporarily_unavailable","error_description":"the authorization server did not start; see the server log"}` + "\n"))
+		}
+		for _, p := range []string{"/.well-known/oauth-authorization-server", "/authorize", "/token", "/revoke"} {
+			mux.HandleFunc(p, unavailable)
+		}
+	}
+	mux.Handle(api.Prefix, api.New(st, people, api.Options{Logger: c.Logger}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if _, err := st.LastCursor(r.Context(), "", "", ""); err != nil {
@@ -106,7 +162,24 @@ func New(st store.Store, c Config) *Server {
 		}
 		json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
 	})
-	return &Server{Store: st, Service: svc, MCP: h, Handler: Recover(c.Logger, logRequests(c.Logger, mux))}
+	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
+		Handler: Recover(c.Logger, logRequests(c.Logger, mux))}
+}
+
+// anyOrigin lets any web origin read a public document, without
+// credentials, and answers its preflight.
+func anyOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Methods", "GET, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "MCP-Protocol-Version")
+		if r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Timeouts of every connection. The read timeout covers headers and body
