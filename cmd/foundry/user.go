@@ -178,7 +178,6 @@ func userListFlags(fs *flag.FlagSet) func([]string) error {
 	}
 }
 
-
 func userRemoveFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fs)
