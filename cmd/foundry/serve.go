@@ -304,8 +304,8 @@ func printNextSteps(w io.Writer, d dataFlags, publicURL string, demoMade bool, s
 	} else {
 		fmt.Fprintf(&b, "  1. Set the password of the owner, %s (this prints a one-time link), then sign in at %s/signin:\n       %s user passwd %s %s\n", setup.email, publicURL, self, setup.email, d.arg())
 	}
-	fmt.Fprintf(&b, "  2. Create a token for an MCP client (shown once):\n       %s token create %s --scopes osfoundry:read,osfoundry:write\n", self, d.arg())
-	fmt.Fprintf(&b, "  3. Connect a client to %s/mcp with the header \"Authorization: Bearer <token>\", e.g. Claude Code:\n       claude mcp add --transport http foundry %s/mcp --header \"Authorization: Bearer <token>\"\n", publicURL, publicURL)
+	fmt.Fprintf(&b, "  2. Connect an MCP client by its URL alone, %s/mcp: it sends you to sign in and to choose what it may reach. E.g. Claude Code:\n       claude mcp add --transport http foundry %s/mcp\n", publicURL, publicURL)
+	fmt.Fprintf(&b, "  3. For a headless agent (CI, scripts), create a personal access token instead (shown once) and send it as \"Authorization: Bearer <token>\":\n       %s token create %s --scopes osfoundry:read,osfoundry:write\n", self, d.arg())
 	if demoMade {
 		fmt.Fprintf(&b, "  4. The demo Note \"Welcome\" is already connected. See the Notes and Rooms with:\n       %s notes list %s\n       %s rooms list %s\n", self, d.arg(), self, d.arg())
 		b.WriteString("     Agents reach a Note of yours only once you switch on its connected access:\n")

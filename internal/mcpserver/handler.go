@@ -462,7 +462,7 @@ func bearer(r *http.Request) string {
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, id json.RawMessage) (auth.Principal, bool) {
 	desc := "Connect Foundry to continue"
 	if len(r.Header.Values("Authorization")) > 0 {
-		desc = "The token is invalid, expired or revoked; create a new one with foundry token create"
+		desc = "The token is invalid, expired, revoked or meant for another server: reconnect (a client connected by URL signs in again), or create a new personal access token with foundry token create"
 		if len(r.Header.Values("Authorization")) == 1 {
 			if secret := bearer(r); secret != "" {
 				p, err := h.verify(r.Context(), secret)
