@@ -197,6 +197,37 @@ func TestReusedCodeRevokesItsTokens(t *testing.T) {
 	})
 }
 
+// TestConcurrentCodeExchange: of exchanges racing with one code, exactly
+// one gets tokens; every other is refused as invalid_grant, never a 500.
+func TestConcurrentCodeExchange(t *testing.T) {
+	bothStores(t, func(t *testing.T, st store.Store) {
+		e := newEnv(t, st, nil)
+		v, c := pkcePair()
+		code := e.code(c)
+		const n = 6
+		results := make([]tokenResp, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() { defer wg.Done(); results[i] = e.exchange(code, v) }()
+		}
+		wg.Wait()
+		won := 0
+		for _, r := range results {
+			switch {
+			case r.Status == http.StatusOK && r.AccessToken != "":
+				won++
+			case r.Status == http.StatusBadRequest && r.Error == "invalid_grant":
+			default:
+				t.Fatalf("a racing exchange answered %+v, want 200 or 400 invalid_grant", r)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d exchanges of one code got tokens, want 1", won)
+		}
+	})
+}
+
 // TestUnregisteredRedirectURI: an error page, never a redirect.
 func TestUnregisteredRedirectURI(t *testing.T) {
 	e := newEnv(t, openSQLite(t), nil)

@@ -321,6 +321,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, err := s.provider.NewAccessResponse(ctx, ar)
+	if errors.Is(err, fosite.ErrInvalidatedAuthorizeCode) {
+		// Two exchanges raced with one code and this one lost: it is told
+		// what a reused code is told, not that the server failed.
+		err = fosite.ErrInvalidGrant.WithHint("The authorization code has already been used.")
+	}
 	if err != nil {
 		s.accessError(ctx, w, ar, err)
 		return
