@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -27,6 +28,8 @@ import (
 	"foundry/internal/server"
 	"foundry/internal/server/servertest"
 	"foundry/internal/store"
+	"foundry/internal/store/postgres"
+	"foundry/internal/store/postgres/pgtest"
 	"foundry/internal/store/sqlite"
 )
 
@@ -444,4 +447,117 @@ func textOf(r *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// TestOAuthAcrossNodes: two nodes on one PostgreSQL database behind a
+// round-robin balancer, with one public URL. Sign-in, consent, code
+// exchange, refresh and tool calls land on either node; a revocation made
+// through one node is refused by both within a second.
+func TestOAuthAcrossNodes(t *testing.T) {
+	u, _ := pgtest.Schema(t)
+	ctx := context.Background()
+	var backends [2]*url.URL
+	var next atomic.Uint64
+	var hits [2]atomic.Int64
+	lb := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		i := next.Add(1) % 2
+		hits[i].Add(1)
+		r.SetURL(backends[i])
+		r.Out.Host = r.In.Host // the public host, as a balancer passes it on
+	}})
+	t.Cleanup(lb.Close)
+	var envs [2]*servertest.Env
+	for i := range 2 {
+		st, err := postgres.Open(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := server.New(st, server.Config{PublicURL: lb.URL, AccessTokenLifespan: 5 * time.Second})
+		if srv.OAuthErr != nil {
+			t.Fatal(srv.OAuthErr)
+		}
+		hs := httptest.NewServer(srv.Handler)
+		t.Cleanup(func() { hs.Close(); st.Close() })
+		backends[i], _ = url.Parse(hs.URL)
+		envs[i] = &servertest.Env{URL: lb.URL, Server: srv, HTTP: hs}
+	}
+	owner, _, err := envs[0].Server.Service.Bootstrap(ctx, "Test", "owner@example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if envs[0].NoteID, err = envs[0].Server.Service.Demo(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	envs[0].Owner = owner
+	if err := account.SetPassword(ctx, envs[0].Server.Store, owner.User, "password", ownerPassword); err != nil {
+		t.Fatal(err)
+	}
+	o := &oauthEnv{Env: envs[0]}
+	redirect := "http://127.0.0.1:1/callback"
+	ct := &grantCounter{base: http.DefaultTransport, grants: map[string]int{}}
+	cs, h := connectOAuth(t, o, &sdkauth.AuthorizationCodeHandlerConfig{
+		DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			ClientName: "Balanced", RedirectURIs: []string{redirect}, TokenEndpointAuthMethod: "none",
+		}},
+		RedirectURL:              redirect,
+		AuthorizationCodeFetcher: o.fetcher(t, redirect),
+		Client:                   &http.Client{Transport: ct},
+	})
+	for i := range 4 {
+		if res, err := callTool(cs, "list_note_tabs", map[string]any{"note_id": o.NoteID}); err != nil || res.IsError {
+			t.Fatalf("call %d through the balancer: %v %+v", i, err, res)
+		}
+	}
+	if hits[0].Load() == 0 || hits[1].Load() == 0 {
+		t.Fatalf("the balancer did not reach both nodes: %d, %d", hits[0].Load(), hits[1].Load())
+	}
+	if ct.count("refresh_token") == 0 {
+		t.Fatalf("no refresh happened")
+	}
+	ts, _ := h.TokenSource(ctx)
+	tok, err := ts.Token()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := apiJSON(t, o, http.MethodGet, "/api/connections")
+	var id string
+	for _, c := range conns["connections"].([]any) {
+		if m := c.(map[string]any); m["kind"] == "oauth" {
+			id = m["id"].(string)
+		}
+	}
+	apiJSON(t, o, http.MethodDelete, "/api/connections/"+id)
+	// Both nodes, each asked directly, refuse the token within a second.
+	deadline := time.Now().Add(time.Second)
+	for _, b := range backends {
+		for {
+			status, _ := rawCallHost(t, b.String(), lb.URL, tok.AccessToken)
+			if status == http.StatusUnauthorized {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %s still answers %d a second after the revocation", b, status)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// rawCallHost is rawCall sent to a node directly, with the public Host.
+func rawCallHost(t *testing.T, node, public, token string) (int, string) {
+	t.Helper()
+	pu, _ := url.Parse(public)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}`
+	req, _ := http.NewRequest(http.MethodPost, node+"/mcp", strings.NewReader(body))
+	req.Host = pu.Host
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode, res.Header.Get("WWW-Authenticate")
 }
