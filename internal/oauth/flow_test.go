@@ -827,6 +827,47 @@ func TestLastUseRecordedAtMostOnceAMinute(t *testing.T) {
 	}
 }
 
+// TestTokenLastUseRecorded: a personal access token verified through the
+// same verifier gets its last use recorded too, at most once a minute.
+func TestTokenLastUseRecorded(t *testing.T) {
+	e := newEnv(t, openSQLite(t), nil)
+	ctx := context.Background()
+	secret, tok, err := auth.CreateToken(ctx, e.st, auth.NewTokenSpec{Workspace: e.ws, User: e.user.ID, Name: "ci", Scopes: []string{auth.ScopeRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastUse := func() *time.Time {
+		ts, err := e.st.Tokens(ctx, e.ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range ts {
+			if x.ID == tok.ID {
+				return x.LastUsed
+			}
+		}
+		t.Fatalf("token %s not listed", tok.ID)
+		return nil
+	}
+	if lastUse() != nil {
+		t.Fatal("a new token has a last use")
+	}
+	if _, err := e.verify(secret); err != nil {
+		t.Fatal(err)
+	}
+	first := lastUse()
+	if first == nil {
+		t.Fatal("no last use recorded for a personal access token")
+	}
+	e.offset.Store(int64(2 * time.Minute))
+	if _, err := e.verify(secret); err != nil {
+		t.Fatal(err)
+	}
+	if later := lastUse(); later == nil || !later.After(*first) {
+		t.Fatalf("last use not recorded after a minute: %v then %v", first, later)
+	}
+}
+
 // TestAuthorizationRequestByPost: a client may send the authorization
 // request as a form POST; it gets the consent page, and nothing is granted
 // until the person decides.

@@ -26,7 +26,11 @@ const touchEvery = time.Minute
 // Notes and Rooms are the connection's grant.
 func (s *Server) Verify(ctx context.Context, secret string) (auth.Principal, error) {
 	if strings.HasPrefix(secret, auth.TokenPrefix) {
-		return auth.Verify(ctx, s.st, secret)
+		p, err := auth.Verify(ctx, s.st, secret)
+		if err == nil {
+			s.touch(ctx, p.TokenID, s.now(), s.st.TouchToken)
+		}
+		return p, err
 	}
 	if !strings.HasPrefix(secret, AccessTokenPrefix) || len(secret) > 512 {
 		return auth.Principal{}, auth.ErrInvalidToken
@@ -75,16 +79,16 @@ func (s *Server) Verify(ctx context.Context, secret string) (auth.Principal, err
 			scopes = append(scopes, sc)
 		}
 	}
-	s.touch(ctx, conn.ID, now)
+	s.touch(ctx, conn.ID, now, s.st.TouchConnection)
 	return auth.Principal{
 		Workspace: conn.Workspace, User: conn.User, TokenID: conn.ID,
 		Scopes: scopes, Notes: conn.Notes, Rooms: conn.Rooms,
 	}, nil
 }
 
-// touch records a use of the connection at most once a minute per
-// connection (per node).
-func (s *Server) touch(ctx context.Context, id string, now time.Time) {
+// touch records a use of a connection or a personal access token (record)
+// at most once a minute per ID and node.
+func (s *Server) touch(ctx context.Context, id string, now time.Time, record func(context.Context, string, time.Time) error) {
 	s.touchMu.Lock()
 	last, ok := s.touched[id]
 	due := !ok || now.Sub(last) >= touchEvery || now.Before(last)
@@ -100,8 +104,8 @@ func (s *Server) touch(ctx context.Context, id string, now time.Time) {
 	}
 	s.touchMu.Unlock()
 	if due {
-		if err := s.st.TouchConnection(ctx, id, now.UTC()); err != nil {
-			s.log.Warn("oauth: record connection use", "connection", id, "err", err)
+		if err := record(ctx, id, now.UTC()); err != nil {
+			s.log.Warn("oauth: record last use", "id", id, "err", err)
 		}
 	}
 }

@@ -125,6 +125,8 @@ type Identity interface {
 	RevokeConnection(ctx context.Context, workspace, id string) error
 	// TouchConnection records a use (last_used).
 	TouchConnection(ctx context.Context, id string, at time.Time) error
+	// TouchToken records a use of a personal access token (last_used).
+	TouchToken(ctx context.Context, id string, at time.Time) error
 
 	PutGrant(ctx context.Context, g Grant) error
 	Grant(ctx context.Context, kind, hash string) (Grant, error)
@@ -469,6 +471,13 @@ func (b *Base) RevokeConnection(ctx context.Context, workspace, id string) error
 func (b *Base) TouchConnection(ctx context.Context, id string, at time.Time) error {
 	return b.Tx(ctx, func(q Querier) error {
 		_, err := q.ExecContext(ctx, b.D.Q(`UPDATE connections SET last_used_us = ? WHERE id = ?`), at.UnixMicro(), id)
+		return err
+	})
+}
+
+func (b *Base) TouchToken(ctx context.Context, id string, at time.Time) error {
+	return b.Tx(ctx, func(q Querier) error {
+		_, err := q.ExecContext(ctx, b.D.Q(`UPDATE tokens SET last_used_us = ? WHERE id = ?`), at.UnixMicro(), id)
 		return err
 	})
 }
