@@ -226,16 +226,21 @@ async function person(browser, authURL, { scopes, checks = false } = {}) {
 // ---- the SDK's OAuth client provider, in memory ----------------------------
 
 class MemoryProvider {
-  constructor(browser) {
+  // consents: the scopes the person ticks on each consent page in turn
+  // (undefined: the page's defaults); pages: the consent pages seen.
+  constructor(browser, { name = 'MCP Inspector', consents = [] } = {}) {
     this.browser = browser;
+    this.name = name;
+    this.consents = consents;
     this.saved = [];
+    this.pages = [];
   }
   get redirectUrl() {
     return callback;
   }
   get clientMetadata() {
     return {
-      client_name: 'MCP Inspector',
+      client_name: this.name,
       redirect_uris: [callback],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -268,7 +273,9 @@ class MemoryProvider {
   }
   async redirectToAuthorization(url) {
     this.authURL = new URL(url);
-    this.result = await person(this.browser, url, { checks: true });
+    const first = this.pages.length === 0 && this.name === 'MCP Inspector';
+    this.result = await person(this.browser, url, { checks: first, scopes: this.consents[this.pages.length] });
+    this.pages.push(this.result.page.body);
   }
 }
 
@@ -352,7 +359,7 @@ await section("the TypeScript SDK's own OAuth (StreamableHTTPClientTransport + O
     err = e;
   }
   await client.close();
-  check('the first tool call sends the SDK through OAuth (UnauthorizedError once it has redirected)', err instanceof UnauthorizedError, err ? `${err.name}: ${short(err.message)}` : 'no error');
+  check('the first tool call sends the SDK through OAuth (UnauthorizedError once it has redirected)', err instanceof UnauthorizedError, err ? `${err.constructor.name}: ${short(err.message)}` : 'no error');
   client1 = provider.clientInformation();
   check('the SDK registered itself by RFC 7591 (a client_id, no secret)', !!client1?.client_id && !client1.client_secret, JSON.stringify({ client_id: client1?.client_id, token_endpoint_auth_method: client1?.token_endpoint_auth_method }));
   const au = provider.authURL;
@@ -415,6 +422,75 @@ await section('refresh: rotation, then reuse detection', async () => {
     `${r.status} ${r.status === 200 ? `scope=${r.json.scope} expires_in=${r.json.expires_in}` : short(r.text)}`);
   const c = await callList(r.json.access_token);
   check('the refreshed access token works on /mcp (its audience kept)', c.status === 200 && !c.json?.result?.isError, `${c.status} ${short(c.challenge || c.text, 160)}`);
+});
+
+// The MCP authorization spec's step-up: a read-only grant asked for write
+// gets a new consent, never a silent upgrade. This SDK (1.x) answers the
+// 403 by refreshing without scope (typescript-sdk#2255; the 2.x client
+// re-authorizes instead), so Foundry's part is that the refresh keeps the
+// grant read-only; then the client authorizes again, as 2.x does.
+await section('step-up: a read-only grant asked for write', async () => {
+  const p = new MemoryProvider(browser, { name: 'oauth-check step-up', consents: [['osfoundry:read']] });
+  let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
+  let client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
+  await client.connect(transport);
+  await client.callTool({ name: 'list_notes', arguments: {} }).catch(e => {
+    if (!(e instanceof UnauthorizedError)) throw e;
+  });
+  await client.close();
+  if (!p.result?.code) throw new Error('no authorization code for the step-up client');
+  await transport.finishAuth(p.result.code);
+  check('consent with read only → the SDK holds a read-only token', p.tokens()?.scope === 'osfoundry:read', `scope=${p.tokens()?.scope}`);
+
+  transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
+  client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const tabs = await client.callTool({ name: 'list_note_tabs', arguments: { note_id: noteId } });
+    const write = () =>
+      client.callTool({
+        name: 'create_note_tab',
+        arguments: { note_id: noteId, tab_type: 'sheet', label: 'By step-up', expected_version: tabs.structuredContent?.version, idempotency_key: 'oauth-check-step-up' },
+      });
+    let err;
+    try {
+      await write();
+    } catch (e) {
+      err = e;
+    }
+    check('write with the read-only token: the SDK meets 403 insufficient_scope, its refresh stays read-only', !!err && /403/.test(String(err.message)) && p.saved.length >= 2 && p.tokens()?.scope === 'osfoundry:read' && p.pages.length === 1,
+      `${err ? `${err.constructor.name}: ${short(err.message, 120)}` : 'no error'}; tokens saved: ${p.saved.length}; scope after the SDK's refresh: ${p.tokens()?.scope}; consent pages: ${p.pages.length}`);
+
+    // The client authorizes again (drops its tokens; 2.x bypasses the
+    // refresh): a second consent, with write marked new.
+    p._tokens = undefined;
+    err = undefined;
+    try {
+      await write();
+    } catch (e) {
+      err = e;
+    }
+    check('authorizing again shows a second consent with the write scope marked new', err instanceof UnauthorizedError && p.pages.length === 2 && /osfoundry:write<\/code>\s*<span class="new">/.test(p.pages[1]),
+      `${err ? err.constructor.name : 'no error'}; consent pages: ${p.pages.length}`);
+    if (p.pages.length < 2) return;
+    await transport.finishAuth(p.result.code);
+    check('after the second consent the token has both scopes', (p.tokens()?.scope || '').split(' ').sort().join(' ') === 'osfoundry:read osfoundry:write', `scope=${p.tokens()?.scope}`);
+  } finally {
+    await client.close();
+  }
+  transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
+  client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const tabs = await client.callTool({ name: 'list_note_tabs', arguments: { note_id: noteId } });
+    const made = await client.callTool({
+      name: 'create_note_tab',
+      arguments: { note_id: noteId, tab_type: 'sheet', label: 'By step-up', expected_version: tabs.structuredContent?.version, idempotency_key: 'oauth-check-step-up' },
+    });
+    check('the write tool works after the step-up', !made.isError, short(JSON.stringify(made.structuredContent ?? made.content), 160));
+  } finally {
+    await client.close();
+  }
 });
 
 // A second client, registered by hand, for the manual flows below.
