@@ -87,8 +87,9 @@ func TestCIFailsWithoutPostgreSQL(t *testing.T) {
 		"go mod tidy",
 		"go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...",
 		"go test ./... " + pg,
-		"go test -race ./internal/store/... ./internal/service/... ./internal/server/... " + pg,
+		"go test -race ./internal/store/... ./internal/service/... ./internal/server/... ./internal/oauth/... ./internal/account/... ./internal/api/... " + pg,
 		"bash .ci/conformance",
+		"bash .ci/oauth-check",
 	} {
 		if !strings.Contains(calls, want) {
 			t.Errorf(".ci/run did not run %q; it ran:\n%s", want, calls)
