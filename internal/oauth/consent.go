@@ -100,7 +100,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.consentPage(ctx, w, r, ar, c, person, live, errors.New("choose Approve or Deny"), http.StatusBadRequest)
 		return
 	}
-	offered := offeredScopes(ar)
+	offered := offeredScopes(ar, live)
 	var scopes []string
 	for _, sc := range r.PostForm[fieldScope] {
 		if slices.Contains(offered, sc) && !slices.Contains(scopes, sc) {
@@ -145,12 +145,15 @@ func (s *Server) checkAuthorize(ar fosite.AuthorizeRequester) error {
 	return s.checkResource(form, true)
 }
 
-// offeredScopes is what the consent page offers: the scopes asked for, or
-// when none is, every scope the client may have.
-func offeredScopes(ar fosite.AuthorizeRequester) []string {
+// offeredScopes is what the consent page offers: the scopes asked for and
+// those the live connection already has (a client stepping up may ask only
+// for the scope it lacks; what it had stays offered, ticked, so the new
+// grant does not drop it), or when none is asked, every scope the client
+// may have.
+func offeredScopes(ar fosite.AuthorizeRequester, live *store.Connection) []string {
 	var out []string
 	for _, sc := range supportedScopes {
-		if slices.Contains(ar.GetRequestedScopes(), sc) {
+		if slices.Contains(ar.GetRequestedScopes(), sc) || (live != nil && len(ar.GetRequestedScopes()) > 0 && slices.Contains(live.Scopes, sc)) {
 			out = append(out, sc)
 		}
 	}
@@ -328,7 +331,7 @@ func (s *Server) consentPage(ctx context.Context, w http.ResponseWriter, r *http
 		v.Error = problem.Error()
 	}
 	labels := map[string]string{auth.ScopeRead: "Read Notes and Rooms", auth.ScopeWrite: "Edit Notes and propose Room changes"}
-	for _, sc := range offeredScopes(ar) {
+	for _, sc := range offeredScopes(ar, live) {
 		ch := scopeChoice{Name: sc, Label: labels[sc], Checked: true}
 		if live != nil && !slices.Contains(live.Scopes, sc) {
 			ch.New, v.Step = true, true

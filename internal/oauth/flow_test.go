@@ -480,6 +480,29 @@ func approvedNote(t *testing.T, st store.Store, ws, title string) string {
 	return id
 }
 
+// TestStepUpAskingOnlyTheMissingScope: a client granted read that asks
+// only for write is offered both, read still ticked, so approving gives a
+// token with both instead of trading read for write.
+func TestStepUpAskingOnlyTheMissingScope(t *testing.T) {
+	e := newEnv(t, openSQLite(t), nil)
+	v, c := pkcePair()
+	f := e.consent(e.authParams(c))
+	f.values["consent_scope"] = []string{auth.ScopeRead}
+	e.mustTokens(e.exchange(e.submit(f, "approve").Query().Get("code"), v))
+	v2, c2 := pkcePair()
+	p := e.authParams(c2)
+	p.Set("scope", auth.ScopeWrite)
+	f = e.consent(p)
+	if got := f.values["consent_scope"]; !slices.Contains(got, auth.ScopeRead) || !slices.Contains(got, auth.ScopeWrite) {
+		t.Fatalf("step-up consent ticks %v, want read (already granted) and write (asked)", got)
+	}
+	tr := e.mustTokens(e.exchange(e.submit(f, "approve").Query().Get("code"), v2))
+	pr, err := e.verify(tr.AccessToken)
+	if err != nil || !pr.Has(auth.ScopeRead) || !pr.Has(auth.ScopeWrite) {
+		t.Fatalf("after a write-only step-up: %+v %v, want read and write", pr, err)
+	}
+}
+
 // TestReadOnlyGrantAndStepUp: unticking write gives a principal without
 // write; asking again shows consent with write marked new, and only that
 // consent adds it.
