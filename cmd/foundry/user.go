@@ -28,7 +28,7 @@ password; the old one keeps working until the link is used.
 // publicURLFlag registers --public-url, the server's address as people
 // reach it, for the links the command prints.
 func publicURLFlag(fs *flag.FlagSet) *string {
-	return fs.String("public-url", envOr("FOUNDRY_PUBLIC_URL", "http://127.0.0.1:8080"), "URL people reach the server at, for the one-time link (env FOUNDRY_PUBLIC_URL)")
+	return fs.String("public-url", envOr("FOUNDRY_PUBLIC_URL", "http://"+envOr("FOUNDRY_ADDR", "127.0.0.1:8080")), "URL people reach the server at, for the one-time link, as serve's --public-url (default http://FOUNDRY_ADDR, else http://127.0.0.1:8080; env FOUNDRY_PUBLIC_URL)")
 }
 
 func checkedPublicURL(v string) (string, error) {
