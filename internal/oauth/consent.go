@@ -13,6 +13,7 @@ import (
 	"github.com/ory/fosite"
 
 	"foundry/internal/auth"
+	"foundry/internal/oauth/clients"
 	"foundry/internal/store"
 )
 
@@ -254,6 +255,9 @@ func (s *Server) authorizeError(ctx context.Context, w http.ResponseWriter, ar f
 	}
 	if ar == nil || !ar.IsRedirectURIValid() {
 		msg := rfc.ErrorField + ": " + rfc.GetDescription()
+		if doc := (*clients.DocumentError)(nil); errors.As(err, &doc) {
+			msg = "This client's metadata document cannot be used, so it cannot connect: " + doc.Error()
+		}
 		s.errorPage(w, rfc.CodeField, msg)
 		return
 	}

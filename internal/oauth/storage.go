@@ -16,6 +16,7 @@ import (
 	fstorage "github.com/ory/fosite/storage"
 
 	"foundry/internal/auth"
+	"foundry/internal/oauth/clients"
 	"foundry/internal/store"
 )
 
@@ -133,6 +134,10 @@ func (s *storage) GetClient(ctx context.Context, id string) (fosite.Client, erro
 		return nil, fosite.ErrNotFound
 	}
 	c, err := s.lookup(ctx, id)
+	var doc *clients.DocumentError
+	if errors.As(err, &doc) {
+		return nil, fmt.Errorf("%w: %w", fosite.ErrNotFound, doc) // the error page says why
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fosite.ErrNotFound
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -560,4 +561,43 @@ func rawCallHost(t *testing.T, node, public, token string) (int, string) {
 	}
 	res.Body.Close()
 	return res.StatusCode, res.Header.Get("WWW-Authenticate")
+}
+
+// TestMetadataDocumentOnPrivateAddressRefused: a client ID that points at
+// a private or loopback address is refused on an error page that says why,
+// and no connection reaches the address.
+func TestMetadataDocumentOnPrivateAddressRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	o := startOAuth(t, server.Config{})
+	for _, id := range []string{"https://" + ln.Addr().String() + "/client.json", "https://localhost/client.json", "https://10.0.0.1/client.json"} {
+		q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {"http://127.0.0.1/cb"}, "state": {"state-0123456789"},
+			"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGlSstw-cM"}, "code_challenge_method": {"S256"}, "resource": {o.URL + "/mcp"}}
+		res, err := http.Get(o.URL + "/authorize?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.Header.Get("Location") != "" || !strings.Contains(string(body), "metadata document cannot be used") {
+			t.Fatalf("%s: %d %s %s", id, res.StatusCode, res.Header.Get("Location"), body)
+		}
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Fatalf("the guard let %d connections reach a loopback listener", n)
+	}
 }
