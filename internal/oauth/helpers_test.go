@@ -54,7 +54,7 @@ func (f *fakePeople) CheckCSRF(r *http.Request, p auth.Person) bool {
 }
 
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	st       store.Store
 	srv      *oauth.Server
 	http     *httptest.Server
@@ -69,7 +69,7 @@ type env struct {
 	mux      *http.ServeMux
 }
 
-func openSQLite(t *testing.T) store.Store {
+func openSQLite(t testing.TB) store.Store {
 	s, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func bothStores(t *testing.T, f func(t *testing.T, st store.Store)) {
 	t.Run("postgres", func(t *testing.T) { f(t, openPostgres(t)) })
 }
 
-func newEnv(t *testing.T, st store.Store, mod func(*oauth.Options)) *env {
+func newEnv(t testing.TB, st store.Store, mod func(*oauth.Options)) *env {
 	t.Helper()
 	ctx := context.Background()
 	e := &env{t: t, st: st}
@@ -194,7 +194,7 @@ func (e *env) postForm(path string, form url.Values, signed bool) *http.Response
 	return resp
 }
 
-func readBody(t *testing.T, resp *http.Response) string {
+func readBody(t testing.TB, resp *http.Response) string {
 	t.Helper()
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -212,7 +212,7 @@ type consentForm struct {
 	page   string
 }
 
-func parseConsent(t *testing.T, page string) consentForm {
+func parseConsent(t testing.TB, page string) consentForm {
 	t.Helper()
 	f := consentForm{values: url.Values{}, page: page}
 	z := html.NewTokenizer(strings.NewReader(page))
