@@ -89,9 +89,10 @@ var layout = template.Must(template.New("layout").Parse(`<!doctype html>
 </head>
 <body>
 <main>
-{{if ne .Title "Foundry"}}<p class="brand"><span class="mark" aria-hidden="true"></span>Foundry</p>
-{{end}}
+{{if eq .Title "Foundry"}}<h1 class="brand-title"><span class="mark" aria-hidden="true"></span>Foundry</h1>
+{{else}}<p class="brand"><span class="mark" aria-hidden="true"></span>Foundry</p>
 <h1>{{.Title}}</h1>
+{{end}}
 {{.Body}}
 </main>
 </body>
