@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"html/template"
 	"net/http"
+	"net/url"
+	"strings"
 )
 
 // StylesheetPath is where Mount serves the pages' one stylesheet.
@@ -18,11 +20,59 @@ var stylesheet []byte
 // site may frame the page.
 const ContentSecurityPolicy = "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'"
 
+// PolicyWithFormTargets is ContentSecurityPolicy with form-action widened
+// to the origins of targets, for a form whose answer redirects the browser
+// elsewhere (browsers apply form-action to the redirects a form submission
+// follows): OAuth consent sends the person back to the client. A target
+// with an origin (http, https) adds that origin; another URL adds its
+// scheme (a native client's own scheme); anything else, or a target that
+// could not be written into the policy safely, adds nothing.
+func PolicyWithFormTargets(targets ...string) string {
+	extra := ""
+	for _, t := range targets {
+		if src := formSource(t); src != "" && !strings.Contains(extra, " "+src) {
+			extra += " " + src
+		}
+	}
+	if extra == "" {
+		return ContentSecurityPolicy
+	}
+	return strings.Replace(ContentSecurityPolicy, "form-action 'self'", "form-action 'self'"+extra, 1)
+}
+
+// formSource is the CSP source expression of a URL: its origin, or its
+// scheme; "" when it has neither or holds characters a policy cannot.
+func formSource(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	src := scheme + ":"
+	if scheme == "http" || scheme == "https" {
+		if u.Host == "" {
+			return ""
+		}
+		src = scheme + "://" + strings.ToLower(u.Host)
+	}
+	for _, r := range src {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("+-.:/[]", r)
+		if !ok {
+			return ""
+		}
+	}
+	return src
+}
+
 // SetPageHeaders sets the headers every people-facing page carries: the
 // content security policy, no framing, no caching, no sniffing.
 func SetPageHeaders(h http.Header) {
+	setPageHeaders(h, ContentSecurityPolicy)
+}
+
+func setPageHeaders(h http.Header, policy string) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", ContentSecurityPolicy)
+	h.Set("Content-Security-Policy", policy)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
@@ -39,7 +89,10 @@ var layout = template.Must(template.New("layout").Parse(`<!doctype html>
 </head>
 <body>
 <main>
+{{if eq .Title "Foundry"}}<h1 class="brand-title"><span class="mark" aria-hidden="true"></span>Foundry</h1>
+{{else}}<p class="brand"><span class="mark" aria-hidden="true"></span>Foundry</p>
 <h1>{{.Title}}</h1>
+{{end}}
 {{.Body}}
 </main>
 </body>
@@ -53,6 +106,12 @@ var layout = template.Must(template.New("layout").Parse(`<!doctype html>
 // template.HTML(buf.String())). A form in body must carry the session's CSRF
 // token in a hidden input named auth.CSRFField.
 func Page(w http.ResponseWriter, status int, title string, body template.HTML) {
+	PageWithPolicy(w, status, ContentSecurityPolicy, title, body)
+}
+
+// PageWithPolicy is Page with another content security policy (one from
+// PolicyWithFormTargets).
+func PageWithPolicy(w http.ResponseWriter, status int, policy, title string, body template.HTML) {
 	var buf bytes.Buffer
 	if err := layout.Execute(&buf, struct {
 		Title string
@@ -61,19 +120,24 @@ func Page(w http.ResponseWriter, status int, title string, body template.HTML) {
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
-	SetPageHeaders(w.Header())
+	setPageHeaders(w.Header(), policy)
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
 
 // Render executes t with data and writes it with Page.
 func Render(w http.ResponseWriter, status int, title string, t *template.Template, data any) {
+	RenderWithPolicy(w, status, ContentSecurityPolicy, title, t, data)
+}
+
+// RenderWithPolicy is Render with another content security policy.
+func RenderWithPolicy(w http.ResponseWriter, status int, policy, title string, t *template.Template, data any) {
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, data); err != nil {
-		Page(w, http.StatusInternalServerError, "Something went wrong", template.HTML(`<p class="error">This page could not be rendered. Try again; if it keeps failing, the server's log says why.</p>`))
+		Page(w, http.StatusInternalServerError, "Something went wrong", template.HTML(`<p class="error" role="alert">This page could not be rendered. Try again; if it keeps failing, the server's log says why.</p>`))
 		return
 	}
-	Page(w, status, title, template.HTML(buf.String()))
+	PageWithPolicy(w, status, policy, title, template.HTML(buf.String()))
 }
 
 func serveStylesheet(w http.ResponseWriter, r *http.Request) {
@@ -111,7 +175,7 @@ var setupPage = template.Must(template.New("setup").Parse(`{{if .Error}}<p class
 </form>
 `))
 
-var messagePage = template.Must(template.New("message").Parse(`<p{{if .Error}} class="error" role="alert"{{end}}>{{.Text}}</p>
+var messagePage = template.Must(template.New("message").Parse(`<p{{if .Error}} class="error detail" role="alert"{{end}}>{{.Text}}</p>
 {{if .Link}}<p><a href="{{.Link}}">{{.LinkText}}</a></p>{{end}}
 `))
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ory/fosite"
 
+	"foundry/internal/account"
 	"foundry/internal/auth"
 	"foundry/internal/oauth/clients"
 	"foundry/internal/store"
@@ -264,26 +265,17 @@ func (s *Server) authorizeError(ctx context.Context, w http.ResponseWriter, ar f
 	s.provider.WriteAuthorizeError(ctx, issWriter{w, s.issuer}, ar, err)
 }
 
-func pageHeaders(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Pragma", "no-cache")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
-}
-
 func (s *Server) errorPage(w http.ResponseWriter, code int, msg string) {
 	if code < 400 || code > 599 {
 		code = http.StatusBadRequest
 	}
-	pageHeaders(w)
-	w.WriteHeader(code)
-	if err := pages.ExecuteTemplate(w, "error", map[string]any{"Message": msg}); err != nil {
-		s.log.Warn("oauth: error page", "err", err)
+	// "code: description" shows the description, and the OAuth error
+	// code apart, for whoever fixes the client.
+	v := struct{ Text, Code string }{Text: msg}
+	if c, d, ok := strings.Cut(msg, ": "); ok && c != "" && strings.Trim(c, "abcdefghijklmnopqrstuvwxyz_") == "" {
+		v.Text, v.Code = d, c
 	}
+	account.Render(w, code, "This connection cannot go on", errorBody, v)
 }
 
 type choice struct {
@@ -375,51 +367,58 @@ func (s *Server) consentPage(ctx context.Context, w http.ResponseWriter, r *http
 		}
 	}
 	slices.SortFunc(v.Hidden, func(a, b kv) int { return strings.Compare(a.K, b.K) })
-	pageHeaders(w)
-	w.WriteHeader(code)
-	if err := pages.ExecuteTemplate(w, "consent", v); err != nil {
-		s.log.Warn("oauth: consent page", "err", err)
+	// The decision redirects the browser to the client: the page's
+	// form-action must allow the redirect URI's origin, or the browser
+	// stops there.
+	var targets []string
+	if ru := ar.GetRedirectURI(); ru != nil {
+		targets = append(targets, ru.String())
 	}
+	account.RenderWithPolicy(w, code, account.PolicyWithFormTargets(targets...), "Connect "+v.ClientName, consentBody, v)
 }
 
-var pages = template.Must(template.New("pages").Parse(`
-{{define "style"}}<style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f;background:#fafafa}
-main{background:#fff;border:1px solid #ddd;border-radius:8px;padding:1.5rem}
-h1{font-size:1.4rem;margin-top:0}fieldset{border:1px solid #e3e3e3;border-radius:6px;margin:1rem 0}
-.warn{background:#fff4e5;border:1px solid #f0b45a;padding:.6rem;border-radius:6px}
-.err{background:#fdecec;border:1px solid #e88;padding:.6rem;border-radius:6px}
-.new{color:#b35c00;font-weight:600}.list{max-height:14rem;overflow:auto}
-code{font-size:.9em}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.5rem}
-</style>{{end}}
-{{define "error"}}<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Foundry: cannot connect</title>{{template "style"}}</head>
-<body><main><h1>This connection cannot go on</h1><p class="err">{{.Message}}</p></main></body></html>{{end}}
-{{define "consent"}}<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Foundry: connect {{.ClientName}}</title>{{template "style"}}</head>
-<body><main>
-<h1>Connect {{.ClientName}} to Foundry</h1>
-<p>Signed in as {{.Person}}. <strong>{{.ClientName}}</strong> (<code>{{.ClientID}}</code>) asks to reach your workspace, and will be sent back to <strong>{{.RedirectHost}}</strong>.</p>
-{{if .HostWarning}}<p class="warn">{{.HostWarning}}</p>{{end}}
-{{if .Error}}<p class="err">{{.Error}}</p>{{end}}
-{{if .Step}}<p class="warn">This client is already connected and now asks for more than it has: the marked scopes are new.</p>{{end}}
+// errorBody and consentBody are rendered inside the sign-in pages' layout
+// and stylesheet (account.Render).
+var errorBody = template.Must(template.New("error").Parse(`<p class="error detail" role="alert">{{.Text}}</p>
+{{if .Code}}<p class="hint">Error code: <code>{{.Code}}</code></p>
+{{end}}<p class="hint">Nothing was connected. Go back to the application you were connecting and start again; if this keeps happening, its settings for Foundry may be wrong.</p>
+`))
+
+var consentBody = template.Must(template.New("consent").Parse(`<p class="lead">This application asks to reach your Foundry workspace. Choose what it may do and what it may reach; it gets nothing more.</p>
+<dl class="facts">
+<dt>Client</dt><dd><code>{{.ClientID}}</code></dd>
+<dt>Sends you back to</dt><dd><strong>{{.RedirectHost}}</strong></dd>
+<dt>Signed in as</dt><dd>{{.Person}}</dd>
+</dl>
+{{if .HostWarning}}<p class="warn" role="alert">{{.HostWarning}}</p>{{end}}
+{{if .Error}}<p class="error" role="alert">{{.Error}}</p>{{end}}
+{{if .Step}}<p class="notice">This client is already connected and now asks for more than it has: the scopes marked <span class="new">new</span> are not granted yet.</p>{{end}}
 <form method="post" action="/authorize">
-{{range .Hidden}}<input type="hidden" name="{{.K}}" value="{{.V}}">{{end}}
-<input type="hidden" name="{{.CSRFField}}" value="{{.CSRF}}">
-<fieldset><legend>It may</legend>
-{{range .Scopes}}<label><input type="checkbox" name="consent_scope" value="{{.Name}}"{{if .Checked}} checked{{end}}> {{.Label}} <code>{{.Name}}</code>{{if .New}} <span class="new">new</span>{{end}}</label><br>{{end}}
+{{range .Hidden}}<input type="hidden" name="{{.K}}" value="{{.V}}">
+{{end}}<input type="hidden" name="{{.CSRFField}}" value="{{.CSRF}}">
+<fieldset>
+<legend>What it may do</legend>
+{{range .Scopes}}<label class="choice"><input type="checkbox" name="consent_scope" value="{{.Name}}"{{if .Checked}} checked{{end}}><span><span class="what">{{.Label}}{{if .New}} <span class="new">new</span>{{end}}</span><code>{{.Name}}</code></span></label>
+{{end}}</fieldset>
+<fieldset>
+<legend>Notes it may reach</legend>
+<label class="choice"><input type="radio" name="consent_notes_mode" value="all"{{if .NotesAll}} checked{{end}}><span class="what">All approved Notes, now and later</span></label>
+<label class="choice"><input type="radio" name="consent_notes_mode" value="list"{{if not .NotesAll}} checked{{end}}><span class="what">Only these:</span></label>
+<div class="list">{{range .Notes}}<label class="choice"><input type="checkbox" name="consent_notes" value="{{.ID}}"{{if .Checked}} checked{{end}}><span>{{.Title}}</span></label>
+{{else}}<p class="hint">No approved Notes yet.</p>{{end}}</div>
 </fieldset>
-<fieldset><legend>Notes it may reach</legend>
-<label><input type="radio" name="consent_notes_mode" value="all"{{if .NotesAll}} checked{{end}}> All approved Notes, now and later</label><br>
-<label><input type="radio" name="consent_notes_mode" value="list"{{if not .NotesAll}} checked{{end}}> Only these:</label>
-<div class="list">{{range .Notes}}<label><input type="checkbox" name="consent_notes" value="{{.ID}}"{{if .Checked}} checked{{end}}> {{.Title}}</label><br>{{else}}<em>No approved Notes yet.</em>{{end}}</div>
+<fieldset>
+<legend>Rooms it may reach</legend>
+<label class="choice"><input type="radio" name="consent_rooms_mode" value="all"{{if .RoomsAll}} checked{{end}}><span class="what">All Rooms, now and later</span></label>
+<label class="choice"><input type="radio" name="consent_rooms_mode" value="list"{{if not .RoomsAll}} checked{{end}}><span class="what">Only these:</span></label>
+<div class="list">{{range .Rooms}}<label class="choice"><input type="checkbox" name="consent_rooms" value="{{.ID}}"{{if .Checked}} checked{{end}}><span>{{.Title}}</span></label>
+{{else}}<p class="hint">No Rooms yet.</p>{{end}}</div>
 </fieldset>
-<fieldset><legend>Rooms it may reach</legend>
-<label><input type="radio" name="consent_rooms_mode" value="all"{{if .RoomsAll}} checked{{end}}> All Rooms, now and later</label><br>
-<label><input type="radio" name="consent_rooms_mode" value="list"{{if not .RoomsAll}} checked{{end}}> Only these:</label>
-<div class="list">{{range .Rooms}}<label><input type="checkbox" name="consent_rooms" value="{{.ID}}"{{if .Checked}} checked{{end}}> {{.Title}}</label><br>{{else}}<em>No Rooms yet.</em>{{end}}</div>
-</fieldset>
-{{if .More}}<p>{{.More}}</p>{{end}}
+{{if .More}}<p class="hint">{{.More}}</p>{{end}}
+<div class="actions">
 <button type="submit" name="consent_decision" value="approve">Approve</button>
-<button type="submit" name="consent_decision" value="deny">Deny</button>
+<button type="submit" name="consent_decision" value="deny" class="secondary">Deny</button>
+</div>
+<p class="hint">You can revoke this connection at any time with <code>foundry connections revoke</code>; the client is then refused on its next call.</p>
 </form>
-</main></body></html>{{end}}
 `))

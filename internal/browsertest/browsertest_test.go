@@ -1,0 +1,99 @@
+package browsertest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+func TestLoopback(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"http://127.0.0.1:8080/signin":   true,
+		"http://localhost:1/cb?code=x":   true,
+		"https://127.0.0.1:4443/c.json":  true,
+		"data:image/png;base64,AAAA":     true,
+		"about:blank":                    true,
+		"https://example.com/":           false,
+		"http://127.0.0.1.example.com/":  false,
+		"http://10.0.0.1/":               false,
+		"ftp://127.0.0.1/":               false,
+		"http://[::1]:9/":                true,
+		"http://localhost.example.com/x": false,
+		"%zz":                            false,
+	} {
+		if got := loopback(raw); got != want {
+			t.Errorf("loopback(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+func TestChromiumFromEnvironment(t *testing.T) {
+	t.Setenv("FOUNDRY_CHROMIUM", filepath.Join(t.TempDir(), "no-such-browser"))
+	if _, err := Chromium(); err == nil || !strings.Contains(err.Error(), "FOUNDRY_CHROMIUM") {
+		t.Fatalf("a missing FOUNDRY_CHROMIUM: %v, want an error naming it", err)
+	}
+}
+
+func TestModuleRoot(t *testing.T) {
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("ModuleRoot %s has no go.mod: %v", root, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "internal", "browsertest")); err != nil {
+		t.Fatalf("ModuleRoot %s is not this module's root: %v", root, err)
+	}
+}
+
+// TestNewDrivesAPage: the browser starts with its flags, loads a page from
+// a loopback server, runs its form, and photographs it.
+func TestNewDrivesAPage(t *testing.T) {
+	var posted string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			r.ParseForm()
+			posted = r.PostForm.Get("q")
+			w.Write([]byte(`<!doctype html><title>done</title><p id="r">got it</p>`))
+			return
+		}
+		w.Write([]byte(`<!doctype html><title>form</title><form method="post"><input id="q" name="q"><button id="go">Go</button></form>`))
+	}))
+	defer srv.Close()
+	ctx := New(t)
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL),
+		chromedp.SendKeys(chromedp.ID("q"), "héllo ✓"),
+		chromedp.Click(chromedp.ID("go")),
+		chromedp.WaitVisible(chromedp.ID("r")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("r")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	width, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.innerWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text != "got it" || posted != "héllo ✓" {
+		t.Fatalf("page text %q, posted %q", text, posted)
+	}
+	if width != Width {
+		t.Errorf("window width %d, want 1280", width)
+	}
+	t.Setenv("FOUNDRY_SCREENSHOTS", "")
+	Screenshot(t, ctx, "browsertest-self") // taken, not written
+	root, _ := ModuleRoot()
+	if _, err := os.Stat(filepath.Join(root, "docs", "screenshots", "browsertest-self.png")); err == nil {
+		t.Fatal("a screenshot was written without FOUNDRY_SCREENSHOTS=1")
+	}
+}
