@@ -4,13 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -402,20 +400,7 @@ func TestBrowserSetupLink(t *testing.T) {
 func TestBrowserConsentWarning(t *testing.T) {
 	app := newClientApp(t)
 	redirect := "http://localhost:" + app.URL[strings.LastIndex(app.URL, ":")+1:] + "/cb"
-	var docURL string
-	doc := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"client_id": docURL, "client_name": "Elsewhere Assistant", "redirect_uris": []string{redirect},
-			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none",
-		})
-	}))
-	t.Cleanup(doc.Close)
-	docURL = doc.URL + "/client.json"
-	pool := x509.NewCertPool()
-	pool.AddCert(doc.Certificate())
-	docAddr := netip.MustParseAddrPort(strings.TrimPrefix(doc.URL, "https://"))
-	fetch := clients.NewHTTPClient(clients.Guard{RootCAs: pool, Allow: func(a netip.AddrPort) bool { return a == docAddr }})
+	docURL, fetch := serveClientDocument(t, "Elsewhere Assistant", redirect)
 	e, ctx := startBrowserEnv(t, server.Config{ClientMetadataHTTP: fetch})
 
 	_, challenge := pkce()

@@ -324,18 +324,7 @@ func apiJSON(t *testing.T, o *oauthEnv, method, path string) map[string]any {
 // rawCall is tools/call with a bearer token: its status and challenge.
 func rawCall(t *testing.T, base, token string) (int, string) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}`
-	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	return res.StatusCode, res.Header.Get("WWW-Authenticate")
+	return rawCallHost(t, base, "", token)
 }
 
 // TestOAuthClientIDMetadataDocument: a client whose ID is the https URL of
@@ -343,20 +332,7 @@ func rawCall(t *testing.T, base, token string) (int, string) {
 // names it from the document.
 func TestOAuthClientIDMetadataDocument(t *testing.T) {
 	redirect := "http://localhost:1/cb"
-	var docURL string
-	doc := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"client_id": docURL, "client_name": "Document client", "redirect_uris": []string{redirect},
-			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none",
-		})
-	}))
-	t.Cleanup(doc.Close)
-	docURL = doc.URL + "/client.json"
-	pool := x509.NewCertPool()
-	pool.AddCert(doc.Certificate())
-	docAddr := netip.MustParseAddrPort(strings.TrimPrefix(doc.URL, "https://"))
-	fetch := clients.NewHTTPClient(clients.Guard{RootCAs: pool, Allow: func(a netip.AddrPort) bool { return a == docAddr }})
+	docURL, fetch := serveClientDocument(t, "Document client", redirect)
 
 	o := startOAuth(t, server.Config{ClientMetadataHTTP: fetch})
 	cs, _ := connectOAuth(t, o, &sdkauth.AuthorizationCodeHandlerConfig{
@@ -377,6 +353,27 @@ func TestOAuthClientIDMetadataDocument(t *testing.T) {
 	if len(cl) != 0 {
 		t.Errorf("a metadata-document client was stored: %+v", cl)
 	}
+}
+
+// serveClientDocument publishes a client ID metadata document (client
+// name, one redirect URI) on an https server on 127.0.0.1, and answers its
+// URL (the client ID) and the guarded client that may fetch it: the guard
+// lets that one address through, as no server's guard ever does.
+func serveClientDocument(t *testing.T, name, redirect string) (docURL string, fetch *http.Client) {
+	t.Helper()
+	doc := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"client_id": docURL, "client_name": name, "redirect_uris": []string{redirect},
+			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"}, "token_endpoint_auth_method": "none",
+		})
+	}))
+	t.Cleanup(doc.Close)
+	docURL = doc.URL + "/client.json"
+	pool := x509.NewCertPool()
+	pool.AddCert(doc.Certificate())
+	docAddr := netip.MustParseAddrPort(strings.TrimPrefix(doc.URL, "https://"))
+	return docURL, clients.NewHTTPClient(clients.Guard{RootCAs: pool, Allow: func(a netip.AddrPort) bool { return a == docAddr }})
 }
 
 // TestOAuthRefusalsOverMCP: what a client meets at /mcp with a token that
@@ -544,13 +541,16 @@ func TestOAuthAcrossNodes(t *testing.T) {
 	}
 }
 
-// rawCallHost is rawCall sent to a node directly, with the public Host.
+// rawCallHost is rawCall sent to a node directly, with the Host of public
+// ("": the node's own).
 func rawCallHost(t *testing.T, node, public, token string) (int, string) {
 	t.Helper()
-	pu, _ := url.Parse(public)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}`
 	req, _ := http.NewRequest(http.MethodPost, node+"/mcp", strings.NewReader(body))
-	req.Host = pu.Host
+	if public != "" {
+		pu, _ := url.Parse(public)
+		req.Host = pu.Host
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")

@@ -540,20 +540,7 @@ func (b *Base) TokenByHash(ctx context.Context, hash string) (Token, error) {
 }
 
 func (b *Base) Tokens(ctx context.Context, workspace string) ([]Token, error) {
-	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT `+tokenCols+` FROM tokens WHERE workspace_id = ? ORDER BY created_us, id`), workspace)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Token
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, b.R, b.D.Q(`SELECT `+tokenCols+` FROM tokens WHERE workspace_id = ? ORDER BY created_us, id`), scanToken, workspace)
 }
 
 func (b *Base) RevokeToken(ctx context.Context, workspace, id string) error {

@@ -333,20 +333,7 @@ func (b *Base) Client(ctx context.Context, id string) (Client, error) {
 }
 
 func (b *Base) Clients(ctx context.Context) ([]Client, error) {
-	rows, err := b.R.QueryContext(ctx, `SELECT `+clientCols+` FROM oauth_clients ORDER BY created_us, id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Client
-	for rows.Next() {
-		c, err := scanClient(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, b.R, `SELECT `+clientCols+` FROM oauth_clients ORDER BY created_us, id`, scanClient)
 }
 
 func (b *Base) DeleteClient(ctx context.Context, id string) error {
@@ -381,6 +368,24 @@ func scanConnection(sc interface{ Scan(...any) error }) (Connection, error) {
 	c.CreatedAt = time.UnixMicro(created).UTC()
 	c.LastUsed, c.RevokedAt = optTime(used), optTime(revoked)
 	return c, nil
+}
+
+// queryAll runs query and scans every row with scan.
+func queryAll[T any](ctx context.Context, q Querier, query string, scan func(interface{ Scan(...any) error }) (T, error), args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 func optTime(v sql.NullInt64) *time.Time {
@@ -437,20 +442,7 @@ func (b *Base) Connection(ctx context.Context, id string) (Connection, error) {
 }
 
 func (b *Base) Connections(ctx context.Context, workspace string) ([]Connection, error) {
-	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT `+connCols+` FROM connections WHERE workspace_id = ? ORDER BY created_us, id`), workspace)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Connection
-	for rows.Next() {
-		c, err := scanConnection(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, b.R, b.D.Q(`SELECT `+connCols+` FROM connections WHERE workspace_id = ? ORDER BY created_us, id`), scanConnection, workspace)
 }
 
 func (b *Base) RevokeConnection(ctx context.Context, workspace, id string) error {
