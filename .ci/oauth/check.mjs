@@ -470,7 +470,7 @@ await section('step-up: a read-only grant asked for write', async () => {
     } catch (e) {
       err = e;
     }
-    check('authorizing again shows a second consent with the write scope marked new', err instanceof UnauthorizedError && p.pages.length === 2 && /osfoundry:write<\/code>\s*<span class="new">/.test(p.pages[1]),
+    check('authorizing again shows a second consent with the write scope marked new', err instanceof UnauthorizedError && p.pages.length === 2 && /<label[^>]*>(?:(?!<\/label>)[\s\S])*value="osfoundry:write"(?:(?!<\/label>)[\s\S])*class="new"/.test(p.pages[1]),
       `${err ? err.constructor.name : 'no error'}; consent pages: ${p.pages.length}`);
     if (p.pages.length < 2) return;
     await transport.finishAuth(p.result.code);
