@@ -257,7 +257,9 @@ func (s *Server) authorizeError(ctx context.Context, w http.ResponseWriter, ar f
 	if ar == nil || !ar.IsRedirectURIValid() {
 		msg := rfc.ErrorField + ": " + rfc.GetDescription()
 		if doc := (*clients.DocumentError)(nil); errors.As(err, &doc) {
-			msg = "This client's metadata document cannot be used, so it cannot connect: " + doc.Error()
+			msg = rfc.ErrorField + ": This client's metadata document cannot be used, so it cannot connect: " + doc.Error()
+		} else if rfc.ErrorField == fosite.ErrInvalidClient.ErrorField && errors.Is(err, fosite.ErrNotFound) {
+			msg = rfc.ErrorField + ": Foundry does not know the application that sent you here: its client_id is not registered. The application registers itself when it connects; or the server's operator adds it with foundry client add."
 		}
 		s.errorPage(w, rfc.CodeField, msg)
 		return

@@ -246,7 +246,7 @@ func TestUnregisteredRedirectURI(t *testing.T) {
 	p := e.authParams(c)
 	p.Set("client_id", "no-such-client")
 	resp := e.get("/authorize?"+p.Encode(), true)
-	if body := readBody(t, resp); resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Location") != "" {
+	if body := readBody(t, resp); resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Location") != "" || !strings.Contains(body, "client_id is not registered") {
 		t.Fatalf("unknown client: %d %s", resp.StatusCode, body)
 	}
 }
