@@ -21,6 +21,7 @@ import (
 	"foundry/internal/store"
 	"foundry/internal/store/postgres"
 	"foundry/internal/store/sqlite"
+	"foundry/internal/web"
 )
 
 // Config names where the data lives and how the server behaves.
@@ -162,8 +163,19 @@ func New(st store.Store, c Config) *Server {
 		}
 		json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
 	})
+	// The people's web app takes / and its client routes (/notes, …) and
+	// its own assets, ahead of every other door: the sign-in pages'
+	// signed-in page at / gives way to it.
+	root := mux
+	if app, err := web.New(people); err != nil {
+		c.Logger.Error("the web app is not served", "err", err)
+	} else {
+		root = http.NewServeMux()
+		app.Mount(root)
+		root.Handle("/", mux)
+	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
-		Handler: Recover(c.Logger, logRequests(c.Logger, mux))}
+		Handler: Recover(c.Logger, logRequests(c.Logger, root))}
 }
 
 // anyOrigin lets any web origin read a public document, without

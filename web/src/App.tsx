@@ -1,0 +1,121 @@
+import { useCallback, useEffect, useState } from "react";
+import { api, ApiError, setCSRF, type Me } from "./api";
+import { Link, usePath } from "./router";
+import { ErrorBox, Loading } from "./ui";
+import { NotesPage } from "./NotesPage";
+import { ConnectedPage } from "./ConnectedPage";
+
+export function App() {
+  const [me, setMe] = useState<Me | null>(null);
+  const [error, setError] = useState("");
+  const load = useCallback(() => {
+    setError("");
+    api
+      .me()
+      .then((m) => {
+        setCSRF(m.csrf_token);
+        setMe(m);
+      })
+      .catch((e: unknown) => {
+        if (e instanceof ApiError && e.status === 401) return; // on the way to /signin
+        setError(e instanceof Error ? e.message : String(e));
+      });
+  }, []);
+  useEffect(load, [load]);
+
+  if (error) {
+    return (
+      <main className="boot">
+        <ErrorBox text={error} onRetry={load} />
+      </main>
+    );
+  }
+  if (!me) {
+    return (
+      <main className="boot">
+        <Loading what="Opening Foundry…" />
+      </main>
+    );
+  }
+  return <Shell me={me} />;
+}
+
+function Shell({ me }: { me: Me }) {
+  const path = usePath();
+  const section = path === "/" || path === "/notes" || path.startsWith("/notes/") ? "notes" : path === "/connected" ? "connected" : "";
+  useEffect(() => {
+    document.title = section === "connected" ? "Connected · Foundry" : section === "notes" ? "Notes · Foundry" : "Foundry";
+  }, [section]);
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/" className="mark">
+          <span className="mark-logo" aria-hidden="true">
+            F
+          </span>
+          <span>Foundry</span>
+        </Link>
+        {me.workspace.name ? <span className="workspace">{me.workspace.name}</span> : null}
+        <div className="account">
+          <span className="who">
+            <span className="sr-only">Signed in as </span>
+            {me.user.email}
+          </span>
+          <form method="post" action="/signout">
+            <input type="hidden" name="csrf_token" value={me.csrf_token} />
+            <button type="submit" className="secondary small">
+              Sign out
+            </button>
+          </form>
+        </div>
+      </header>
+      <nav className="sidenav" aria-label="Sections">
+        <Link to="/" className="navlink" current={section === "notes"}>
+          Notes
+        </Link>
+        <Link to="/connected" className="navlink" current={section === "connected"}>
+          Connected
+        </Link>
+      </nav>
+      <main id="main" className="content" tabIndex={-1}>
+        {section === "notes" && !path.startsWith("/notes/") ? <NotesPage /> : null}
+        {path.startsWith("/notes/") ? <NoteRoute id={decodeURIComponent(path.slice("/notes/".length))} /> : null}
+        {section === "connected" ? <ConnectedPage /> : null}
+        {section === "" ? <NotFound /> : null}
+      </main>
+    </div>
+  );
+}
+
+function NoteRoute({ id }: { id: string }) {
+  return (
+    <section className="page">
+      <div className="page-head">
+        <h1>Note</h1>
+      </div>
+      <div className="empty">
+        <p>The editor for this Note ({id}) opens here.</p>
+        <Link to="/" className="button secondary">
+          Back to Notes
+        </Link>
+      </div>
+    </section>
+  );
+}
+
+function NotFound() {
+  return (
+    <section className="page">
+      <h1>Page not found</h1>
+      <div className="empty">
+        <p>There is no page at this address.</p>
+        <Link to="/" className="button secondary">
+          Go to Notes
+        </Link>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,387 @@
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { api, ApiError, type Note } from "./api";
+import { Link } from "./router";
+import { Dialog, ErrorBox, Loading, when } from "./ui";
+
+// MaxTitle bounds a title typed here; the server checks its own rule too.
+const MaxTitle = 200;
+
+type State =
+  | { kind: "loading" }
+  | { kind: "error"; text: string }
+  | { kind: "ready"; notes: Note[]; next: string };
+
+export function NotesPage() {
+  const [query, setQuery] = useState("");
+  const [debounced, setDebounced] = useState("");
+  const [state, setState] = useState<State>({ kind: "loading" });
+  const [reload, setReload] = useState(0);
+  const [notice, setNotice] = useState("");
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<Note | null>(null);
+  const [more, setMore] = useState(false);
+
+  useEffect(() => {
+    const t = setTimeout(() => setDebounced(query.trim()), 250);
+    return () => clearTimeout(t);
+  }, [query]);
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    setState((s) => (s.kind === "ready" ? s : { kind: "loading" }));
+    api
+      .notes(debounced, "", ctl.signal)
+      .then((p) => setState({ kind: "ready", notes: p.notes ?? [], next: p.next_cursor ?? "" }))
+      .catch((e: unknown) => {
+        if (ctl.signal.aborted) return;
+        setState({ kind: "error", text: e instanceof Error ? e.message : String(e) });
+      });
+    return () => ctl.abort();
+  }, [debounced, reload]);
+
+  const refresh = useCallback(() => setReload((n) => n + 1), []);
+
+  const loadMore = () => {
+    if (state.kind !== "ready" || !state.next) return;
+    setMore(true);
+    api
+      .notes(debounced, state.next)
+      .then((p) =>
+        setState((s) => (s.kind === "ready" ? { kind: "ready", notes: [...s.notes, ...(p.notes ?? [])], next: p.next_cursor ?? "" } : s)),
+      )
+      .catch((e: unknown) => setNotice(e instanceof Error ? e.message : String(e)))
+      .finally(() => setMore(false));
+  };
+
+  const replace = (n: Note) =>
+    setState((s) => (s.kind === "ready" ? { ...s, notes: s.notes.map((x) => (x.id === n.id ? { ...x, ...n } : x)) } : s));
+
+  // failed shows why a change was refused; a Note that changed meanwhile
+  // (412) or is gone (404) is read again.
+  const failed = (e: unknown) => {
+    const text = e instanceof Error ? e.message : String(e);
+    if (e instanceof ApiError && e.status === 412) {
+      setNotice("This Note changed since the list was loaded, so nothing was changed: the list now shows its current state. " + text);
+      refresh();
+      return;
+    }
+    if (e instanceof ApiError && e.status === 404) refresh();
+    setNotice(text);
+  };
+
+  const searching = debounced !== "";
+  return (
+    <section className="page" aria-labelledby="notes-title">
+      <div className="page-head">
+        <h1 id="notes-title">Notes</h1>
+        <button type="button" className="primary" onClick={() => setCreating(true)}>
+          New Note
+        </button>
+      </div>
+      <div className="toolbar">
+        <label className="search">
+          <span className="sr-only">Search Notes</span>
+          <input
+            type="search"
+            placeholder="Search Notes"
+            value={query}
+            maxLength={MaxTitle}
+            onChange={(e) => setQuery(e.target.value)}
+            aria-controls="notes-list"
+          />
+        </label>
+      </div>
+      {notice ? (
+        <div className="notice" role="alert">
+          <p>{notice}</p>
+          <button type="button" className="ghost small" onClick={() => setNotice("")} aria-label="Dismiss this message">
+            Dismiss
+          </button>
+        </div>
+      ) : null}
+      {state.kind === "loading" ? <Loading what="Loading Notes…" /> : null}
+      {state.kind === "error" ? <ErrorBox text={state.text} onRetry={refresh} /> : null}
+      {state.kind === "ready" && state.notes.length === 0 ? (
+        searching ? (
+          <div className="empty">
+            <p>No Notes match “{debounced}”.</p>
+            <button type="button" className="secondary" onClick={() => setQuery("")}>
+              Clear the search
+            </button>
+          </div>
+        ) : (
+          <div className="empty">
+            <h2>No Notes yet — create one</h2>
+            <p>A Note holds markdown, slides, sheets, sources and files, for you and the agents you connect.</p>
+            <button type="button" className="primary" onClick={() => setCreating(true)}>
+              Create a Note
+            </button>
+          </div>
+        )
+      ) : null}
+      {state.kind === "ready" && state.notes.length > 0 ? (
+        <>
+          <ul className="notes" id="notes-list" aria-label={searching ? `Notes matching ${debounced}` : "Notes"}>
+            {state.notes.map((n) => (
+              <NoteRow key={n.id} note={n} onChanged={replace} onFailed={failed} onDelete={() => setDeleting(n)} />
+            ))}
+          </ul>
+          {state.next ? (
+            <button type="button" className="secondary more" onClick={loadMore} disabled={more}>
+              {more ? "Loading…" : "Show more Notes"}
+            </button>
+          ) : null}
+        </>
+      ) : null}
+      <CreateDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(n) => {
+          setCreating(false);
+          setNotice("");
+          setState((s) => (s.kind === "ready" ? { ...s, notes: [n, ...s.notes.filter((x) => x.id !== n.id)] } : s));
+          refresh();
+        }}
+      />
+      <DeleteDialog
+        note={deleting}
+        onClose={() => setDeleting(null)}
+        onDeleted={(n) => {
+          setDeleting(null);
+          setState((s) => (s.kind === "ready" ? { ...s, notes: s.notes.filter((x) => x.id !== n.id) } : s));
+        }}
+        onFailed={(e) => {
+          setDeleting(null);
+          failed(e);
+        }}
+      />
+    </section>
+  );
+}
+
+function NoteRow(props: { note: Note; onChanged: (n: Note) => void; onFailed: (e: unknown) => void; onDelete: () => void }) {
+  const n = props.note;
+  const id = useId();
+  const [renaming, setRenaming] = useState(false);
+  const [title, setTitle] = useState(n.title);
+  const [busy, setBusy] = useState(false);
+  const [fieldError, setFieldError] = useState("");
+  const input = useRef<HTMLInputElement>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (renaming) input.current?.select();
+  }, [renaming]);
+
+  const startRename = () => {
+    setTitle(n.title);
+    setFieldError("");
+    setRenaming(true);
+  };
+  const stopRename = () => {
+    setRenaming(false);
+    setFieldError("");
+    requestAnimationFrame(() => renameButton.current?.focus());
+  };
+  const save = (e?: FormEvent) => {
+    e?.preventDefault();
+    const t = title.trim();
+    if (t === "") {
+      setFieldError("A Note needs a title: type one, or press Escape to keep the old one.");
+      return;
+    }
+    if (t === n.title) {
+      stopRename();
+      return;
+    }
+    setBusy(true);
+    api
+      .patchNote(n, { title: t })
+      .then((updated) => {
+        props.onChanged({ ...n, ...updated });
+        stopRename();
+      })
+      .catch((err: unknown) => {
+        if (err instanceof ApiError && err.field === "title") setFieldError(err.message);
+        else {
+          stopRename();
+          props.onFailed(err);
+        }
+      })
+      .finally(() => setBusy(false));
+  };
+  const onKey = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      stopRename();
+    }
+  };
+  const toggle = () => {
+    setBusy(true);
+    api
+      .patchNote(n, { approved: !n.approved })
+      .then((updated) => props.onChanged({ ...n, ...updated, approved: updated?.approved ?? !n.approved }))
+      .catch(props.onFailed)
+      .finally(() => setBusy(false));
+  };
+
+  return (
+    <li className="note" aria-busy={busy || undefined}>
+      <div className="note-main">
+        {renaming ? (
+          <form className="rename" onSubmit={save}>
+            <label className="sr-only" htmlFor={id + "-title"}>
+              New title for {n.title}
+            </label>
+            <input
+              id={id + "-title"}
+              ref={input}
+              value={title}
+              maxLength={MaxTitle}
+              onChange={(e) => setTitle(e.target.value)}
+              onKeyDown={onKey}
+              aria-invalid={fieldError ? true : undefined}
+              aria-describedby={fieldError ? id + "-err" : undefined}
+              disabled={busy}
+            />
+            <button type="submit" className="primary small" disabled={busy}>
+              Save
+            </button>
+            <button type="button" className="ghost small" onClick={stopRename} disabled={busy}>
+              Cancel
+            </button>
+            {fieldError ? (
+              <p className="field-error" id={id + "-err"} role="alert">
+                {fieldError}
+              </p>
+            ) : null}
+          </form>
+        ) : (
+          <Link to={"/notes/" + encodeURIComponent(n.id)} className="note-title">
+            <span id={id + "-name"}>{n.title || "Untitled"}</span>
+          </Link>
+        )}
+        {n.updated_at ? (
+          <span className="note-meta">
+            Updated <time dateTime={n.updated_at}>{when(n.updated_at)}</time>
+          </span>
+        ) : null}
+      </div>
+      <div className="note-actions">
+        <span className="switch-wrap">
+          <button
+            type="button"
+            id={id + "-switch"}
+            role="switch"
+            className="switch"
+            aria-checked={n.approved}
+            aria-labelledby={id + "-sw " + id + "-name"}
+            onClick={toggle}
+            disabled={busy}
+          >
+            <span className="knob" aria-hidden="true" />
+          </button>
+          <label id={id + "-sw"} className="switch-label" htmlFor={id + "-switch"}>
+            Agents can reach this Note
+          </label>
+        </span>
+        {!renaming ? (
+          <button type="button" ref={renameButton} className="ghost small" onClick={startRename} aria-label={"Rename " + n.title}>
+            Rename
+          </button>
+        ) : null}
+        <button type="button" className="ghost small danger-text" onClick={props.onDelete} aria-label={"Delete " + n.title}>
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}
+
+function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n: Note) => void }) {
+  const [title, setTitle] = useState("");
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (props.open) {
+      setTitle("");
+      setError("");
+    }
+  }, [props.open]);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const t = title.trim();
+    if (t === "") {
+      setError("Type a title for the Note.");
+      return;
+    }
+    setBusy(true);
+    api
+      .createNote(t)
+      .then(props.onCreated)
+      .catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <Dialog id="create" open={props.open} title="New Note" onClose={props.onClose}>
+      <form onSubmit={submit} noValidate>
+        <label className="field">
+          <span>Title</span>
+          <input
+            name="title"
+            value={title}
+            maxLength={MaxTitle}
+            autoFocus
+            onChange={(e) => setTitle(e.target.value)}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? "create-error" : undefined}
+            disabled={busy}
+          />
+        </label>
+        {error ? (
+          <p className="field-error" id="create-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <div className="dialog-actions">
+          <button type="button" className="secondary" onClick={props.onClose} disabled={busy}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? "Creating…" : "Create"}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function DeleteDialog(props: { note: Note | null; onClose: () => void; onDeleted: (n: Note) => void; onFailed: (e: unknown) => void }) {
+  const [busy, setBusy] = useState(false);
+  const n = props.note;
+  const confirm = () => {
+    if (!n) return;
+    setBusy(true);
+    api
+      .deleteNote(n)
+      .then(() => props.onDeleted(n))
+      .catch(props.onFailed)
+      .finally(() => setBusy(false));
+  };
+  return (
+    <Dialog id="delete" open={n !== null} title="Delete this Note?" onClose={props.onClose}>
+      <p>
+        “{n?.title}” and everything in it — its tabs, sources, files and history — will be deleted, for you and for every agent. This
+        cannot be undone.
+      </p>
+      <div className="dialog-actions">
+        <button type="button" className="secondary" onClick={props.onClose} disabled={busy} autoFocus>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={confirm} disabled={busy}>
+          {busy ? "Deleting…" : "Delete Note"}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,63 @@
+import { useEffect, useRef, type ReactNode } from "react";
+
+// Dialog is a modal <dialog>: the browser keeps focus inside it and
+// closes it on Escape.
+export function Dialog(props: { open: boolean; title: string; onClose: () => void; children: ReactNode; id: string }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (props.open && !d.open) d.showModal();
+    if (!props.open && d.open) d.close();
+  }, [props.open]);
+  return (
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={props.id + "-title"}
+      onClose={props.onClose}
+      onCancel={(e) => {
+        e.preventDefault();
+        props.onClose();
+      }}
+    >
+      <h2 id={props.id + "-title"}>{props.title}</h2>
+      {props.open ? props.children : null}
+    </dialog>
+  );
+}
+
+export function ErrorBox(props: { text: string; onRetry?: () => void }) {
+  return (
+    <div className="error-box" role="alert">
+      <p>{props.text}</p>
+      {props.onRetry ? (
+        <button type="button" className="secondary" onClick={props.onRetry}>
+          Try again
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function Loading(props: { what: string }) {
+  return (
+    <div className="loading" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" />
+      {props.what}
+    </div>
+  );
+}
+
+// when is a time as people read it: "just now", "5 min ago", a date.
+export function when(iso: string | undefined, now = Date.now()): string {
+  if (!iso) return "";
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return "";
+  const s = Math.round((now - t) / 1000);
+  if (s < 45) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  const d = new Date(t);
+  return d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+}
