@@ -17,8 +17,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -104,9 +104,9 @@ func New(st store.Store, people auth.People, opts Options) http.Handler {
 type access int
 
 const (
-	public      access = iota // anyone (the OpenAPI document)
-	sessionOnly               // a person signed in, never a token
-	sessionOrToken            // a person, or a token with the route's scope
+	public         access = iota // anyone (the OpenAPI document)
+	sessionOnly                  // a person signed in, never a token
+	sessionOrToken               // a person, or a token with the route's scope
 )
 
 // route is one method on one path (ServeMux's pattern syntax, which is
@@ -153,9 +153,9 @@ func (h *handler) routes() []route {
 
 // caller is who is calling: a person (by session) or a token.
 type caller struct {
-	person *auth.Person     // signed in by session; nil for a token
-	svc    service.Caller   // what the service acts for
-	ws     string           // the workspace
+	person *auth.Person   // signed in by session; nil for a token
+	svc    service.Caller // what the service acts for
+	ws     string         // the workspace
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
