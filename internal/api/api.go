@@ -1,19 +1,24 @@
-// Package api is the REST API that people's browsers (the web app) call,
-// under /api/: it is authenticated by the browser session, never by a
-// bearer token, and every mutating request carries the session's CSRF
-// token in the X-CSRF-Token header.
-//
-//	GET    /api/me                  who is signed in, their workspace and CSRF token
-//	GET    /api/connections         connected OAuth clients and personal access tokens
-//	DELETE /api/connections/{id}    revoke one of them
+// Package api is the REST API under /api/: the one door for people's
+// browsers (the web app) and for scripts. A browser is authenticated by its
+// session cookie, and every mutating request carries the session's CSRF
+// token in the X-CSRF-Token header; a script sends Authorization: Bearer
+// <token> (a personal access token or an OAuth access token), and the
+// token's scopes and grant apply as they do over MCP. Every error is an RFC
+// 9457 problem document (problem.go); every mutating call on a Note carries
+// the version it was based on (precondition.go). The OpenAPI 3.1 document
+// of it all is GET /api/openapi.json (openapi.json).
 //
 // Members see and revoke their own connections and tokens; the owner sees
-// and revokes the workspace's.
+// and revokes the workspace's. Every person of the workspace, owner or
+// member, reaches every Note of it.
 package api
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,41 +26,136 @@ import (
 	"strings"
 
 	"foundry/internal/auth"
+	"foundry/internal/note"
 	"foundry/internal/problem"
+	"foundry/internal/service"
 	"foundry/internal/store"
 )
 
 // Prefix is where the handler is mounted.
 const Prefix = "/api/"
 
-// MaxBody bounds a request body: no call of this API takes one.
+// MaxBody bounds a request body of the calls that take a small one (or none).
 const MaxBody = 4 << 10
+
+// MaxTextBody bounds the body of a text save: the markdown tab's limit,
+// JSON-escaped, and a little more for the rest of the object.
+const MaxTextBody = 6*note.MaxMarkdownBytes + 4<<10
 
 // RoleOwner is the role that sees the whole workspace.
 const RoleOwner = "owner"
 
-// Options tune the handler; the zero value is right for a server.
+// Options tune the handler; the zero value is right for a test.
 type Options struct {
 	// Logger receives internal errors (nil: slog.Default()).
 	Logger *slog.Logger
+	// Service is the use cases the Notes endpoints call (nil: a new one over
+	// the store); the server passes the one MCP uses, so both doors share
+	// its cache.
+	Service *service.Service
+	// Verify resolves a bearer token (nil: personal access tokens only,
+	// through auth.Verify); the server passes the one MCP uses.
+	Verify auth.Verifier
 }
 
 type handler struct {
 	st     store.Store
+	svc    *service.Service
+	verify auth.Verifier
 	people auth.People
 	log    *slog.Logger
 	cop    *http.CrossOriginProtection
+	mux    *http.ServeMux
 }
 
 // New returns the handler of /api/. st should be the server's store (the
 // one wrapped by store.WithTokenCache) so that a revoked token is refused
 // at once on this node.
 func New(st store.Store, people auth.People, opts Options) http.Handler {
-	h := &handler{st: st, people: people, log: opts.Logger, cop: http.NewCrossOriginProtection()}
+	h := &handler{st: st, svc: opts.Service, verify: opts.Verify, people: people, log: opts.Logger, cop: http.NewCrossOriginProtection()}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
+	if h.svc == nil {
+		h.svc = service.New(st)
+	}
+	if h.verify == nil {
+		h.verify = func(ctx context.Context, secret string) (auth.Principal, error) { return auth.Verify(ctx, st, secret) }
+	}
+	h.mux = http.NewServeMux()
+	byPath := map[string][]route{}
+	var order []string
+	for _, rt := range h.routes() {
+		if byPath[rt.path] == nil {
+			order = append(order, rt.path)
+		}
+		byPath[rt.path] = append(byPath[rt.path], rt)
+	}
+	for _, path := range order {
+		h.mux.Handle(path, h.dispatch(byPath[path]))
+	}
+	h.mux.HandleFunc(Prefix, func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, http.StatusNotFound, problem.New(problem.NotFound, "path", "%s is not an API path: the paths are listed in GET /api/openapi.json", problem.Excerpt(r.URL.Path)))
+	})
 	return h
+}
+
+// access is who may call a route.
+type access int
+
+const (
+	public         access = iota // anyone (the OpenAPI document)
+	sessionOnly                  // a person signed in, never a token
+	sessionOrToken               // a person, or a token with the route's scope
+)
+
+// route is one method on one path (ServeMux's pattern syntax, which is
+// OpenAPI's path template syntax too).
+type route struct {
+	method, path string
+	access       access
+	scope        string // a token's scope for the call
+	maxBody      int64
+	serve        func(w http.ResponseWriter, r *http.Request, c *caller)
+}
+
+// Route is one method and path the handler serves, as the OpenAPI document
+// names it.
+type Route struct{ Method, Path string }
+
+// Routes lists every route of the handler.
+func Routes() []Route {
+	var out []Route
+	for _, rt := range (&handler{}).routes() {
+		out = append(out, Route{rt.method, rt.path})
+	}
+	return out
+}
+
+func (h *handler) routes() []route {
+	read, write := auth.ScopeRead, auth.ScopeWrite
+	return []route{
+		{"GET", "/api/openapi.json", public, "", MaxBody, h.openapi},
+		{"GET", "/api/me", sessionOnly, "", MaxBody, h.me},
+		{"GET", "/api/connections", sessionOnly, "", MaxBody, h.list},
+		{"DELETE", "/api/connections/{id}", sessionOnly, "", MaxBody, h.revoke},
+		{"GET", "/api/notes", sessionOrToken, read, MaxBody, h.listNotes},
+		{"POST", "/api/notes", sessionOrToken, write, MaxBody, h.createNote},
+		{"GET", "/api/notes/{id}", sessionOrToken, read, MaxBody, h.getNote},
+		{"PATCH", "/api/notes/{id}", sessionOrToken, write, MaxBody, h.updateNote},
+		{"DELETE", "/api/notes/{id}", sessionOrToken, write, MaxBody, h.deleteNote},
+		{"GET", "/api/notes/{id}/tabs/{tab_id}", sessionOrToken, read, MaxBody, h.getTab},
+		{"PUT", "/api/notes/{id}/tabs/{tab_id}/text", sessionOrToken, write, MaxTextBody, h.putText},
+		{"GET", "/api/notes/{id}/history", sessionOrToken, read, MaxBody, h.history},
+		{"POST", "/api/notes/{id}/restore", sessionOrToken, write, MaxBody, h.restore},
+	}
+}
+
+// caller is who is calling: a person (by session) or a token.
+type caller struct {
+	person *auth.Person   // signed in by session; nil for a token
+	svc    service.Caller // what the service acts for
+	ws     string         // the workspace
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -65,23 +165,78 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				panic(v)
 			}
 			h.log.Error("api: handler panicked", "path", r.URL.Path, "panic", v)
-			writeJSON(w, http.StatusInternalServerError, problem.New(problem.Internal, "", "Foundry failed to answer; the error was logged, try again"))
+			writeProblem(w, http.StatusInternalServerError, problem.New(problem.Internal, "", "Foundry failed to answer; the error was logged, try again"))
 		}
 	}()
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	h.mux.ServeHTTP(w, r)
+}
 
-	route, id, ok := h.route(r.URL.Path)
-	if !ok {
-		writeJSON(w, http.StatusNotFound, problem.New(problem.NotFound, "path", "%s is not an API path: use GET /api/me, GET /api/connections or DELETE /api/connections/{id}", problem.Excerpt(r.URL.Path)))
-		return
+// dispatch serves the routes of one path: the method picks the route, then
+// the caller is authenticated for it.
+func (h *handler) dispatch(rs []route) http.Handler {
+	var allow []string
+	for _, rt := range rs {
+		allow = append(allow, rt.method)
 	}
-	allowed := map[string]string{"me": "GET", "connections": "GET", "connection": "DELETE"}[route]
-	if r.Method != allowed && !(allowed == "GET" && r.Method == http.MethodHead) {
-		w.Header().Set("Allow", allowed)
-		writeJSON(w, http.StatusMethodNotAllowed, problem.New("method_not_allowed", "method", "%s takes %s, not %s", r.URL.Path, allowed, problem.Excerpt(r.Method)))
-		return
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rt *route
+		for i := range rs {
+			if rs[i].method == r.Method || (rs[i].method == http.MethodGet && r.Method == http.MethodHead) {
+				rt = &rs[i]
+			}
+		}
+		if rt == nil {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeProblem(w, http.StatusMethodNotAllowed, problem.New(CodeMethodNotAllowed, "method", "%s takes %s, not %s", r.URL.Path, strings.Join(allow, " or "), problem.Excerpt(r.Method)))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, rt.maxBody)
+		if rt.access == public {
+			rt.serve(w, r, nil)
+			return
+		}
+		c, ok := h.authenticate(w, r, rt)
+		if !ok {
+			return
+		}
+		rt.serve(w, r, c)
+	})
+}
+
+// authenticate finds the caller of r, or answers why there is none.
+func (h *handler) authenticate(w http.ResponseWriter, r *http.Request, rt *route) (*caller, bool) {
+	mutating := r.Method != http.MethodGet && r.Method != http.MethodHead
+	if authz := r.Header.Get("Authorization"); authz != "" {
+		scheme, secret, _ := strings.Cut(authz, " ")
+		secret = strings.TrimSpace(secret)
+		if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_request"`)
+			writeProblem(w, http.StatusUnauthorized, problem.New(CodeUnauthenticated, "Authorization", "send Authorization: Bearer <token> (a personal access token fdy_… or an OAuth access token), or call from a signed-in browser"))
+			return nil, false
+		}
+		if rt.access == sessionOnly {
+			writeProblem(w, http.StatusForbidden, problem.New(service.PersonOnly, "Authorization", "%s is for a person signed in to the web app; a token cannot call it", rt.path))
+			return nil, false
+		}
+		p, err := h.verify(r.Context(), secret)
+		if err != nil {
+			if !errors.Is(err, auth.ErrInvalidToken) {
+				h.internal(w, r, err)
+				return nil, false
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			writeProblem(w, http.StatusUnauthorized, problem.New(CodeUnauthenticated, "Authorization", "%s", auth.ErrInvalidToken.Error()))
+			return nil, false
+		}
+		if !p.Has(rt.scope) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope=%q`, rt.scope))
+			writeProblem(w, http.StatusForbidden, problem.New(problem.Scope, "Authorization", "%s %s needs the %s scope; this token has %s", r.Method, rt.path, rt.scope, cmp.Or(strings.Join(p.Scopes, " "), "none")).
+				With("required_scope", rt.scope))
+			return nil, false
+		}
+		return &caller{svc: service.TokenCaller(p), ws: p.Workspace}, true
 	}
 	p, ok := h.people.Current(r)
 	if !ok {
@@ -89,53 +244,28 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if u, err := url.Parse(signin); err == nil && u.Path != "" {
 			signin = u.Path
 		}
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "unauthenticated", "message": "Sign in at " + signin})
-		return
+		writeProblem(w, http.StatusUnauthorized, problem.New(CodeUnauthenticated, "", "Sign in at %s", signin))
+		return nil, false
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if mutating {
 		if err := h.cop.Check(r); err != nil {
-			writeJSON(w, http.StatusForbidden, problem.New("cross_origin", "Origin", "a cross-origin %s is refused: call the API from Foundry's own pages", r.Method))
-			return
+			writeProblem(w, http.StatusForbidden, problem.New(CodeCrossOrigin, "Origin", "a cross-origin %s is refused: call the API from Foundry's own pages", r.Method))
+			return nil, false
 		}
 		if r.Header.Get(auth.CSRFHeader) == "" {
-			writeJSON(w, http.StatusForbidden, problem.New("csrf_missing", auth.CSRFHeader, "the %s header is missing: send the csrf_token of GET /api/me in it", auth.CSRFHeader))
-			return
+			writeProblem(w, http.StatusForbidden, problem.New(CodeCSRFMissing, auth.CSRFHeader, "the %s header is missing: send the csrf_token of GET /api/me in it", auth.CSRFHeader))
+			return nil, false
 		}
 		if !h.people.CheckCSRF(r, p) {
-			writeJSON(w, http.StatusForbidden, problem.New("csrf_invalid", auth.CSRFHeader, "the %s header is not this session's CSRF token: read it again from GET /api/me", auth.CSRFHeader))
-			return
+			writeProblem(w, http.StatusForbidden, problem.New(CodeCSRFInvalid, auth.CSRFHeader, "the %s header is not this session's CSRF token: read it again from GET /api/me", auth.CSRFHeader))
+			return nil, false
 		}
 	}
 	ws := p.Session.Workspace
 	if ws == "" {
 		ws = p.User.Workspace
 	}
-	switch route {
-	case "me":
-		h.me(w, r, p, ws)
-	case "connections":
-		h.list(w, r, p, ws)
-	case "connection":
-		h.revoke(w, r, p, ws, id)
-	}
-}
-
-// route names the route of path, and the ID in it.
-func (h *handler) route(path string) (route, id string, ok bool) {
-	rest, found := strings.CutPrefix(path, Prefix)
-	if !found {
-		return "", "", false
-	}
-	switch {
-	case rest == "me":
-		return "me", "", true
-	case rest == "connections":
-		return "connections", "", true
-	}
-	if id, found := strings.CutPrefix(rest, "connections/"); found && id != "" && !strings.Contains(id, "/") {
-		return "connection", id, true
-	}
-	return "", "", false
+	return &caller{person: &p, svc: service.PersonCaller(ws, p.User.ID), ws: ws}, true
 }
 
 // owns is the user whose entries p may see: "" for the owner (all of the
@@ -147,7 +277,8 @@ func owns(p auth.Person) string {
 	return p.User.ID
 }
 
-func (h *handler) me(w http.ResponseWriter, r *http.Request, p auth.Person, ws string) {
+func (h *handler) me(w http.ResponseWriter, r *http.Request, c *caller) {
+	p, ws := *c.person, c.ws
 	all, err := h.st.Workspaces(r.Context())
 	if err != nil {
 		h.internal(w, r, err)
@@ -166,7 +297,8 @@ func (h *handler) me(w http.ResponseWriter, r *http.Request, p auth.Person, ws s
 	})
 }
 
-func (h *handler) list(w http.ResponseWriter, r *http.Request, p auth.Person, ws string) {
+func (h *handler) list(w http.ResponseWriter, r *http.Request, c *caller) {
+	p, ws := *c.person, c.ws
 	out, err := List(r.Context(), h.st, ws, owns(p))
 	if err != nil {
 		h.internal(w, r, err)
@@ -175,10 +307,11 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, p auth.Person, ws
 	writeJSON(w, http.StatusOK, map[string]any{"connections": out})
 }
 
-func (h *handler) revoke(w http.ResponseWriter, r *http.Request, p auth.Person, ws, id string) {
+func (h *handler) revoke(w http.ResponseWriter, r *http.Request, c *caller) {
+	p, ws, id := *c.person, c.ws, r.PathValue("id")
 	// A body is not part of the call; one larger than MaxBody is refused.
 	if _, err := io.Copy(io.Discard, r.Body); err != nil {
-		writeJSON(w, http.StatusRequestEntityTooLarge, problem.New(problem.Limit, "body", "DELETE takes no body (at most %d bytes are read)", MaxBody))
+		writeProblem(w, http.StatusRequestEntityTooLarge, problem.New(problem.Limit, "body", "DELETE takes no body (at most %d bytes are read)", MaxBody))
 		return
 	}
 	err := Revoke(r.Context(), h.st, ws, owns(p), id)
@@ -187,11 +320,11 @@ func (h *handler) revoke(w http.ResponseWriter, r *http.Request, p auth.Person, 
 	case err == nil:
 		w.WriteHeader(http.StatusNoContent)
 	case errors.As(err, &pr) && pr.Code == problem.NotFound:
-		writeJSON(w, http.StatusNotFound, pr)
+		writeProblem(w, http.StatusNotFound, pr)
 	case errors.As(err, &pr) && pr.Details["revoked_at"] != nil:
-		writeJSON(w, http.StatusConflict, pr)
+		writeProblem(w, http.StatusConflict, pr)
 	case errors.As(err, &pr):
-		writeJSON(w, http.StatusBadRequest, pr)
+		writeProblem(w, http.StatusBadRequest, pr)
 	default:
 		h.internal(w, r, err)
 	}
@@ -202,7 +335,7 @@ func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
 		return // the caller left
 	}
 	h.log.Error("api: request failed", "path", r.URL.Path, "cause", err)
-	writeJSON(w, http.StatusInternalServerError, problem.New(problem.Internal, "", "Foundry failed to answer; the error was logged, try again"))
+	writeProblem(w, http.StatusInternalServerError, problem.New(problem.Internal, "", "Foundry failed to answer; the error was logged, try again"))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -127,7 +127,7 @@ func (f *fixture) call(t *testing.T, b *browser, method, path, csrf string, body
 	}
 	var out map[string]any
 	if len(raw) > 0 {
-		if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") && !(res.StatusCode >= 400 && ct == api.ProblemContentType) {
 			t.Fatalf("%s %s answered %d with Content-Type %q: %s", method, path, res.StatusCode, ct, raw)
 		}
 		if err := json.Unmarshal(raw, &out); err != nil {

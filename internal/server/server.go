@@ -152,7 +152,7 @@ func New(st store.Store, c Config) *Server {
 			mux.HandleFunc(p, unavailable)
 		}
 	}
-	mux.Handle(api.Prefix, api.New(st, people, api.Options{Logger: c.Logger}))
+	mux.Handle(api.Prefix, api.New(st, people, api.Options{Logger: c.Logger, Service: svc, Verify: mcpOpts.Verify}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if _, err := st.LastCursor(r.Context(), "", "", ""); err != nil {
