@@ -238,7 +238,10 @@ function NoteRow(props: { note: Note; onChanged: (n: Note) => void; onFailed: (e
               ref={input}
               value={title}
               maxLength={MaxTitle}
-              onChange={(e) => setTitle(e.target.value)}
+              onChange={(e) => {
+                setTitle(e.target.value);
+                setFieldError("");
+              }}
               onKeyDown={onKey}
               aria-invalid={fieldError ? true : undefined}
               aria-describedby={fieldError ? id + "-err" : undefined}
@@ -302,8 +305,10 @@ function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n
   const [title, setTitle] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  // The form is emptied as the dialog closes, so that it opens empty with
+  // nothing left to reset under the person's first keystrokes.
   useEffect(() => {
-    if (props.open) {
+    if (!props.open) {
       setTitle("");
       setError("");
     }
@@ -332,7 +337,10 @@ function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n
             value={title}
             maxLength={MaxTitle}
             autoFocus
-            onChange={(e) => setTitle(e.target.value)}
+            onChange={(e) => {
+              setTitle(e.target.value);
+              setError("");
+            }}
             aria-invalid={error ? true : undefined}
             aria-describedby={error ? "create-error" : undefined}
             disabled={busy}

@@ -98,8 +98,15 @@ export async function call<T>(path: string, opts: Options = {}): Promise<T> {
 // problemText is the sentence to show for a refused call: the problem's
 // detail (RFC 9457), or Foundry's older message field.
 export function problemText(status: number, data: any): string {
-  const text = data?.detail || data?.message || data?.title;
-  if (typeof text === "string" && text !== "") return text.charAt(0).toUpperCase() + text.slice(1);
+  let text = data?.detail || data?.message || data?.title;
+  if (typeof text === "string" && text !== "") {
+    // A detail about a field reads after its name: "title is required: …".
+    const field = typeof data?.field === "string" ? data.field : "";
+    if (field && /^(is|are|was|must|has|have|cannot|can|does|do|should|takes|names|contains|needs)\b/.test(text)) {
+      text = field.replace(/_/g, " ") + " " + text;
+    }
+    return text.charAt(0).toUpperCase() + text.slice(1);
+  }
   if (status === 404) return "This was not found: it may have been deleted.";
   if (status >= 500) return "Something went wrong on the server; try again in a moment.";
   return `The server refused this (HTTP ${status}).`;

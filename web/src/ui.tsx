@@ -15,7 +15,11 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
       ref={ref}
       className="dialog"
       aria-labelledby={props.id + "-title"}
-      onClose={props.onClose}
+      onClose={() => {
+        // The close event comes a task after close(): by then the dialog
+        // may be open again, which this stale event must not undo.
+        if (ref.current && !ref.current.open && props.open) props.onClose();
+      }}
       onCancel={(e) => {
         e.preventDefault();
         props.onClose();

@@ -1,134 +1,34 @@
-// Command build bundles the web app (web/src/main.tsx and its CSS) with
-// esbuild's Go API into internal/web/dist: dist/index.html and
-// dist/assets/app-HASH.js and app-HASH.css, minified, without source maps,
-// named by a hash of their content. The same sources give the same bytes
-// on every run (no timestamps, no absolute paths), so CI rebuilds it and
-// fails when the committed bundle differs.
-//
-// Run it from internal/web (go generate ./internal/web/... does). The
-// packages come from web/node_modules: npm ci --prefix web.
+// Command build writes the web app's bundle into internal/web/dist (see
+// package bundle). Run it from internal/web, as go generate
+// ./internal/web/... does; the packages come from web/node_modules (npm ci
+// --prefix web).
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"html/template"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
-	"github.com/evanw/esbuild/pkg/api"
+	"foundry/internal/web/bundle"
 )
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "web build:", err)
-		os.Exit(1)
-	}
-}
-
-func run() error {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		return err
-	}
-	src := filepath.Join(root, "web")
-	if _, err := os.Stat(filepath.Join(src, "node_modules", "react", "package.json")); err != nil {
-		return errors.New("web/node_modules has no react: run npm ci --prefix web first")
-	}
-	dist := filepath.Join(root, "internal", "web", "dist")
-	res := api.Build(api.BuildOptions{
-		AbsWorkingDir:     src,
-		EntryPoints:       []string{"src/main.tsx"},
-		EntryNames:        "app-[hash]",
-		AssetNames:        "app-[name]-[hash]",
-		Outdir:            filepath.Join(dist, "assets"),
-		Bundle:            true,
-		Write:             false,
-		Metafile:          false,
-		Format:            api.FormatIIFE,
-		Platform:          api.PlatformBrowser,
-		Target:            api.ES2022,
-		JSX:               api.JSXAutomatic,
-		MinifyWhitespace:  true,
-		MinifyIdentifiers: true,
-		MinifySyntax:      true,
-		LegalComments:     api.LegalCommentsEndOfFile,
-		Sourcemap:         api.SourceMapNone,
-		Charset:           api.CharsetUTF8,
-		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
-		Loader:            map[string]api.Loader{".svg": api.LoaderDataURL},
-		LogLevel:          api.LogLevelWarning,
-		TsconfigRaw:       "",
-		Tsconfig:          filepath.Join(src, "tsconfig.json"),
-	})
-	if len(res.Errors) > 0 {
-		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
-		return fmt.Errorf("esbuild:\n%s", strings.Join(msgs, ""))
-	}
-	var js, css string
-	files := map[string][]byte{}
-	for _, f := range res.OutputFiles {
-		rel, err := filepath.Rel(dist, f.Path)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		files[rel] = f.Contents
-		switch {
-		case strings.HasSuffix(rel, ".js"):
-			js = rel
-		case strings.HasSuffix(rel, ".css"):
-			css = rel
+	if err == nil {
+		var wrote map[string]int
+		if wrote, err = bundle.Build(root, filepath.Join(root, "internal", "web", "dist")); err == nil {
+			names := make([]string, 0, len(wrote))
+			for n := range wrote {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				fmt.Printf("internal/web/dist/%s (%d bytes)\n", n, wrote[n])
+			}
+			return
 		}
 	}
-	if js == "" || css == "" {
-		return fmt.Errorf("esbuild gave no script or no stylesheet (got %d files): import ./app.css from src/main.tsx", len(files))
-	}
-	var page bytes.Buffer
-	if err := indexPage.Execute(&page, struct{ JS, CSS string }{"/" + js, "/" + css}); err != nil {
-		return err
-	}
-	files["index.html"] = page.Bytes()
-
-	// The old bundle goes: dist holds exactly this build.
-	if err := os.RemoveAll(dist); err != nil {
-		return err
-	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p := filepath.Join(dist, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, files[n], 0o644); err != nil {
-			return err
-		}
-		fmt.Printf("internal/web/dist/%s (%d bytes)\n", n, len(files[n]))
-	}
-	return nil
+	fmt.Fprintln(os.Stderr, "web build:", err)
+	os.Exit(1)
 }
-
-// indexPage is the one HTML page of the app; every client route serves it.
-var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
-<title>Foundry</title>
-<link rel="stylesheet" href="{{.CSS}}">
-</head>
-<body>
-<div id="root"></div>
-<noscript><p class="noscript">Foundry's web app needs JavaScript. Agents reach Foundry at /mcp.</p></noscript>
-<script src="{{.JS}}" defer></script>
-</body>
-</html>
-`))

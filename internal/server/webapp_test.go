@@ -1,0 +1,388 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
+	"foundry/internal/account"
+	"foundry/internal/browsertest"
+	"foundry/internal/server"
+	"foundry/internal/server/servertest"
+	"foundry/internal/service"
+	"foundry/internal/web"
+)
+
+// The people's web app (internal/web): its page on every client route for
+// a signed-in person, sign-in first for anyone else, its content-named
+// assets cached for good, and the other doors where they were.
+
+// TestWebAppServing checks the app's routes and headers over plain HTTP.
+func TestWebAppServing(t *testing.T) {
+	e := servertest.Start(t, servertest.Options{})
+	if err := account.SetPassword(context.Background(), e.Server.Store, e.Owner.User, "password", ownerPassword); err != nil {
+		t.Fatal(err)
+	}
+
+	// Signed out: every app route sends to sign-in, and back after.
+	out := newBrowser(t, e.URL+"/signin")
+	for path, want := range map[string]string{
+		"/":                     "/signin",
+		"/notes":                "/signin?next=" + url.QueryEscape("/notes"),
+		"/notes/n1?tab=t%C3%A9": "/signin?next=" + url.QueryEscape("/notes/n1?tab=t%C3%A9"),
+		"/connected":            "/signin?next=" + url.QueryEscape("/connected"),
+	} {
+		p := out.get(e.URL + path)
+		if p.Status != http.StatusSeeOther || p.Location != want {
+			t.Errorf("signed out, GET %s: %d to %q, want 303 to %q", path, p.Status, p.Location, want)
+		}
+	}
+
+	b := newBrowser(t, "")
+	signin := b.get(e.URL + "/signin")
+	home := b.submit(signin, "", map[string]string{"email": e.Owner.User.Email, "password": ownerPassword})
+	if home.Status != http.StatusOK || home.URL.Path != "/" || !strings.Contains(home.Body, `<div id="root">`) {
+		t.Fatalf("after signing in: %d at %s:\n%s", home.Status, home.URL, home.Body)
+	}
+	m := regexp.MustCompile(`<script src="(/assets/app-[A-Z0-9]+\.js)" defer></script>`).FindStringSubmatch(home.Body)
+	c := regexp.MustCompile(`<link rel="stylesheet" href="(/assets/app-[A-Z0-9]+\.css)">`).FindStringSubmatch(home.Body)
+	if m == nil || c == nil {
+		t.Fatalf("the page does not load one app-HASH.js and one app-HASH.css:\n%s", home.Body)
+	}
+
+	// The page on each client route, never cached, under the policy.
+	for _, path := range []string{"/", "/notes", "/notes/", "/notes/some-id", "/notes/x/history", "/connected"} {
+		resp, body := fetch(t, b.c, http.MethodGet, e.URL+path)
+		h := resp.Header
+		if resp.StatusCode != http.StatusOK || body != home.Body {
+			t.Errorf("GET %s: %d, want 200 with the app's page", path, resp.StatusCode)
+		}
+		if got := h.Get("Content-Security-Policy"); got != web.CSP {
+			t.Errorf("GET %s: Content-Security-Policy %q, want %q", path, got, web.CSP)
+		}
+		if !strings.Contains(web.CSP, "default-src 'self'") || !strings.Contains(web.CSP, "frame-ancestors 'none'") || strings.Contains(web.CSP, "unsafe") {
+			t.Errorf("the policy %q must keep everything on this server, unframed, nothing unsafe", web.CSP)
+		}
+		if h.Get("Cache-Control") != "no-cache" || !strings.HasPrefix(h.Get("Content-Type"), "text/html") || h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("GET %s: headers %v", path, h)
+		}
+	}
+	if resp, body := fetch(t, b.c, http.MethodHead, e.URL+"/notes"); resp.StatusCode != http.StatusOK || body != "" {
+		t.Errorf("HEAD /notes: %d with %d bytes", resp.StatusCode, len(body))
+	}
+
+	// The assets: public, content-named, cached for a year.
+	for _, a := range []struct{ path, ctype, has string }{{m[1], "text/javascript", "createRoot"}, {c[1], "text/css", ".topbar"}} {
+		resp, body := fetch(t, http.DefaultClient, http.MethodGet, e.URL+a.path)
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), a.ctype) || !strings.Contains(body, a.has) {
+			t.Errorf("GET %s: %d %s, %d bytes", a.path, resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
+		}
+		if got := resp.Header.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+			t.Errorf("GET %s: Cache-Control %q", a.path, got)
+		}
+		if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: no nosniff", a.path)
+		}
+		// A conditional GET is answered 304.
+		req, _ := http.NewRequest(http.MethodGet, e.URL+a.path, nil)
+		req.Header.Set("If-Modified-Since", "Mon, 02 Jan 2006 15:04:05 GMT")
+		if r2, err := http.DefaultClient.Do(req); err != nil {
+			t.Fatal(err)
+		} else {
+			r2.Body.Close()
+			if r2.StatusCode != http.StatusOK {
+				t.Errorf("GET %s with If-Modified-Since: %d (the embedded files have no time: always 200)", a.path, r2.StatusCode)
+			}
+		}
+	}
+
+	// Everything else is where it was.
+	for _, x := range []struct {
+		method, path string
+		status       int
+		ctype        string
+	}{
+		{"GET", "/assets/app-NOSUCHHASH.js", http.StatusNotFound, ""},
+		{"GET", "/assets/account.css", http.StatusOK, "text/css"},
+		{"GET", "/signin", http.StatusOK, "text/html"},
+		{"GET", "/api/me", http.StatusOK, "application/json"},
+		{"GET", "/api/connections", http.StatusOK, "application/json"},
+		{"GET", "/healthz", http.StatusOK, "application/json"},
+		{"GET", "/.well-known/oauth-protected-resource/mcp", http.StatusOK, "application/json"},
+		{"GET", "/.well-known/oauth-authorization-server", http.StatusOK, "application/json"},
+		{"POST", "/", http.StatusMethodNotAllowed, ""},
+		{"GET", "/no-such-page", http.StatusNotFound, ""},
+	} {
+		resp, body := fetch(t, b.c, x.method, e.URL+x.path)
+		if resp.StatusCode != x.status || !strings.HasPrefix(resp.Header.Get("Content-Type"), x.ctype) {
+			t.Errorf("%s %s: %d %s, want %d %s\n%.300s", x.method, x.path, resp.StatusCode, resp.Header.Get("Content-Type"), x.status, x.ctype, body)
+		}
+	}
+}
+
+func fetch(t *testing.T, c *http.Client, method, u string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Origin", strings.TrimSuffix(u, req.URL.Path))
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(body)
+}
+
+// notesOf is the owner's Notes as the service lists them, by title.
+func notesOf(t *testing.T, e *servertest.Env) map[string]service.PeopleNoteSummary {
+	t.Helper()
+	notes, _, err := e.Server.Service.PeopleListNotes(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]service.PeopleNoteSummary{}
+	for _, n := range notes {
+		out[n.Title] = n
+	}
+	return out
+}
+
+// insertText puts text at the focused element's cursor, as a paste or an
+// input method does.
+func insertText(text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text})
+		return err
+	})
+}
+
+// selectAll focuses the field sel and selects its text, as a person's
+// Ctrl+A does, so that the next keys replace it.
+func selectAll(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.Focus(chromedp.CSS(sel)), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).select()`, sel)))
+}
+
+// waitText waits until the element sel's text contains want.
+func waitText(sel, want string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](fmt.Sprintf(`(document.querySelector(%q)?.innerText ?? "").includes(%q)`, sel, want))
+}
+
+// row is a JSPath to part of the Notes list's row titled title (the row
+// itself for part "").
+func row(title, part string) chromedp.JSPath {
+	find := fmt.Sprintf(`[...document.querySelectorAll("#notes-list li.note")].find(li => li.querySelector(".note-title")?.innerText.trim() === %q)`, title)
+	if part == "" {
+		return chromedp.JSPath(find)
+	}
+	return chromedp.JSPath(fmt.Sprintf(`%s?.querySelector(%q)`, find, part))
+}
+
+// listed is the titles the Notes list shows, in order.
+func listed(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	return run(t, ctx, "listed titles", chromedp.Evaluate[[]string](`[...document.querySelectorAll("#notes-list .note-title")].map(a => a.innerText.trim())`))
+}
+
+// TestBrowserWebAppNotes: a person signs in from an app link, lands on the
+// Notes list, deletes the demo Note (cancelling once), creates Notes from
+// the empty state and the New Note button, renames one (trimmed), lets
+// agents reach one, searches, meets a refused search, changes a Note that
+// an agent's write had moved on (412: the list reloads, nothing is lost),
+// looks at it on a phone, and signs out. Every change is checked in the
+// service, not only on the page.
+func TestBrowserWebAppNotes(t *testing.T) {
+	e, ctx := startBrowserEnv(t, server.Config{})
+	email := e.Owner.User.Email
+
+	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
+	if u := location(t, ctx); u.Path != "/signin" || u.Query().Get("next") != "/notes" {
+		t.Fatalf("signed out, /notes: at %s, want /signin?next=/notes", u)
+	}
+	signIn(t, ctx, email, ownerPassword)
+	do(t, ctx, "the Notes list", chromedp.WaitVisible(chromedp.ID("notes-title")), chromedp.WaitVisible(row("Welcome", "")))
+	if u := location(t, ctx); u.Path != "/notes" {
+		t.Fatalf("after signing in: at %s, want /notes", u)
+	}
+	if who := run(t, ctx, "who", chromedp.Text(chromedp.CSS(`.topbar .who`))); !strings.Contains(who, email) {
+		t.Errorf("the top bar says %q, want the signed-in person's email %s", who, email)
+	}
+	if cur := run(t, ctx, "nav", chromedp.Text(chromedp.CSS(`.sidenav [aria-current=page]`))); cur != "Notes" {
+		t.Errorf("the nav marks %q as the current page, want Notes", cur)
+	}
+
+	// Delete with confirmation: Cancel keeps the Note, Delete Note deletes it.
+	do(t, ctx, "delete, then cancel",
+		chromedp.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
+	)
+	if text := run(t, ctx, "dialog", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(text, "Delete this Note?") || !strings.Contains(text, "“Welcome”") {
+		t.Fatalf("the confirmation says:\n%s", text)
+	}
+	do(t, ctx, "cancel", chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	if _, ok := notesOf(t, e)["Welcome"]; !ok {
+		t.Fatal("Cancel deleted the Note")
+	}
+	do(t, ctx, "delete for real",
+		chromedp.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
+		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
+		chromedp.WaitVisible(chromedp.CSS(`.empty`)),
+		waitText(".empty", "No Notes yet — create one"),
+	)
+	if n := len(notesOf(t, e)); n != 0 {
+		t.Fatalf("after deleting the only Note the service lists %d", n)
+	}
+	noOverflow(t, ctx, "notes-empty")
+	browsertest.Screenshot(t, ctx, "notes-empty")
+
+	// Create from the empty state: an empty title is refused on the page;
+	// Enter submits.
+	do(t, ctx, "create: empty title",
+		chromedp.Click(chromedp.CSS(`.empty button.primary`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
+		chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "   \r"),
+		chromedp.WaitVisible(chromedp.ID("create-error")),
+	)
+	if msg := run(t, ctx, "create error", chromedp.Text(chromedp.ID("create-error"))); !strings.Contains(msg, "title") {
+		t.Errorf("an empty title: the dialog says %q", msg)
+	}
+	do(t, ctx, "type a title", selectAll(`dialog[open] input[name=title]`), chromedp.KeyEvent("Quarterly plan"))
+	if n := run(t, ctx, "error gone", chromedp.Evaluate[int](`document.querySelectorAll("#create-error").length`)); n != 0 {
+		t.Errorf("the error stays while the person types a title")
+	}
+	noOverflow(t, ctx, "notes-create")
+	browsertest.Screenshot(t, ctx, "notes-create")
+	do(t, ctx, "Enter creates", chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "\r"),
+		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), chromedp.WaitVisible(row("Quarterly plan", "")))
+	for _, title := range []string{"Research log", "Team offsite"} {
+		do(t, ctx, "create "+title,
+			chromedp.Click(chromedp.CSS(`.page-head button.primary`)),
+			chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
+			chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), title+"\r"),
+			chromedp.WaitVisible(row(title, "")),
+		)
+	}
+	notes := notesOf(t, e)
+	if len(notes) != 3 || notes["Quarterly plan"].ID == "" || notes["Research log"].ID == "" || notes["Team offsite"].ID == "" {
+		t.Fatalf("after creating three Notes the service lists %v", notes)
+	}
+
+	// Rename inline: the title is trimmed; Escape would keep the old one.
+	do(t, ctx, "rename",
+		chromedp.Click(chromedp.CSS(`button[aria-label="Rename Research log"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.rename input`)),
+		selectAll(`form.rename input`),
+		chromedp.KeyEvent("  Research notes  \r"),
+		chromedp.WaitVisible(row("Research notes", "")),
+	)
+	notes = notesOf(t, e)
+	if _, old := notes["Research log"]; old || notes["Research notes"].ID != notes["Research notes"].ID || notes["Research notes"].ID == "" {
+		t.Fatalf("after renaming, the service lists %v", notes)
+	}
+	do(t, ctx, "rename, then Escape",
+		chromedp.Click(chromedp.CSS(`button[aria-label="Rename Team offsite"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.rename input`)),
+		chromedp.SendKeys(chromedp.CSS(`form.rename input`), " (draft)"),
+		chromedp.KeyEvent("\x1b"),
+		chromedp.WaitNotPresent(chromedp.CSS(`form.rename`)),
+	)
+	if _, ok := notesOf(t, e)["Team offsite"]; !ok {
+		t.Fatal("Escape renamed the Note")
+	}
+
+	// The connected-access switch.
+	sw := row("Quarterly plan", "[role=switch]")
+	if name := run(t, ctx, "switch name", chromedp.Evaluate[string](`(() => { const b = `+string(sw)+`; return b.getAttribute("aria-labelledby").split(" ").map(id => document.getElementById(id).innerText).join(" "); })()`)); name != "Agents can reach this Note Quarterly plan" {
+		t.Errorf("the switch is named %q", name)
+	}
+	do(t, ctx, "let agents reach it", chromedp.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
+	if !notesOf(t, e)["Quarterly plan"].Approved {
+		t.Fatal("the switch is on, but the service says agents cannot reach the Note")
+	}
+	do(t, ctx, "and back", chromedp.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=false]`)))
+	if notesOf(t, e)["Quarterly plan"].Approved {
+		t.Fatal("the switch is off, but the service says agents can reach the Note")
+	}
+	do(t, ctx, "on again, by its label", chromedp.Click(row("Quarterly plan", ".switch-label")), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
+	if !notesOf(t, e)["Quarterly plan"].Approved {
+		t.Fatal("the label switched the page, not the Note")
+	}
+
+	// Search (debounced), no match, and a search the server refuses.
+	do(t, ctx, "search", chromedp.SendKeys(chromedp.CSS(`input[type=search]`), "offsite"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#notes-list li.note").length === 1`))
+	if got := listed(t, ctx); len(got) != 1 || got[0] != "Team offsite" {
+		t.Fatalf("searching offsite lists %v", got)
+	}
+	do(t, ctx, "no match", chromedp.SendKeys(chromedp.CSS(`input[type=search]`), "zzz"), waitText(".empty", "No Notes match “offsitezzz”"))
+	// A bidi control, as a paste would bring it (keys cannot type it).
+	do(t, ctx, "a refused search", chromedp.Focus(chromedp.CSS(`input[type=search]`)), insertText("\u202e"), chromedp.WaitVisible(chromedp.CSS(`.error-box`)))
+	if msg := run(t, ctx, "error", chromedp.Text(chromedp.CSS(`.error-box p`))); !strings.Contains(msg, "Query") || !strings.Contains(msg, "U+202E") {
+		t.Errorf("a refused search shows %q, want the problem's detail about the query", msg)
+	}
+	browsertest.Screenshot(t, ctx, "notes-error")
+	do(t, ctx, "clear the search", selectAll(`input[type=search]`), chromedp.KeyEvent("\b"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#notes-list li.note").length === 3`))
+
+	// A change based on what the list showed, after an agent's write moved
+	// the Note on: refused (412), said so, and the list reloads.
+	caller := service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
+	n := notesOf(t, e)["Team offsite"]
+	renamed := "Team offsite (moved)"
+	if _, err := e.Server.Service.PeopleUpdateNote(context.Background(), caller, n.ID, &renamed, nil, service.PeopleWrite{Expected: n.Version}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "switch a Note that changed meanwhile", chromedp.Click(row("Team offsite", "[role=switch]")),
+		chromedp.WaitVisible(chromedp.CSS(`.notice`)), chromedp.WaitVisible(row(renamed, "")))
+	if msg := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(`.notice p`))); !strings.Contains(msg, "changed since") {
+		t.Errorf("a 412 shows %q", msg)
+	}
+	if got := notesOf(t, e)[renamed]; got.Approved || got.ID != n.ID {
+		t.Errorf("the refused switch changed the Note: %+v", got)
+	}
+	do(t, ctx, "dismiss", chromedp.Click(chromedp.CSS(`.notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.notice`)))
+	noOverflow(t, ctx, "notes-list")
+	browsertest.Screenshot(t, ctx, "notes-list")
+
+	// A phone's width.
+	do(t, ctx, "phone width", browsertest.Phone(), chromedp.WaitVisible(row("Quarterly plan", "")))
+	noOverflow(t, ctx, "notes-phone")
+	browsertest.Screenshot(t, ctx, "notes-phone")
+	do(t, ctx, "a wide screen", chromedp.EmulateViewport(1440, 900), chromedp.WaitVisible(row("Quarterly plan", "")))
+	noOverflow(t, ctx, "notes at 1440 px")
+	if w := run(t, ctx, "list width", chromedp.Evaluate[int](`Math.round(document.getElementById("notes-list").getBoundingClientRect().width)`)); w > 1000 {
+		t.Errorf("at 1440 px the list is %d px wide: it should keep a readable measure", w)
+	}
+	do(t, ctx, "desktop width", browsertest.Desktop())
+
+	// The Connected page lists the workspace's tokens; then sign out.
+	do(t, ctx, "Connected", chromedp.Click(chromedp.CSS(`.sidenav a[href="/connected"]`)), chromedp.WaitVisible(chromedp.ID("connected-title")))
+	if u := location(t, ctx); u.Path != "/connected" {
+		t.Errorf("the Connected link: at %s", u)
+	}
+	do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(`.topbar button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("password")))
+	if u := location(t, ctx); u.Path != "/signin" {
+		t.Fatalf("after signing out: at %s", u)
+	}
+	do(t, ctx, "the app again", chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(chromedp.ID("password")))
+	if u := location(t, ctx); u.Path != "/signin" {
+		t.Fatalf("signed out, /: at %s", u)
+	}
+}

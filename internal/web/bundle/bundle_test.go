@@ -1,0 +1,88 @@
+package bundle_test
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"foundry/internal/web/bundle"
+)
+
+// TestBuildReproducible: two builds of the same sources give the same
+// bytes, and those are the committed bundle (internal/web/dist), which
+// names its script and stylesheet by content and references nothing off
+// this server.
+func TestBuildReproducible(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := t.TempDir(), t.TempDir()
+	wroteA, err := bundle.Build(root, a)
+	if errors.Is(err, bundle.ErrNoPackages) {
+		t.Skipf("bundle test skipped: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bundle.Build(root, b); err != nil {
+		t.Fatal(err)
+	}
+	first, second := read(t, a), read(t, b)
+	committed := read(t, filepath.Join(root, "internal", "web", "dist"))
+	if len(first) != len(wroteA) || len(first) != 3 {
+		t.Fatalf("the build wrote %v, want index.html, one script and one stylesheet", wroteA)
+	}
+	for name, body := range first {
+		if !bytes.Equal(body, second[name]) {
+			t.Errorf("%s differs between two builds of the same sources", name)
+		}
+		if !bytes.Equal(body, committed[name]) {
+			t.Errorf("%s differs from the committed internal/web/dist: run go generate ./internal/web/... and commit it", name)
+		}
+		if name != "index.html" && !(strings.HasPrefix(name, "assets/app-") && (strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".css"))) {
+			t.Errorf("the build wrote %s, want only assets/app-HASH.js and .css beside index.html", name)
+		}
+	}
+	for name := range committed {
+		if _, ok := first[name]; !ok {
+			t.Errorf("internal/web/dist has %s, which the build does not make: run go generate ./internal/web/... and commit it", name)
+		}
+	}
+	index := string(first["index.html"])
+	for name := range first {
+		if name != "index.html" && !strings.Contains(index, `"/`+name+`"`) {
+			t.Errorf("index.html does not load /%s:\n%s", name, index)
+		}
+	}
+	for _, off := range []string{"http://", "https://", "//cdn", "<script>", "style="} {
+		if strings.Contains(index, off) {
+			t.Errorf("index.html has %q: everything must come from this server, nothing inline", off)
+		}
+	}
+}
+
+func read(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
