@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -179,6 +181,33 @@ func selectAll(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(chromedp.Focus(chromedp.CSS(sel)), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).select()`, sel)))
 }
 
+// accessible runs axe-core (web/node_modules, installed by npm ci --prefix
+// web) on the page and fails the test on any serious or critical
+// violation. Without axe-core installed it says so and checks nothing,
+// unless FOUNDRY_TEST_BROWSER=required (CI), where it fails.
+func accessible(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	root, err := browsertest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "web", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		if os.Getenv("FOUNDRY_TEST_BROWSER") == "required" {
+			t.Fatalf("the accessibility check needs axe-core: %v (run npm ci --prefix web)", err)
+		}
+		t.Logf("accessibility check of %s skipped: %v (run npm ci --prefix web)", name, err)
+		return
+	}
+	run(t, ctx, "load axe-core", chromedp.Evaluate[chromedp.Void](string(src)+";undefined"))
+	found := run(t, ctx, "axe-core on "+name, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
+		.filter(v => v.impact === "serious" || v.impact === "critical")
+		.map(v => v.id + " (" + v.impact + "): " + v.help + " at " + v.nodes.map(n => n.target.join(" ")).join(", ")))`, chromedp.EvalAwaitPromise))
+	for _, v := range found {
+		t.Errorf("%s: %s", name, v)
+	}
+}
+
 // waitText waits until the element sel's text contains want.
 func waitText(sel, want string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](fmt.Sprintf(`(document.querySelector(%q)?.innerText ?? "").includes(%q)`, sel, want))
@@ -250,6 +279,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		t.Fatalf("after deleting the only Note the service lists %d", n)
 	}
 	noOverflow(t, ctx, "notes-empty")
+	accessible(t, ctx, "notes-empty")
 	browsertest.Screenshot(t, ctx, "notes-empty")
 
 	// Create from the empty state: an empty title is refused on the page;
@@ -268,6 +298,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		t.Errorf("the error stays while the person types a title")
 	}
 	noOverflow(t, ctx, "notes-create")
+	accessible(t, ctx, "notes-create")
 	browsertest.Screenshot(t, ctx, "notes-create")
 	do(t, ctx, "Enter creates", chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "\r"),
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), chromedp.WaitVisible(row("Quarterly plan", "")))
@@ -284,7 +315,8 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		t.Fatalf("after creating three Notes the service lists %v", notes)
 	}
 
-	// Rename inline: the title is trimmed; Escape would keep the old one.
+	// Rename inline: the title is trimmed; Escape keeps the old one.
+	researchID := notes["Research log"].ID
 	do(t, ctx, "rename",
 		chromedp.Click(chromedp.CSS(`button[aria-label="Rename Research log"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`form.rename input`)),
@@ -293,7 +325,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		chromedp.WaitVisible(row("Research notes", "")),
 	)
 	notes = notesOf(t, e)
-	if _, old := notes["Research log"]; old || notes["Research notes"].ID != notes["Research notes"].ID || notes["Research notes"].ID == "" {
+	if _, old := notes["Research log"]; old || notes["Research notes"].ID != researchID {
 		t.Fatalf("after renaming, the service lists %v", notes)
 	}
 	do(t, ctx, "rename, then Escape",
@@ -359,11 +391,13 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	}
 	do(t, ctx, "dismiss", chromedp.Click(chromedp.CSS(`.notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.notice`)))
 	noOverflow(t, ctx, "notes-list")
+	accessible(t, ctx, "notes-list")
 	browsertest.Screenshot(t, ctx, "notes-list")
 
 	// A phone's width.
 	do(t, ctx, "phone width", browsertest.Phone(), chromedp.WaitVisible(row("Quarterly plan", "")))
 	noOverflow(t, ctx, "notes-phone")
+	accessible(t, ctx, "notes-phone")
 	browsertest.Screenshot(t, ctx, "notes-phone")
 	do(t, ctx, "a wide screen", chromedp.EmulateViewport(1440, 900), chromedp.WaitVisible(row("Quarterly plan", "")))
 	noOverflow(t, ctx, "notes at 1440 px")
@@ -377,6 +411,8 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if u := location(t, ctx); u.Path != "/connected" {
 		t.Errorf("the Connected link: at %s", u)
 	}
+	do(t, ctx, "the connections", chromedp.Poll[chromedp.Void](`!document.querySelector(".loading")`))
+	accessible(t, ctx, "connected")
 	do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(`.topbar button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("password")))
 	if u := location(t, ctx); u.Path != "/signin" {
 		t.Fatalf("after signing out: at %s", u)

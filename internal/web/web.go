@@ -50,12 +50,12 @@ func newHandler(people auth.People, fsys fs.FS) (*Handler, error) {
 	}
 	index, err := fs.ReadFile(sub, "index.html")
 	if err != nil {
-		return nil, fmt.Errorf("the web app's bundle has no index.html (%v): run go generate ./internal/web/...", err)
+		return nil, fmt.Errorf("the web app's bundle has no index.html (%v); rebuild it (go generate ./internal/web/...)", err)
 	}
 	h := &Handler{people: people, index: index, assets: map[string][]byte{}}
 	entries, err := fs.ReadDir(sub, "assets")
 	if err != nil {
-		return nil, fmt.Errorf("the web app's bundle has no assets folder (%v): run go generate ./internal/web/...", err)
+		return nil, fmt.Errorf("the web app's bundle has no assets folder (%v); rebuild it (go generate ./internal/web/...)", err)
 	}
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasPrefix(e.Name(), "app-") {
@@ -68,7 +68,7 @@ func newHandler(people auth.People, fsys fs.FS) (*Handler, error) {
 		h.assets[e.Name()] = b
 	}
 	if len(h.assets) == 0 {
-		return nil, fmt.Errorf("the web app's bundle has no app-* assets: run go generate ./internal/web/...")
+		return nil, fmt.Errorf("the web app's bundle has no app-* assets; rebuild it (go generate ./internal/web/...)")
 	}
 	return h, nil
 }

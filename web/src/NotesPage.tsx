@@ -87,7 +87,7 @@ export function NotesPage() {
             value={query}
             maxLength={MaxTitle}
             onChange={(e) => setQuery(e.target.value)}
-            aria-controls="notes-list"
+            aria-controls={state.kind === "ready" && state.notes.length > 0 ? "notes-list" : undefined}
           />
         </label>
       </div>
