@@ -357,8 +357,15 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		t.Fatal("the label switched the page, not the Note")
 	}
 
-	// Search (debounced), no match, and a search the server refuses.
-	do(t, ctx, "search", chromedp.SendKeys(chromedp.CSS(`input[type=search]`), "offsite"),
+	// Search (debounced; "/" goes to the box), no match, and a search the
+	// server refuses.
+	do(t, ctx, "slash", chromedp.Focus(chromedp.CSS(`.page-head button`)), chromedp.KeyEvent("/"))
+	if focused := run(t, ctx, "focus", chromedp.Evaluate[string](`document.activeElement.type`)); focused != "search" {
+		t.Errorf(`"/" focused a %q, want the search box`, focused)
+	}
+	// (The DevTools protocol's separate char event types the "/" that a
+	// browser's own keyboard would drop: the box is emptied first.)
+	do(t, ctx, "search", selectAll(`input[type=search]`), chromedp.KeyEvent("offsite"),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#notes-list li.note").length === 1`))
 	if got := listed(t, ctx); len(got) != 1 || got[0] != "Team offsite" {
 		t.Fatalf("searching offsite lists %v", got)

@@ -41,6 +41,20 @@ export function NotesPage() {
 
   const refresh = useCallback(() => setReload((n) => n + 1), []);
 
+  // "/" jumps to the search box from anywhere on the page but a field.
+  const search = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey || document.querySelector("dialog[open]")) return;
+      if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
+      e.preventDefault();
+      search.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
+
   const loadMore = () => {
     if (state.kind !== "ready" || !state.next) return;
     setMore(true);
@@ -82,8 +96,10 @@ export function NotesPage() {
         <label className="search">
           <span className="sr-only">Search Notes</span>
           <input
+            ref={search}
             type="search"
-            placeholder="Search Notes"
+            placeholder="Search Notes  ( / )"
+            aria-keyshortcuts="/"
             value={query}
             maxLength={MaxTitle}
             onChange={(e) => setQuery(e.target.value)}
