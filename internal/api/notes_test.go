@@ -260,3 +260,143 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// agentText replaces the markdown through MCP, as an agent does.
+func agentText(t *testing.T, cs *mcp.ClientSession, id, tab string, version int64, key, text string) int64 {
+	t.Helper()
+	res := servertest.MustCall(t, cs, "edit_note_tab", map[string]any{"note_id": id, "tab_id": tab, "expected_version": version,
+		"idempotency_key": key, "operation": "replace_text", "text": text})
+	if res.IsError {
+		t.Fatalf("edit_note_tab: %v", res.Data)
+	}
+	return res.Int("version")
+}
+
+func TestPreconditions(t *testing.T) {
+	stores(t, func(t *testing.T, e *notesEnv) {
+		id, v := e.create(t, "Guarded", true)
+		md := e.markdownTab(t, id)
+		path := "/api/notes/" + id + "/tabs/" + md + "/text"
+
+		r := e.do(t, req{method: "PUT", path: path, body: map[string]any{"text": "mine"}})
+		r.want(t, "a save without a precondition", http.StatusPreconditionRequired, "precondition_required")
+		if r.body["type"] != api.ProblemType+"precondition_required" || r.body["field"] != "If-Match" || r.num("status") != 428 {
+			t.Fatalf("428 problem = %s", r.raw)
+		}
+
+		// An agent writes in between: the person's save, based on v, is 412.
+		cs := e.Client(t, e.WriteToken(t), "")
+		agentV := agentText(t, cs, id, md, v, "agent-edit-0001", "theirs")
+		r = e.do(t, req{method: "PUT", path: path, body: map[string]any{"text": "mine"}, header: ifMatch(v)})
+		r.want(t, "a stale save", http.StatusPreconditionFailed, "version_conflict")
+		if r.num("current_version") != agentV || !slices.Equal(toStrings(r.body["changed_tab_ids"]), []string{md}) ||
+			r.body["type"] != api.ProblemType+"version_conflict" || r.body["title"] == "" || r.body["detail"] == "" || r.num("status") != 412 {
+			t.Fatalf("412 problem = %s; want current_version %d and changed_tab_ids [%s]", r.raw, agentV, md)
+		}
+		tab := e.do(t, req{method: "GET", path: "/api/notes/" + id + "/tabs/" + md})
+		if tab.body["text"] != "theirs" {
+			t.Fatalf("the stale save clobbered the agent's text: %s", tab.raw)
+		}
+
+		// Both spellings of the precondition, different: 400 naming both.
+		r = e.do(t, req{method: "PUT", path: path, body: map[string]any{"text": "mine", "expected_version": agentV}, header: ifMatch(v)})
+		r.want(t, "If-Match and expected_version disagreeing", http.StatusBadRequest, "invalid_argument")
+		if !strings.Contains(r.body["detail"].(string), "If-Match") || !strings.Contains(r.body["detail"].(string), "expected_version") {
+			t.Fatalf("the refusal does not name both: %s", r.raw)
+		}
+		// Both, the same: fine.
+		r = e.do(t, req{method: "PUT", path: path, body: map[string]any{"text": "mine", "expected_version": agentV}, header: ifMatch(agentV)})
+		r.want(t, "a save with both preconditions equal", http.StatusOK, "")
+		if r.num("version") != agentV+1 || r.header.Get("ETag") != fmt.Sprintf(`"%d"`, agentV+1) {
+			t.Fatalf("save = %s ETag %s", r.raw, r.header.Get("ETag"))
+		}
+		// The agent's next write, from its old version, is the one refused now.
+		res := servertest.MustCall(t, cs, "edit_note_tab", map[string]any{"note_id": id, "tab_id": md, "expected_version": agentV,
+			"idempotency_key": "agent-edit-0002", "operation": "replace_text", "text": "theirs again"})
+		if !res.Conflict() {
+			t.Fatalf("the agent's stale write after the person's save: %v; want version_conflict", res.Data)
+		}
+
+		for _, bad := range []string{`3`, `"abc"`, `W/"3"`, `*`, `"0"`, `"1", "2"`, `"01"`, `"99999999999999999999"`} {
+			r = e.do(t, req{method: "PATCH", path: "/api/notes/" + id, body: map[string]any{"title": "x"}, header: map[string]string{"If-Match": bad}})
+			if r.status != http.StatusBadRequest || r.body["field"] != "If-Match" {
+				t.Errorf("If-Match %s: %d %s; want 400 naming If-Match", bad, r.status, r.raw)
+			}
+		}
+		r = e.do(t, req{method: "PATCH", path: "/api/notes/" + id, body: map[string]any{"title": "x", "expected_version": 0}})
+		if r.status != http.StatusBadRequest || r.body["field"] != "expected_version" {
+			t.Errorf("expected_version 0: %d %s; want 400 naming expected_version", r.status, r.raw)
+		}
+		// A version ahead of the Note's is a conflict too, never a write.
+		e.do(t, req{method: "PATCH", path: "/api/notes/" + id, body: map[string]any{"title": "x"}, header: ifMatch(agentV + 50)}).
+			want(t, "a version ahead", http.StatusPreconditionFailed, "version_conflict")
+	})
+}
+
+func TestIdempotentRetries(t *testing.T) {
+	stores(t, func(t *testing.T, e *notesEnv) {
+		create := req{method: "POST", path: "/api/notes", body: map[string]any{"title": "Once"}, header: map[string]string{api.HeaderKey: "create-once-0001"}}
+		first := e.do(t, create)
+		first.want(t, "create with a key", http.StatusCreated, "")
+		if first.header.Get(api.HeaderReplayed) != "" {
+			t.Fatalf("the first create says it was replayed")
+		}
+		again := e.do(t, create)
+		again.want(t, "create resent", http.StatusCreated, "")
+		if again.body["id"] != first.body["id"] || again.header.Get(api.HeaderReplayed) != "true" || again.header.Get("Location") != first.header.Get("Location") {
+			t.Fatalf("resent create = %s (%v); want the first Note %s, replayed", again.raw, again.header, first.body["id"])
+		}
+		r := e.do(t, req{method: "GET", path: "/api/notes?query=Once"})
+		if n := len(r.body["notes"].([]any)); n != 1 {
+			t.Fatalf("two creates with one key made %d Notes: %s", n, r.raw)
+		}
+		other := create
+		other.body = map[string]any{"title": "Twice"}
+		e.do(t, other).want(t, "the same key for another create", http.StatusUnprocessableEntity, "idempotency_key_reused")
+
+		id := first.body["id"].(string)
+		md := e.markdownTab(t, id)
+		save := req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: map[string]any{"text": "draft ✓"},
+			header: map[string]string{"If-Match": `"1"`, api.HeaderKey: "save-text-000001"}}
+		s1 := e.do(t, save)
+		s1.want(t, "save with a key", http.StatusOK, "")
+		s2 := e.do(t, save)
+		s2.want(t, "save resent", http.StatusOK, "")
+		if s2.num("version") != s1.num("version") || s2.header.Get(api.HeaderReplayed) != "true" || s2.header.Get("ETag") != s1.header.Get("ETag") {
+			t.Fatalf("resent save = %s (%v); want the first answer %s, replayed", s2.raw, s2.header, s1.raw)
+		}
+		h := e.do(t, req{method: "GET", path: "/api/notes/" + id + "/history"})
+		if n := len(h.body["versions"].([]any)); n != 2 {
+			t.Fatalf("a save sent twice made %d versions, want 2 (create, save): %s", n, h.raw)
+		}
+		reuse := save
+		reuse.body = map[string]any{"text": "something else"}
+		r = e.do(t, reuse)
+		r.want(t, "the same key for another text", http.StatusUnprocessableEntity, "idempotency_key_reused")
+		if r.body["field"] != api.HeaderKey {
+			t.Fatalf("key reuse names %v, want %s", r.body["field"], api.HeaderKey)
+		}
+
+		// An agent's key of the same spelling lives in another scope: its
+		// write is its own, neither a replay nor a reuse.
+		cs := e.Client(t, e.WriteToken(t), "")
+		if _, err := e.Server.Store.Head(context.Background(), store.TypeNote, id); err != nil {
+			t.Fatal(err)
+		}
+		e.do(t, req{method: "PATCH", path: "/api/notes/" + id, body: map[string]any{"approved": true}, header: ifMatch(2)}).want(t, "approve", http.StatusOK, "")
+		res := servertest.MustCall(t, cs, "edit_note_tab", map[string]any{"note_id": id, "tab_id": md, "expected_version": 3,
+			"idempotency_key": "save-text-000001", "operation": "replace_text", "text": "the agent's"})
+		if res.IsError || res.Bool("replayed") || res.Int("version") != 4 {
+			t.Fatalf("the agent's write with the person's key string: %v; want its own write (version 4), neither replayed nor refused", res.Data)
+		}
+
+		for _, bad := range []string{"short", strings.Repeat("k", 129), "bad\u200dkey-000"} {
+			b := save
+			b.header = map[string]string{"If-Match": `"4"`, api.HeaderKey: bad}
+			r := e.do(t, b)
+			if r.status != http.StatusBadRequest || r.body["field"] != api.HeaderKey {
+				t.Errorf("Idempotency-Key %q: %d %s; want 400 naming it", bad, r.status, r.raw)
+			}
+		}
+	})
+}
