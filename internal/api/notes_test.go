@@ -55,6 +55,7 @@ type req struct {
 	header       map[string]string
 	bearer       string // use this token instead of the session
 	noCSRF       bool
+	anon         bool // no session, no token
 }
 
 type resp struct {
@@ -89,7 +90,7 @@ func (e *notesEnv) do(t *testing.T, q req) resp {
 	}
 	if q.bearer != "" {
 		r.Header.Set("Authorization", "Bearer "+q.bearer)
-	} else {
+	} else if !q.anon {
 		r.AddCookie(&http.Cookie{Name: auth.SessionCookie, Value: e.owner.secret})
 		if !q.noCSRF && q.method != "GET" {
 			r.Header.Set(auth.CSRFHeader, e.owner.csrf)
@@ -399,4 +400,150 @@ func TestIdempotentRetries(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestNotesAuth(t *testing.T) {
+	e := startNotes(t, nil)
+	id, _ := e.create(t, "Shared", true)
+	hidden, _ := e.create(t, "Not granted", true)
+	md := e.markdownTab(t, id)
+	textPath := "/api/notes/" + id + "/tabs/" + md + "/text"
+
+	// A session without the CSRF header cannot write.
+	r := e.do(t, req{method: "PUT", path: textPath, body: map[string]any{"text": "x"}, header: ifMatch(1), noCSRF: true})
+	r.want(t, "a session write without CSRF", http.StatusForbidden, "csrf_missing")
+	if r.body["field"] != auth.CSRFHeader {
+		t.Fatalf("csrf problem names %v", r.body["field"])
+	}
+	// Nor from another origin.
+	r = e.do(t, req{method: "PUT", path: textPath, body: map[string]any{"text": "x"}, header: map[string]string{"If-Match": `"1"`, "Origin": "https://evil.example.com", "Sec-Fetch-Site": "cross-site"}})
+	r.want(t, "a cross-origin write", http.StatusForbidden, "cross_origin")
+
+	read := e.Token(t, []string{id}, auth.ScopeRead)
+	writeTok := e.Token(t, []string{id}, auth.ScopeRead, auth.ScopeWrite)
+
+	// A read token reads, without CSRF, only what its grant holds.
+	r = e.do(t, req{method: "GET", path: "/api/notes/" + id, bearer: read})
+	r.want(t, "a read token's GET", http.StatusOK, "")
+	e.do(t, req{method: "GET", path: "/api/notes/" + hidden, bearer: read}).want(t, "a Note outside the grant", http.StatusNotFound, "not_found")
+	e.do(t, req{method: "GET", path: "/api/notes/" + hidden + "/history", bearer: writeTok}).want(t, "history outside the grant", http.StatusNotFound, "not_found")
+	r = e.do(t, req{method: "GET", path: "/api/notes", bearer: read})
+	if ids := noteIDs(r); !slices.Equal(ids, []string{id}) {
+		t.Fatalf("a token granted one Note lists %v", ids)
+	}
+	// A read token cannot write.
+	r = e.do(t, req{method: "PUT", path: textPath, body: map[string]any{"text": "x"}, header: ifMatch(1), bearer: read})
+	r.want(t, "a read token's write", http.StatusForbidden, "insufficient_scope")
+	if r.body["required_scope"] != auth.ScopeWrite || !strings.Contains(r.header.Get("WWW-Authenticate"), "insufficient_scope") {
+		t.Fatalf("scope problem = %s (%s)", r.raw, r.header.Get("WWW-Authenticate"))
+	}
+	// A write token writes with no CSRF header, and history names it.
+	r = e.do(t, req{method: "PUT", path: textPath, body: map[string]any{"text": "from a script"}, header: ifMatch(1), bearer: writeTok})
+	r.want(t, "a write token's save", http.StatusOK, "")
+	e.do(t, req{method: "PUT", path: "/api/notes/" + hidden + "/tabs/" + md + "/text", body: map[string]any{"text": "x"}, header: ifMatch(1), bearer: writeTok}).
+		want(t, "a write outside the grant", http.StatusNotFound, "not_found")
+	h := e.do(t, req{method: "GET", path: "/api/notes/" + id + "/history", bearer: writeTok})
+	vs := h.body["versions"].([]any)
+	if who := vs[len(vs)-1].(map[string]any)["who"].(map[string]any); who["kind"] != "token" || who["name"] != "test" {
+		t.Fatalf("the script's version is by %v; want the token", who)
+	}
+	// People's acts stay people's.
+	e.do(t, req{method: "PATCH", path: "/api/notes/" + id, body: map[string]any{"approved": false}, header: ifMatch(2), bearer: writeTok}).
+		want(t, "a token switching access", http.StatusForbidden, "person_only")
+	e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(2), bearer: writeTok}).want(t, "a token deleting", http.StatusForbidden, "person_only")
+	e.do(t, req{method: "POST", path: "/api/notes", body: map[string]any{"title": "t"}, bearer: writeTok}).want(t, "a token creating", http.StatusForbidden, "person_only")
+	e.do(t, req{method: "GET", path: "/api/me", bearer: writeTok}).want(t, "a token on /api/me", http.StatusForbidden, "person_only")
+	// A bad token, or a bad header, is 401.
+	r = e.do(t, req{method: "GET", path: "/api/notes", bearer: "fdy_not-a-token"})
+	r.want(t, "an unknown token", http.StatusUnauthorized, "unauthenticated")
+	if !strings.Contains(r.header.Get("WWW-Authenticate"), "invalid_token") {
+		t.Fatalf("401 without WWW-Authenticate invalid_token: %v", r.header)
+	}
+	e.do(t, req{method: "GET", path: "/api/notes", header: map[string]string{"Authorization": "Basic abc"}}).want(t, "Basic auth", http.StatusUnauthorized, "unauthenticated")
+	// An unapproved Note is out of every token's reach, and in the person's.
+	e.do(t, req{method: "PATCH", path: "/api/notes/" + id, body: map[string]any{"approved": false}, header: ifMatch(2)}).want(t, "switch access off", http.StatusOK, "")
+	e.do(t, req{method: "GET", path: "/api/notes/" + id, bearer: read}).want(t, "an unapproved Note by token", http.StatusNotFound, "not_found")
+	e.do(t, req{method: "GET", path: "/api/notes/" + id}).want(t, "an unapproved Note by session", http.StatusOK, "")
+	// Nobody signed in.
+	r = e.do(t, req{method: "GET", path: "/api/notes", anon: true})
+	r.want(t, "nobody signed in", http.StatusUnauthorized, "unauthenticated")
+	if r.body["message"] != "Sign in at /signin" {
+		t.Fatalf("401 = %s", r.raw)
+	}
+}
+
+func noteIDs(r resp) []string {
+	var ids []string
+	for _, x := range r.body["notes"].([]any) {
+		ids = append(ids, x.(map[string]any)["id"].(string))
+	}
+	return ids
+}
+
+func TestNotesHostileInput(t *testing.T) {
+	e := startNotes(t, nil)
+	id, _ := e.create(t, "Target", false)
+	md := e.markdownTab(t, id)
+	for _, c := range []struct {
+		what  string
+		q     req
+		want  int
+		field string
+	}{
+		{"a NUL in the ID", req{method: "GET", path: "/api/notes/note%00x"}, 400, "id"},
+		{"a bidi control in the ID", req{method: "GET", path: "/api/notes/note%E2%80%AEx"}, 400, "id"},
+		{"invalid UTF-8 in the ID", req{method: "GET", path: "/api/notes/note%FFx"}, 400, "id"},
+		{"an ID too long", req{method: "GET", path: "/api/notes/" + strings.Repeat("n", 300)}, 400, "id"},
+		{"a tab ID with a control", req{method: "GET", path: "/api/notes/" + id + "/tabs/md%07"}, 400, "tab_id"},
+		{"an unknown Note", req{method: "GET", path: "/api/notes/note_nope"}, 404, "id"},
+		{"an unknown tab", req{method: "GET", path: "/api/notes/" + id + "/tabs/sheet_99"}, 404, "tab_id"},
+		{"a forged cursor", req{method: "GET", path: "/api/notes?cursor=bm90LWEtY3Vyc29y"}, 400, "cursor"},
+		{"a cursor of another list", req{method: "GET", path: "/api/notes?cursor=ZTo5"}, 400, "cursor"},
+		{"a cursor with padding", req{method: "GET", path: "/api/notes?cursor=bjpub3RlXzE%3D"}, 400, "cursor"},
+		{"limit 0", req{method: "GET", path: "/api/notes?limit=0"}, 400, "limit"},
+		{"limit 51", req{method: "GET", path: "/api/notes?limit=51"}, 400, "limit"},
+		{"limit not a number", req{method: "GET", path: "/api/notes?limit=ten"}, 400, "limit"},
+		{"an unknown parameter", req{method: "GET", path: "/api/notes?q=x"}, 400, "q"},
+		{"a query too long", req{method: "GET", path: "/api/notes?query=" + strings.Repeat("q", 300)}, 413, "query"},
+		{"malformed JSON", req{method: "POST", path: "/api/notes", body: `{"title":`}, 400, "body"},
+		{"not an object", req{method: "POST", path: "/api/notes", body: `["title"]`}, 400, "body"},
+		{"two values", req{method: "POST", path: "/api/notes", body: `{"title":"a"}{"title":"b"}`}, 400, "body"},
+		{"a wrong type", req{method: "POST", path: "/api/notes", body: `{"title":7}`}, 400, "title"},
+		{"an unknown member", req{method: "POST", path: "/api/notes", body: `{"title":"a","owner":"x"}`}, 400, "owner"},
+		{"a missing title", req{method: "POST", path: "/api/notes", body: `{}`}, 400, "title"},
+		{"an empty title", req{method: "POST", path: "/api/notes", body: `{"title":"   "}`}, 400, "title"},
+		{"not JSON", req{method: "POST", path: "/api/notes", body: `title=x`, header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}}, 415, "Content-Type"},
+		{"a text that is not a string", req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: `{"text":{"a":1}}`, header: ifMatch(1)}, 400, "text"},
+		{"text into a non-markdown tab", req{method: "PUT", path: "/api/notes/" + id + "/tabs/sources/text", body: `{"text":"x"}`, header: ifMatch(1)}, 422, "tab_id"},
+		{"a restore of no version", req{method: "POST", path: "/api/notes/" + id + "/restore", body: `{}`, header: ifMatch(1)}, 400, "version"},
+		{"a restore of a version to come", req{method: "POST", path: "/api/notes/" + id + "/restore", body: `{"version":9}`, header: ifMatch(1)}, 400, "version"},
+		{"a PATCH of nothing", req{method: "PATCH", path: "/api/notes/" + id, body: `{}`, header: ifMatch(1)}, 400, "title"},
+		{"a wrong method", req{method: "POST", path: "/api/notes/" + id}, 405, "method"},
+		{"no such path", req{method: "GET", path: "/api/notes/" + id + "/nope"}, 404, "path"},
+	} {
+		r := e.do(t, c.q)
+		if r.status != c.want || (c.field != "" && r.body["field"] != c.field) {
+			t.Errorf("%s: %d %s; want %d naming %q", c.what, r.status, r.raw, c.want, c.field)
+			continue
+		}
+		for _, k := range []string{"type", "title", "status", "detail", "code"} {
+			if r.body[k] == nil || r.body[k] == "" {
+				t.Errorf("%s: the problem has no %s: %s", c.what, k, r.raw)
+			}
+		}
+		if r.num("status") != int64(r.status) || r.body["type"] != api.ProblemType+r.body["code"].(string) {
+			t.Errorf("%s: status or type disagree with the answer: %s", c.what, r.raw)
+		}
+	}
+	// A body too large is cut off and answered 413.
+	big := `{"title":"` + strings.Repeat("x", 10<<20) + `"}`
+	e.do(t, req{method: "POST", path: "/api/notes", body: big}).want(t, "a 10 MiB create", http.StatusRequestEntityTooLarge, "limit_exceeded")
+	text := `{"text":"` + strings.Repeat("x", api.MaxTextBody) + `"}`
+	e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: text, header: ifMatch(1)}).
+		want(t, "a text body over the limit", http.StatusRequestEntityTooLarge, "limit_exceeded")
+	// Nothing above wrote: the Note is at version 1.
+	r := e.do(t, req{method: "GET", path: "/api/notes/" + id})
+	if r.num("version") != 1 {
+		t.Fatalf("hostile requests wrote the Note: %s", r.raw)
+	}
 }

@@ -41,7 +41,7 @@ func statusOf(code string) int {
 	switch code {
 	case problem.Invalid:
 		return http.StatusBadRequest
-	case problem.NotFound:
+	case problem.NotFound, "unknown_tab":
 		return http.StatusNotFound
 	case problem.Limit:
 		return http.StatusRequestEntityTooLarge
