@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -149,6 +150,15 @@ func writeProblem(w http.ResponseWriter, status int, p *problem.Problem) {
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var pr *problem.Problem
 	if errors.As(err, &pr) {
+		if pr.Code == problem.Conflict {
+			// What to do next is this door's to say.
+			if r.Header.Get("If-Match") != "" {
+				pr.Field = "If-Match"
+			}
+			if cur, ok := pr.Details["current_version"].(int64); ok {
+				pr.Message += fmt.Sprintf(": read it again (GET /api/notes/%s) and redo the change on version %d", problem.Excerpt(r.PathValue("id")), cur)
+			}
+		}
 		writeProblem(w, 0, pr)
 		return
 	}
