@@ -237,6 +237,22 @@ func TestNoteLifecycle(t *testing.T) {
 		if res := servertest.MustCall(t, cs, "list_note_tabs", map[string]any{"note_id": id}); res.Code() != "not_found" {
 			t.Fatalf("list_note_tabs of a deleted Note: %v; want not_found", res.Data)
 		}
+		// No other door brings it back within an agent's reach.
+		if err := e.Server.Service.SetNoteApproved(context.Background(), e.Owner.Workspace.ID, e.Owner.User.ID, id, true); err == nil {
+			t.Fatal("the CLI's approve switched a deleted Note's access back on")
+		}
+		if slices.Contains(listed(t, cs), id) {
+			t.Fatalf("list_notes lists the deleted Note %s after an approve", id)
+		}
+		all, err := e.Server.Service.WorkspaceNotes(context.Background(), e.Owner.Workspace.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range all {
+			if n.ID == id {
+				t.Fatalf("the CLI's list shows the deleted Note %s", id)
+			}
+		}
 	})
 }
 
@@ -391,6 +407,11 @@ func TestIdempotentRetries(t *testing.T) {
 			t.Fatalf("the agent's write with the person's key string: %v; want its own write (version 4), neither replayed nor refused", res.Data)
 		}
 
+		bad := create
+		bad.header = map[string]string{api.HeaderKey: "tiny"}
+		if r := e.do(t, bad); r.status != http.StatusBadRequest || r.body["field"] != api.HeaderKey {
+			t.Errorf("a create with a 4-character key: %d %s; want 400 naming %s", r.status, r.raw, api.HeaderKey)
+		}
 		for _, bad := range []string{"short", strings.Repeat("k", 129), "bad\u200dkey-000"} {
 			b := save
 			b.header = map[string]string{"If-Match": `"4"`, api.HeaderKey: bad}
