@@ -310,6 +310,14 @@ func TestPreconditions(t *testing.T) {
 			r.body["type"] != api.ProblemType+"version_conflict" || r.body["title"] == "" || r.body["detail"] == "" || r.num("status") != 412 {
 			t.Fatalf("412 problem = %s; want current_version %d and changed_tab_ids [%s]", r.raw, agentV, md)
 		}
+		changes, _ := r.body["changes"].([]any)
+		if len(changes) != 1 {
+			t.Fatalf("412 lists changes %v; want the agent's one version", r.body["changes"])
+		}
+		ch := changes[0].(map[string]any)
+		if who := ch["who"].(map[string]any); ch["version"] != float64(agentV) || who["kind"] != "token" || !slices.Equal(toStrings(ch["changed"]), []string{md}) {
+			t.Fatalf("412 change = %v; want version %d by the agent's token, changing %s", ch, agentV, md)
+		}
 		tab := e.do(t, req{method: "GET", path: "/api/notes/" + id + "/tabs/" + md})
 		if tab.body["text"] != "theirs" {
 			t.Fatalf("the stale save clobbered the agent's text: %s", tab.raw)
