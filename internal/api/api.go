@@ -151,6 +151,9 @@ func (h *handler) routes() []route {
 	}
 }
 
+// callerKey holds the *caller in a request's context.
+type callerKey struct{}
+
 // caller is who is calling: a person (by session) or a token.
 type caller struct {
 	person *auth.Person   // signed in by session; nil for a token
@@ -201,7 +204,7 @@ func (h *handler) dispatch(rs []route) http.Handler {
 		if !ok {
 			return
 		}
-		rt.serve(w, r, c)
+		rt.serve(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)), c)
 	})
 }
 

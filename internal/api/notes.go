@@ -9,6 +9,7 @@ import (
 	"foundry/internal/note"
 	"foundry/internal/problem"
 	"foundry/internal/service"
+	"foundry/internal/store"
 )
 
 // The Notes endpoints: people's (and scripts') reads and guarded writes.
@@ -294,19 +295,23 @@ func (h *handler) history(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	out := History{ID: id, Version: res.Version, Versions: make([]VersionEntry, 0, len(vs))}
 	for _, v := range vs {
-		who, ok := names[v.Actor]
-		if !ok {
-			kind, aid, _ := strings.Cut(v.Actor, ":")
-			who = Who{Kind: "unknown", ID: aid, Name: v.Actor}
-			if kind == "user" {
-				who.Kind = "person"
-			}
-		}
-		out.Versions = append(out.Versions, VersionEntry{Version: v.Version, Kind: v.Kind, Who: who,
-			At: v.At.UTC().Format("2006-01-02T15:04:05.000Z"), Changed: nonNil(v.Changed), Bytes: v.Bytes})
+		out.Versions = append(out.Versions, versionEntry(v, names))
 	}
 	w.Header().Set("ETag", etag(res.Version))
 	writeJSON(w, http.StatusOK, out)
+}
+
+func versionEntry(v store.VersionInfo, names map[string]Who) VersionEntry {
+	who, ok := names[v.Actor]
+	if !ok {
+		kind, aid, _ := strings.Cut(v.Actor, ":")
+		who = Who{Kind: "unknown", ID: aid, Name: v.Actor}
+		if kind == "user" {
+			who.Kind = "person"
+		}
+	}
+	return VersionEntry{Version: v.Version, Kind: v.Kind, Who: who,
+		At: v.At.UTC().Format("2006-01-02T15:04:05.000Z"), Changed: nonNil(v.Changed), Bytes: v.Bytes}
 }
 
 // actors names every actor of the workspace: its people, tokens and

@@ -3,11 +3,13 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"foundry/internal/problem"
 	"foundry/internal/service"
+	"foundry/internal/store"
 )
 
 // Every error of /api/ is an RFC 9457 problem document
@@ -41,7 +43,7 @@ func statusOf(code string) int {
 	switch code {
 	case problem.Invalid:
 		return http.StatusBadRequest
-	case problem.NotFound:
+	case problem.NotFound, "unknown_tab":
 		return http.StatusNotFound
 	case problem.Limit:
 		return http.StatusRequestEntityTooLarge
@@ -149,6 +151,22 @@ func writeProblem(w http.ResponseWriter, status int, p *problem.Problem) {
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var pr *problem.Problem
 	if errors.As(err, &pr) {
+		if pr.Code == problem.Conflict {
+			// What to do next is this door's to say.
+			if r.Header.Get("If-Match") != "" {
+				pr.Field = "If-Match"
+			}
+			if cur, ok := pr.Details["current_version"].(int64); ok {
+				pr.Message += fmt.Sprintf(": read it again (GET /api/notes/%s) and redo the change on version %d", problem.Excerpt(r.PathValue("id")), cur)
+			}
+			if since, ok := pr.Details["expected_version"].(int64); ok {
+				if changes, err := h.changesSince(r, r.PathValue("id"), since); err == nil {
+					pr.With("changes", changes)
+				} else if r.Context().Err() == nil {
+					h.log.Error("api: reading what changed for a conflict", "path", r.URL.Path, "cause", err)
+				}
+			}
+		}
 		writeProblem(w, 0, pr)
 		return
 	}
@@ -158,4 +176,36 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	h.internal(w, r, err)
+}
+
+// MaxConflictChanges bounds the versions a conflict lists.
+const MaxConflictChanges = 50
+
+// changesSince is what changed a Note after version since, and who changed
+// it, newest last (at most MaxConflictChanges versions, the newest ones),
+// for a person to see what they conflict with.
+func (h *handler) changesSince(r *http.Request, id string, since int64) ([]VersionEntry, error) {
+	c, _ := r.Context().Value(callerKey{}).(*caller)
+	if c == nil || id == "" {
+		return []VersionEntry{}, nil
+	}
+	// The conflict came from the write, which checked c's reach.
+	vs, err := h.st.History(r.Context(), store.TypeNote, id)
+	if err != nil {
+		return nil, err
+	}
+	names, err := h.actors(r, c.ws)
+	if err != nil {
+		return nil, err
+	}
+	out := []VersionEntry{}
+	for _, v := range vs {
+		if v.Version > since {
+			out = append(out, versionEntry(v, names))
+		}
+	}
+	if len(out) > MaxConflictChanges {
+		out = out[len(out)-MaxConflictChanges:]
+	}
+	return out, nil
 }

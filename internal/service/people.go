@@ -100,7 +100,13 @@ func (s *Service) CreateNote(ctx context.Context, ws, owner, title string, appro
 func (s *Service) SetNoteApproved(ctx context.Context, ws, user, id string, approved bool) error {
 	_, err := s.Store.Guarded(ctx, store.Mutation{
 		Workspace: ws, Type: store.TypeNote, ID: id, Actor: "user:" + user,
-		Apply: func(cur *store.Resource) (*store.Change, error) {
+		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
+			// A deleted Note stays out of every agent's reach.
+			if _, err := tx.GetObject(KindNoteDeleted, id); err == nil {
+				return nil, problem.New(problem.NotFound, "note_id", "Note %q was deleted", problem.Excerpt(id))
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
 			res := mustJSON(map[string]any{"approved": approved})
 			if cur.Approved == approved {
 				// Already so: nothing changes, so the version stays and no
@@ -199,10 +205,24 @@ type Summary struct {
 	UpdatedAt time.Time
 }
 
-// WorkspaceNotes lists every Note of the workspace, approved or not: the
-// owner's view, not an agent's.
+// WorkspaceNotes lists every Note of the workspace, approved or not, but
+// not deleted: the owner's view, not an agent's.
 func (s *Service) WorkspaceNotes(ctx context.Context, ws string) ([]Summary, error) {
-	return s.workspaceList(ctx, ws, store.TypeNote)
+	all, err := s.workspaceList(ctx, ws, store.TypeNote)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, n := range all {
+		gone, err := s.noteDeleted(ctx, n.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !gone {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // WorkspaceRooms lists every cloud Room of the workspace.

@@ -248,6 +248,10 @@ func (s *Service) PeopleCreateNote(ctx context.Context, c Caller, title string, 
 	id := store.NewID("note")
 	if key != "" {
 		if err := checkKey(key); err != nil {
+			var pr *problem.Problem
+			if errors.As(err, &pr) {
+				pr.Field = "Idempotency-Key"
+			}
 			return PeopleResult{}, err
 		}
 		sum := sha256.Sum256([]byte("create_note\x00" + c.Workspace + "\x00" + c.User + "\x00" + key))
@@ -322,9 +326,11 @@ func (s *Service) peopleWrite(ctx context.Context, c Caller, id string, pw Peopl
 	}
 	if pw.Key != "" {
 		if err := checkKey(pw.Key); err != nil {
-			pr := err.(*problem.Problem)
-			pr.Field = "Idempotency-Key"
-			return PeopleResult{}, pr
+			var pr *problem.Problem
+			if errors.As(err, &pr) {
+				pr.Field = "Idempotency-Key"
+			}
+			return PeopleResult{}, err
 		}
 	}
 	if pw.Expected < 1 {

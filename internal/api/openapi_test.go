@@ -1,0 +1,191 @@
+package api_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"foundry/internal/api"
+	"foundry/internal/auth"
+)
+
+var methods = []string{"get", "put", "post", "patch", "delete", "head", "options", "trace"}
+
+// openAPIDoc is the served document, checked for the OpenAPI 3.1 shape.
+func openAPIDoc(t *testing.T, e *notesEnv) map[string]any {
+	t.Helper()
+	r := e.do(t, req{method: "GET", path: "/api/openapi.json", anon: true})
+	r.want(t, "GET /api/openapi.json without signing in", http.StatusOK, "")
+	doc := r.body
+	if v, _ := doc["openapi"].(string); !strings.HasPrefix(v, "3.1.") {
+		t.Fatalf("openapi = %v, want 3.1.x", doc["openapi"])
+	}
+	if _, ok := doc["paths"].(map[string]any); !ok {
+		t.Fatal("the document has no paths")
+	}
+	comp, _ := doc["components"].(map[string]any)
+	if _, ok := comp["schemas"].(map[string]any); !ok {
+		t.Fatal("the document has no components.schemas")
+	}
+	if info, _ := doc["info"].(map[string]any); info["title"] == nil || info["version"] == nil {
+		t.Fatal("the document has no info.title or info.version")
+	}
+	return doc
+}
+
+func TestOpenAPIMatchesTheRoutes(t *testing.T) {
+	e := startNotes(t, nil)
+	doc := openAPIDoc(t, e)
+	var inDoc, served []string
+	for path, item := range doc["paths"].(map[string]any) {
+		for m := range item.(map[string]any) {
+			if slices.Contains(methods, m) {
+				inDoc = append(inDoc, strings.ToUpper(m)+" "+path)
+			}
+		}
+	}
+	for _, r := range api.Routes() {
+		served = append(served, r.Method+" "+r.Path)
+	}
+	sort.Strings(inDoc)
+	sort.Strings(served)
+	if !slices.Equal(inDoc, served) {
+		t.Fatalf("the document and the handler disagree:\n document: %v\n served:   %v", inDoc, served)
+	}
+	// Every route is really served: no call to it answers "not an API path"
+	// or a wrong method.
+	for _, r := range api.Routes() {
+		path := strings.NewReplacer("{id}", "note_x", "{tab_id}", "markdown").Replace(r.Path)
+		res := e.do(t, req{method: r.Method, path: path})
+		if res.status == http.StatusMethodNotAllowed || res.body["field"] == "path" {
+			t.Errorf("%s %s (as %s) is in the document but not served: %d %s", r.Method, r.Path, path, res.status, res.raw)
+		}
+	}
+	// And a method the document does not list is refused.
+	if res := e.do(t, req{method: "PUT", path: "/api/notes"}); res.status != http.StatusMethodNotAllowed || res.header.Get("Allow") != "GET, POST" {
+		t.Errorf("PUT /api/notes: %d Allow %q; want 405 with Allow: GET, POST", res.status, res.header.Get("Allow"))
+	}
+}
+
+// validator validates sample answers against the document's schemas.
+type validator struct {
+	t       *testing.T
+	doc     map[string]any
+	defs    json.RawMessage
+	checked map[string]bool // "METHOD path status"
+}
+
+func newValidator(t *testing.T, doc map[string]any) *validator {
+	raw, err := json.Marshal(doc["components"].(map[string]any)["schemas"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &validator{t: t, doc: doc, defs: raw, checked: map[string]bool{}}
+}
+
+// check validates r, the answer to method on the path template tmpl,
+// against the schema the document gives for its status.
+func (v *validator) check(method, tmpl string, r resp) {
+	v.t.Helper()
+	item, _ := v.doc["paths"].(map[string]any)[tmpl].(map[string]any)
+	op, _ := item[strings.ToLower(method)].(map[string]any)
+	if op == nil {
+		v.t.Fatalf("%s %s is not in the document", method, tmpl)
+	}
+	status := fmt.Sprint(r.status)
+	res, _ := op["responses"].(map[string]any)[status].(map[string]any)
+	if res == nil {
+		v.t.Fatalf("%s %s answered %s, which the document does not list: %s", method, tmpl, status, r.raw)
+	}
+	v.checked[method+" "+tmpl+" "+status] = true
+	content, _ := res["content"].(map[string]any)
+	if content == nil {
+		if len(r.raw) != 0 {
+			v.t.Fatalf("%s %s %s: the document says no body, the answer has %s", method, tmpl, status, r.raw)
+		}
+		return
+	}
+	ct := strings.TrimSuffix(r.header.Get("Content-Type"), "; charset=utf-8")
+	media, _ := content[ct].(map[string]any)
+	if media == nil {
+		v.t.Fatalf("%s %s %s: Content-Type %q is not in the document", method, tmpl, status, ct)
+	}
+	schemaJSON, err := json.Marshal(media["schema"])
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	root := fmt.Sprintf(`{"$defs":%s,"allOf":[%s]}`, v.defs, schemaJSON)
+	root = strings.ReplaceAll(root, "#/components/schemas/", "#/$defs/")
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(root), &s); err != nil {
+		v.t.Fatalf("schema of %s %s %s: %v", method, tmpl, status, err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		v.t.Fatalf("schema of %s %s %s does not resolve: %v", method, tmpl, status, err)
+	}
+	var inst any
+	if err := json.Unmarshal(r.raw, &inst); err != nil {
+		v.t.Fatal(err)
+	}
+	if err := rs.Validate(inst); err != nil {
+		v.t.Errorf("%s %s %s answered %s, which its schema refuses: %v", method, tmpl, status, r.raw, err)
+	}
+}
+
+func TestOpenAPISamplesValidate(t *testing.T) {
+	e := startNotes(t, nil)
+	v := newValidator(t, openAPIDoc(t, e))
+	tok := e.Token(t, nil, auth.ScopeRead, auth.ScopeWrite)
+
+	v.check("GET", "/api/me", e.do(t, req{method: "GET", path: "/api/me"}))
+	v.check("GET", "/api/me", e.do(t, req{method: "GET", path: "/api/me", anon: true}))
+	v.check("GET", "/api/connections", e.do(t, req{method: "GET", path: "/api/connections"}))
+	v.check("DELETE", "/api/connections/{id}", e.do(t, req{method: "DELETE", path: "/api/connections/tok_nope"}))
+
+	created := e.do(t, req{method: "POST", path: "/api/notes", body: map[string]any{"title": "Sample", "approved": true}, header: map[string]string{api.HeaderKey: "sample-create-1"}})
+	v.check("POST", "/api/notes", created)
+	v.check("POST", "/api/notes", e.do(t, req{method: "POST", path: "/api/notes", body: map[string]any{"title": "Other"}, header: map[string]string{api.HeaderKey: "sample-create-1"}}))
+	v.check("POST", "/api/notes", e.do(t, req{method: "POST", path: "/api/notes", body: `{"title":1}`}))
+	id := created.body["id"].(string)
+	v.check("GET", "/api/notes", e.do(t, req{method: "GET", path: "/api/notes?limit=1"}))
+	v.check("GET", "/api/notes", e.do(t, req{method: "GET", path: "/api/notes?cursor=x"}))
+	v.check("GET", "/api/notes/{id}", e.do(t, req{method: "GET", path: "/api/notes/" + id}))
+	v.check("GET", "/api/notes/{id}", e.do(t, req{method: "GET", path: "/api/notes/note_nope", bearer: tok}))
+	md := e.markdownTab(t, id)
+	v.check("PUT", "/api/notes/{id}/tabs/{tab_id}/text", e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: map[string]any{"text": "# Sample"}, header: ifMatch(1)}))
+	v.check("PUT", "/api/notes/{id}/tabs/{tab_id}/text", e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: map[string]any{"text": "late"}, header: ifMatch(1)}))
+	v.check("PUT", "/api/notes/{id}/tabs/{tab_id}/text", e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: map[string]any{"text": "none"}}))
+	v.check("PATCH", "/api/notes/{id}", e.do(t, req{method: "PATCH", path: "/api/notes/" + id, body: map[string]any{"title": "Sample 2"}, header: ifMatch(2), bearer: tok}))
+	v.check("GET", "/api/notes/{id}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + id + "/tabs/" + md, bearer: tok}))
+	// Every tab type, as the demo Note has them.
+	demo := e.do(t, req{method: "GET", path: "/api/notes/" + e.NoteID})
+	for _, x := range demo.body["tabs"].([]any) {
+		tab := x.(map[string]any)["tab_id"].(string)
+		v.check("GET", "/api/notes/{id}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + e.NoteID + "/tabs/" + tab}))
+	}
+	v.check("GET", "/api/notes/{id}/history", e.do(t, req{method: "GET", path: "/api/notes/" + id + "/history"}))
+	v.check("POST", "/api/notes/{id}/restore", e.do(t, req{method: "POST", path: "/api/notes/" + id + "/restore", body: map[string]any{"version": 1}, header: ifMatch(3)}))
+	v.check("DELETE", "/api/notes/{id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(4), noCSRF: true}))
+	v.check("DELETE", "/api/notes/{id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(4)}))
+	v.check("GET", "/api/openapi.json", e.do(t, req{method: "GET", path: "/api/openapi.json"}))
+
+	// Every route's success was sampled.
+	for _, r := range api.Routes() {
+		ok := false
+		for k := range v.checked {
+			if strings.HasPrefix(k, r.Method+" "+r.Path+" 2") || (r.Path == "/api/connections/{id}" && strings.HasPrefix(k, r.Method+" "+r.Path)) {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("no sample answer of %s %s was validated", r.Method, r.Path)
+		}
+	}
+}
