@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"foundry/internal/account"
+	"foundry/internal/api"
 	"foundry/internal/browsertest"
 	"foundry/internal/server"
 	"foundry/internal/server/servertest"
@@ -381,21 +382,23 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#notes-list li.note").length === 3`))
 
 	// A change based on what the list showed, after an agent's write moved
-	// the Note on: refused (412), said so, and the list reloads.
-	caller := service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
-	n := notesOf(t, e)["Team offsite"]
-	renamed := "Team offsite (moved)"
-	if _, err := e.Server.Service.PeopleUpdateNote(context.Background(), caller, n.ID, &renamed, nil, service.PeopleWrite{Expected: n.Version}); err != nil {
-		t.Fatal(err)
+	// the Note on (through MCP, with a token named "test"): refused (412),
+	// said so with who wrote, and the list reloads.
+	n := notesOf(t, e)["Quarterly plan"]
+	agent := e.Client(t, e.WriteToken(t), "")
+	if r := servertest.MustCall(t, agent, "create_note_tab", map[string]any{"note_id": n.ID, "expected_version": n.Version, "tab_type": "sheet", "label": "Budget", "idempotency_key": "webapp-test-budget"}); r.IsError {
+		t.Fatalf("the agent's write: %s", r.Text)
 	}
-	do(t, ctx, "switch a Note that changed meanwhile", chromedp.Click(row("Team offsite", "[role=switch]")),
-		chromedp.WaitVisible(chromedp.CSS(`.notice`)), chromedp.WaitVisible(row(renamed, "")))
-	if msg := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(`.notice p`))); !strings.Contains(msg, "changed since") {
+	do(t, ctx, "switch a Note that changed meanwhile", chromedp.Click(row("Quarterly plan", "[role=switch]")),
+		chromedp.WaitVisible(chromedp.CSS(`.notice`)))
+	if msg := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(`.notice p`))); !strings.Contains(msg, "“Quarterly plan” was changed by test since the list was loaded") || !strings.Contains(msg, "your change was not made") {
 		t.Errorf("a 412 shows %q", msg)
 	}
-	if got := notesOf(t, e)[renamed]; got.Approved || got.ID != n.ID {
-		t.Errorf("the refused switch changed the Note: %+v", got)
+	if got := notesOf(t, e)["Quarterly plan"]; !got.Approved || got.Version <= n.Version {
+		t.Errorf("the refused switch changed the Note, or the agent's write is gone: %+v (was %+v)", got, n)
 	}
+	do(t, ctx, "the list reloaded", chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
+	browsertest.Screenshot(t, ctx, "notes-conflict")
 	do(t, ctx, "dismiss", chromedp.Click(chromedp.CSS(`.notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.notice`)))
 	noOverflow(t, ctx, "notes-list")
 	accessible(t, ctx, "notes-list")
@@ -419,7 +422,24 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		t.Errorf("the Connected link: at %s", u)
 	}
 	do(t, ctx, "the connections", chromedp.Poll[chromedp.Void](`!document.querySelector(".loading")`))
+	if text := run(t, ctx, "connections", chromedp.Text(chromedp.CSS(`.page`))); !strings.Contains(text, "Personal access token") || !strings.Contains(text, "test") {
+		t.Errorf("the Connected page does not list the agent's token:\n%s", text)
+	}
 	accessible(t, ctx, "connected")
+	browsertest.Screenshot(t, ctx, "connected")
+	do(t, ctx, "revoke the token",
+		chromedp.Click(chromedp.CSS(`button[aria-label="Revoke test"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
+		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
+		waitText(".empty", "Nothing is connected"),
+	)
+	entries, err := api.List(context.Background(), e.Server.Store, e.Owner.Workspace.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || !entries[0].Revoked {
+		t.Errorf("after Revoke the workspace's connections are %+v, want the one token, revoked", entries)
+	}
 	do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(`.topbar button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("password")))
 	if u := location(t, ctx); u.Path != "/signin" {
 		t.Fatalf("after signing out: at %s", u)

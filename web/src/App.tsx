@@ -81,7 +81,7 @@ function Shell({ me }: { me: Me }) {
         </Link>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
-        {section === "notes" && !path.startsWith("/notes/") ? <NotesPage /> : null}
+        {section === "notes" && !path.startsWith("/notes/") ? <NotesPage me={me.user.name || me.user.email} /> : null}
         {path.startsWith("/notes/") ? <NoteRoute id={decodeURIComponent(path.slice("/notes/".length))} /> : null}
         {section === "connected" ? <ConnectedPage /> : null}
         {section === "" ? <NotFound /> : null}

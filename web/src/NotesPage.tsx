@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { api, ApiError, type Note } from "./api";
+import { api, ApiError, writers, type Note } from "./api";
 import { Link } from "./router";
 import { Dialog, ErrorBox, Loading, when } from "./ui";
 
@@ -11,7 +11,7 @@ type State =
   | { kind: "error"; text: string }
   | { kind: "ready"; notes: Note[]; next: string };
 
-export function NotesPage() {
+export function NotesPage({ me }: { me: string }) {
   const [query, setQuery] = useState("");
   const [debounced, setDebounced] = useState("");
   const [state, setState] = useState<State>({ kind: "loading" });
@@ -72,10 +72,14 @@ export function NotesPage() {
 
   // failed shows why a change was refused; a Note that changed meanwhile
   // (412) or is gone (404) is read again.
-  const failed = (e: unknown) => {
+  const failed = (e: unknown, n?: Note) => {
     const text = e instanceof Error ? e.message : String(e);
     if (e instanceof ApiError && e.status === 412) {
-      setNotice("This Note changed since the list was loaded, so nothing was changed: the list now shows its current state. " + text);
+      const by = writers(e.changes, me);
+      const what = n ? `“${n.title}”` : "This Note";
+      setNotice(
+        `${what} was changed${by ? " by " + by : ""} since the list was loaded, so your change was not made. The list now shows it as it is: make the change again if you still want it.`,
+      );
       refresh();
       return;
     }
@@ -139,7 +143,7 @@ export function NotesPage() {
         <>
           <ul className="notes" id="notes-list" aria-label={searching ? `Notes matching ${debounced}` : "Notes"}>
             {state.notes.map((n) => (
-              <NoteRow key={n.id} note={n} onChanged={replace} onFailed={failed} onDelete={() => setDeleting(n)} />
+              <NoteRow key={n.id} note={n} onChanged={replace} onFailed={(e) => failed(e, n)} onDelete={() => setDeleting(n)} />
             ))}
           </ul>
           {state.next ? (
@@ -167,8 +171,9 @@ export function NotesPage() {
           setState((s) => (s.kind === "ready" ? { ...s, notes: s.notes.filter((x) => x.id !== n.id) } : s));
         }}
         onFailed={(e) => {
+          const n = deleting;
           setDeleting(null);
-          failed(e);
+          failed(e, n ?? undefined);
         }}
       />
     </section>

@@ -35,12 +35,30 @@ export class ApiError extends Error {
   status: number;
   field?: string;
   currentVersion?: string | number;
-  constructor(status: number, message: string, field?: string, currentVersion?: string | number) {
+  // changes: on a 412, the versions written since the one the change was
+  // based on, with who wrote each.
+  changes: Change[];
+  constructor(status: number, message: string, field?: string, currentVersion?: string | number, changes?: Change[]) {
     super(message);
     this.status = status;
     this.field = field;
     this.currentVersion = currentVersion;
+    this.changes = Array.isArray(changes) ? changes : [];
   }
+}
+
+export type Change = { version: number; who?: { kind?: string; name?: string }; at?: string; changed?: string[] };
+
+// writers names who wrote the changes, each once: "Claude and you".
+export function writers(changes: Change[], me: string): string {
+  const names: string[] = [];
+  for (const c of changes) {
+    let n = c.who?.name || (c.who?.kind === "person" ? "a person" : "an agent");
+    if (n === me) n = "you, elsewhere";
+    if (!names.includes(n)) names.push(n);
+  }
+  if (names.length <= 1) return names[0] ?? "";
+  return names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
 }
 
 let csrf = "";
@@ -89,7 +107,7 @@ export async function call<T>(path: string, opts: Options = {}): Promise<T> {
     data = undefined;
   }
   if (!resp.ok) {
-    throw new ApiError(resp.status, problemText(resp.status, data), data?.field, data?.current_version);
+    throw new ApiError(resp.status, problemText(resp.status, data), data?.field, data?.current_version, data?.changes);
   }
   if (data === undefined) throw new ApiError(resp.status, "Foundry answered something that is not JSON; try again.");
   return data as T;
