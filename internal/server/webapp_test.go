@@ -404,6 +404,15 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	accessible(t, ctx, "notes-list")
 	browsertest.Screenshot(t, ctx, "notes-list")
 
+	// Dark, when the person's system asks for it.
+	do(t, ctx, "dark", browsertest.ColorScheme("dark"))
+	if bg := run(t, ctx, "background", chromedp.Evaluate[string](`getComputedStyle(document.body).backgroundColor`)); bg != "rgb(20, 21, 24)" {
+		t.Errorf("in dark mode the page's background is %s", bg)
+	}
+	accessible(t, ctx, "notes-dark")
+	browsertest.Screenshot(t, ctx, "notes-dark")
+	do(t, ctx, "light", browsertest.ColorScheme("light"))
+
 	// A phone's width.
 	do(t, ctx, "phone width", browsertest.Phone(), chromedp.WaitVisible(row("Quarterly plan", "")))
 	noOverflow(t, ctx, "notes-phone")
