@@ -1,0 +1,349 @@
+// Command inspector drives the MCP Inspector's web UI in headless Chromium
+// as a person would: add Foundry by its URL, connect, list the tools, call
+// list_notes, follow the Inspector into Foundry's sign-in and consent
+// pages, and see the Welcome Note in the result. Run by .ci/inspector-check,
+// which starts Foundry and the Inspector first.
+//
+// Chromium resolves no name but localhost, so a page can reach nothing but
+// this machine; what the pages tried to fetch elsewhere is printed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// step bounds each wait for the page to get somewhere.
+const step = 30 * time.Second
+
+func main() {
+	inspector := flag.String("inspector", "", "the Inspector's URL, with its MCP_INSPECTOR_API_TOKEN query parameter")
+	mcpURL := flag.String("mcp", "", "Foundry's MCP endpoint, http://127.0.0.1:PORT/mcp")
+	email := flag.String("email", "owner@localhost", "the person who signs in")
+	shots := flag.String("shots", "", "folder for the screenshots inspector-*.png")
+	flag.Parse()
+	password := os.Getenv("FOUNDRY_PASSWORD")
+	if *inspector == "" || *mcpURL == "" || *shots == "" || password == "" {
+		fmt.Fprintln(os.Stderr, "usage: FOUNDRY_PASSWORD=… inspector -inspector URL -mcp URL -shots DIR [-email EMAIL]")
+		os.Exit(2)
+	}
+	if err := run(*inspector, *mcpURL, *email, password, *shots); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		os.Exit(1)
+	}
+	fmt.Println("PASS: the MCP Inspector connected to Foundry by URL alone, signed in through OAuth, listed 17 tools and called list_notes")
+}
+
+func run(inspector, mcpURL, email, password, shots string) error {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		chromium = "/usr/bin/chromium"
+	}
+	prof, err := os.MkdirTemp("", "inspector-chromium-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(prof)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.WindowSize(1440, 1000),
+		chromedp.UserDataDir(prof),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"),
+	}
+	for _, f := range []string{"headless", "no-sandbox", "disable-gpu", "disable-background-networking", "disable-component-update", "disable-sync"} {
+		opts = append(opts, chromedp.Flag(f, true))
+	}
+	base, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(base, opts...)
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(actx)
+	defer cancelTab()
+
+	var mu sync.Mutex
+	var outside, foundry []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		e, ok := ev.(*network.EventRequestWillBeSent)
+		if !ok || e.Request == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		u, err := url.Parse(e.Request.URL)
+		if err != nil {
+			outside = append(outside, e.Request.URL)
+			return
+		}
+		switch {
+		case u.Scheme == "data" || u.Scheme == "blob" || u.Scheme == "about":
+		case u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost":
+			if mu, _ := url.Parse(mcpURL); mu != nil && u.Host == mu.Host {
+				foundry = append(foundry, e.Request.Method+" "+u.Path)
+			}
+		default:
+			if !slices.Contains(outside, e.Request.URL) {
+				outside = append(outside, e.Request.URL)
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		return fmt.Errorf("starting Chromium (%s): %w", chromium, err)
+	}
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Printf("the browser itself reached Foundry with: %s\n", strings.Join(slices.Compact(foundry), ", "))
+		if len(outside) > 0 {
+			fmt.Printf("note: the pages asked for %d URL(s) beyond this machine; none was resolved: %s\n", len(outside), strings.Join(outside, " "))
+		}
+	}()
+
+	say := func(format string, a ...any) { fmt.Printf("ok: "+format+"\n", a...) }
+	shot := func(name string) error {
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			return fmt.Errorf("screenshot %s: %w", name, err)
+		}
+		p := filepath.Join(shots, name+".png")
+		if err := os.WriteFile(p, png, 0o644); err != nil {
+			return err
+		}
+		say("screenshot %s (%d KB)", p, len(png)/1024)
+		return nil
+	}
+
+	// The page helpers: click a button by its text, find a dialog.
+	const helpers = `window.__click = (text, root) => {
+	  const el = [...(root || document).querySelectorAll("button, [role=option], a")].find(b => b.innerText.trim() === text);
+	  if (!el) return false;
+	  el.click();
+	  return true;
+	};
+	window.__body = () => document.body.innerText;
+	true`
+	// poll evaluates js until it is true, for at most step; a page that
+	// navigates meanwhile (the OAuth redirects) is simply evaluated again.
+	poll := func(js string) bool {
+		deadline := time.Now().Add(step)
+		for time.Now().Before(deadline) {
+			if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js)); err == nil && ok {
+				return true
+			}
+			if ctx.Err() != nil {
+				return false
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		return false
+	}
+	click := func(what, text string, root string) error {
+		if root == "" {
+			root = "document"
+		}
+		js := fmt.Sprintf(`!!window.__click && !!(%s) && window.__click(%q, %s)`, root, text, root)
+		if !poll(js) {
+			return fmt.Errorf("%s: no %q to click within %s", what, text, step)
+		}
+		return nil
+	}
+	waitText := func(what, text string) error {
+		js := fmt.Sprintf(`!!document.body && document.body.innerText.includes(%q)`, text)
+		if !poll(js) {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+			loc, _ := chromedp.Run(ctx, chromedp.Location())
+			return fmt.Errorf("%s: %q did not appear within %s at %s; the page reads:\n%s", what, text, step, loc, clip(body))
+		}
+		return nil
+	}
+	inject := func() error {
+		_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](helpers))
+		return err
+	}
+
+	// 1. Open the Inspector with its API token.
+	if err := chromedp.Do(ctx, chromedp.Navigate(inspector)); err != nil {
+		return fmt.Errorf("open the Inspector: %w", err)
+	}
+	if err := waitText("the Inspector's server list", "Add Servers"); err != nil {
+		return err
+	}
+	if err := inject(); err != nil {
+		return err
+	}
+	say("the Inspector is open")
+
+	// 2. Add Foundry by URL: Add Servers → + Add manually → streamable-http.
+	if err := click("add a server", "Add Servers", ""); err != nil {
+		return err
+	}
+	if err := click("add a server", "+ Add manually", ""); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.WaitVisible(chromedp.CSS(`[role=dialog] input[placeholder="my-server"]`)),
+		chromedp.SendKeys(chromedp.CSS(`[role=dialog] input[placeholder="my-server"]`), "foundry"),
+		chromedp.Click(chromedp.CSS(`[role=dialog] input[value="stdio (local process)"]`)),
+	); err != nil {
+		return fmt.Errorf("the Add server form: %w", err)
+	}
+	if err := click("choose the transport", "streamable-http", ""); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.WaitVisible(chromedp.CSS(`[role=dialog] input[placeholder="https://example.com/mcp"]`)),
+		chromedp.SendKeys(chromedp.CSS(`[role=dialog] input[placeholder="https://example.com/mcp"]`), mcpURL),
+	); err != nil {
+		return fmt.Errorf("the server URL field: %w", err)
+	}
+	if err := click("add the server", "Add", `document.querySelector("[role=dialog]")`); err != nil {
+		return err
+	}
+	say("added server foundry, Streamable HTTP, %s", mcpURL)
+
+	// 3. Connect.
+	// The switch's input is drawn over by its track, so it is clicked as
+	// the page's own handler sees a click: on the element.
+	toggle := `document.querySelector('input[aria-label="Connect or disconnect \\"foundry\\""]')`
+	if !poll(`(() => { const t = ` + toggle + `; if (!t) return false; t.click(); return true; })()`) {
+		return fmt.Errorf("no connect switch for foundry within %s", step)
+	}
+	if err := waitText("connect", "Connected"); err != nil {
+		return err
+	}
+	era, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.body.innerText.match(/MCP \d{4}-\d{2}-\d{2}/) || [""])[0]`))
+	say("connected (%s)", era)
+
+	// 4. The tools.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[value=Tools]`))); err != nil {
+		return fmt.Errorf("the Tools tab: %w", err)
+	}
+	if err := waitText("list the tools", "Tools (17)"); err != nil {
+		return err
+	}
+	names, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("button")].map(b => b.innerText.trim()).filter(t => /^[a-z]+(_[a-z]+)+$/.test(t))`))
+	if err != nil {
+		return err
+	}
+	names = slices.Compact(names)
+	if len(names) != 17 || !slices.Contains(names, "list_notes") {
+		return fmt.Errorf("the Tools tab lists %d tools (%v), want Foundry's 17 with list_notes", len(names), names)
+	}
+	say("the Tools tab lists Foundry's 17 tools: %s", strings.Join(names, " "))
+	// The tab change fades the server list out; photograph the tools once
+	// it has gone.
+	if !poll(`![...document.querySelectorAll("button")].some(b => b.innerText.trim() === "Add Servers" && b.getClientRects().length > 0)`) {
+		return errors.New("the server list is still shown on the Tools tab")
+	}
+	if err := chromedp.Do(ctx, chromedp.Sleep(time.Second)); err != nil {
+		return err
+	}
+	if err := shot("inspector-connected"); err != nil {
+		return err
+	}
+
+	// 5. Call list_notes: the first call answers 401, and the Inspector
+	// follows it into OAuth, to Foundry's sign-in page in the same tab.
+	if err := click("pick list_notes", "list_notes", ""); err != nil {
+		return err
+	}
+	if err := click("call list_notes", "Execute Tool", ""); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("password"))); err != nil {
+		return fmt.Errorf("the Inspector did not reach Foundry's sign-in page: %w", err)
+	}
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	say("the Inspector followed the 401 to %s", clipURL(loc))
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("email"), email),
+		chromedp.SendKeys(chromedp.ID("password"), password),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+	); err != nil {
+		return fmt.Errorf("sign in: %w", err)
+	}
+
+	// 6. Consent: approve what the page offers.
+	approve := chromedp.CSS(`button[value=approve]`)
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(approve)); err != nil {
+		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		return fmt.Errorf("no consent page after signing in as %s: %w; the page reads:\n%s", email, err, clip(body))
+	}
+	consent, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	say("signed in as %s; the consent page reads:\n%s", email, indent(consent))
+	if err := shot("inspector-consent"); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(approve)); err != nil {
+		return fmt.Errorf("approve: %w", err)
+	}
+
+	// 7. Back in the Inspector: authorized; call list_notes again.
+	if err := waitText("back in the Inspector", "Authorization complete"); err != nil {
+		return err
+	}
+	loc, _ = chromedp.Run(ctx, chromedp.Location())
+	say("back in the Inspector at %s: Authorization complete", loc)
+	if err := inject(); err != nil {
+		return err
+	}
+	if err := waitText("still connected", "Tools (17)"); err != nil {
+		return err
+	}
+	if err := click("pick list_notes", "list_notes", ""); err != nil {
+		return err
+	}
+	if err := click("call list_notes", "Execute Tool", ""); err != nil {
+		return err
+	}
+	if err := waitText("the result of list_notes", `"title": "Welcome"`); err != nil {
+		return err
+	}
+	say(`list_notes answered with the Note "Welcome"`)
+	if err := shot("inspector-tool-result"); err != nil {
+		return err
+	}
+
+	return nil
+}
+
+func clip(s string) string {
+	if len(s) > 3000 {
+		s = s[:3000] + "…"
+	}
+	return indent(s)
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for line := range strings.SplitSeq(strings.TrimSpace(s), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		b.WriteString("    " + line + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// clipURL drops the query of a sign-in URL (its next= carries the whole
+// authorization request) down to its path and first parameters.
+func clipURL(s string) string {
+	if len(s) > 160 {
+		return s[:160] + "…"
+	}
+	return s
+}
