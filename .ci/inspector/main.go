@@ -33,21 +33,35 @@ func main() {
 	inspector := flag.String("inspector", "", "the Inspector's URL, with its MCP_INSPECTOR_API_TOKEN query parameter")
 	mcpURL := flag.String("mcp", "", "Foundry's MCP endpoint, http://127.0.0.1:PORT/mcp")
 	email := flag.String("email", "owner@localhost", "the person who signs in")
-	shots := flag.String("shots", "", "folder for the screenshots inspector-*.png")
+	shots := flag.String("shots", "", "folder for the screenshots inspector-*.png (none when empty)")
+	era := flag.String("era", "legacy", "the Inspector's protocol era for Foundry: legacy (2025-11-25), modern (2026-07-28) or auto")
 	flag.Parse()
 	password := os.Getenv("FOUNDRY_PASSWORD")
-	if *inspector == "" || *mcpURL == "" || *shots == "" || password == "" {
-		fmt.Fprintln(os.Stderr, "usage: FOUNDRY_PASSWORD=… inspector -inspector URL -mcp URL -shots DIR [-email EMAIL]")
+	if *inspector == "" || *mcpURL == "" || password == "" {
+		fmt.Fprintln(os.Stderr, "usage: FOUNDRY_PASSWORD=… inspector -inspector URL -mcp URL [-shots DIR] [-era legacy|modern|auto] [-email EMAIL]")
 		os.Exit(2)
 	}
-	if err := run(*inspector, *mcpURL, *email, password, *shots); err != nil {
+	label, ok := eras[*era]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "-era %q: use legacy, modern or auto\n", *era)
+		os.Exit(2)
+	}
+	if err := run(*inspector, *mcpURL, *email, password, *shots, label); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		os.Exit(1)
 	}
-	fmt.Println("PASS: the MCP Inspector connected to Foundry by URL alone, signed in through OAuth, listed 17 tools and called list_notes")
+	fmt.Println("PASS (protocol era " + *era + "): the MCP Inspector connected to Foundry by URL alone, signed in through OAuth, listed 17 tools and called list_notes")
 }
 
-func run(inspector, mcpURL, email, password, shots string) error {
+// eras are the Inspector's protocol eras, by the start of their label in
+// its server settings, and the revision each must end up speaking.
+var eras = map[string]struct{ option, revision string }{
+	"legacy": {"Legacy", "2025-11-25"},
+	"modern": {"Modern", "2026-07-28"},
+	"auto":   {"Auto", "2026-07-28"},
+}
+
+func run(inspector, mcpURL, email, password, shots string, era struct{ option, revision string }) error {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		chromium = "/usr/bin/chromium"
@@ -75,13 +89,26 @@ func run(inspector, mcpURL, email, password, shots string) error {
 
 	var mu sync.Mutex
 	var outside, foundry []string
+	saved := 0 // answers to the Inspector's saves of a server's settings
+	puts := map[network.RequestID]bool{}
 	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventLoadingFinished); ok {
+			mu.Lock()
+			if puts[e.RequestID] {
+				saved++
+			}
+			mu.Unlock()
+			return
+		}
 		e, ok := ev.(*network.EventRequestWillBeSent)
 		if !ok || e.Request == nil {
 			return
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		if e.Request.Method == "PUT" && strings.Contains(e.Request.URL, "/api/servers/") {
+			puts[e.RequestID] = true
+		}
 		u, err := url.Parse(e.Request.URL)
 		if err != nil {
 			outside = append(outside, e.Request.URL)
@@ -118,6 +145,9 @@ func run(inspector, mcpURL, email, password, shots string) error {
 		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			return fmt.Errorf("screenshot %s: %w", name, err)
+		}
+		if shots == "" {
+			return nil
 		}
 		p := filepath.Join(shots, name+".png")
 		if err := os.WriteFile(p, png, 0o644); err != nil {
@@ -215,6 +245,70 @@ func run(inspector, mcpURL, email, password, shots string) error {
 	}
 	say("added server foundry, Streamable HTTP, %s", mcpURL)
 
+	// The protocol era is a setting of the server (Settings on its card →
+	// Options). The card is the nearest box around its connect switch that
+	// has a Settings button.
+	openSettings := `(() => {
+	  let el = document.querySelector('input[aria-label="Connect or disconnect \\"foundry\\""]');
+	  for (; el && el !== document.body; el = el.parentElement) {
+	    const b = [...el.querySelectorAll("button")].find(b => b.innerText.trim() === "Settings");
+	    if (b) { b.click(); return true; }
+	  }
+	  return false;
+	})()`
+	settings := `[...document.querySelectorAll("[role=dialog]")].find(d => d.innerText.includes("Server Settings") && d.getClientRects().length > 0)`
+	closeSettings := func() error {
+		if !poll(`(() => { const d = ` + settings + `; const c = d && d.querySelector("button[aria-label=Close]"); if (!c) return false; c.click(); return true; })()`) {
+			return errors.New("no Close button on the server settings")
+		}
+		if !poll(`!(` + settings + `)`) {
+			return errors.New("the server settings did not close")
+		}
+		return nil
+	}
+	if era.option != "Legacy" {
+		if !poll(openSettings) {
+			return errors.New("no Settings button on the foundry server card")
+		}
+		if !poll(`(() => { const i = document.querySelector('[role=dialog] input[value^="Legacy"]'); if (!i) return false; i.click(); return true; })()`) {
+			return errors.New("no Protocol Era choice in the server settings")
+		}
+		mu.Lock()
+		before := saved
+		mu.Unlock()
+		if !poll(fmt.Sprintf(`(() => { const o = [...document.querySelectorAll("[role=option]")].find(o => o.innerText.startsWith(%q)); if (!o) return false; o.click(); return true; })()`, era.option)) {
+			return fmt.Errorf("no %q protocol era to choose", era.option)
+		}
+		// The Inspector saves a setting a moment after it changes (PUT
+		// /api/servers/ID); closing the settings before that drops it.
+		for i := 0; ; i++ {
+			mu.Lock()
+			done := saved > before
+			mu.Unlock()
+			if done {
+				break
+			}
+			if i == 150 {
+				return errors.New("the Inspector did not save the protocol era within 30 s (no PUT /api/servers/… answered)")
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if err := closeSettings(); err != nil {
+			return err
+		}
+		// Open the settings again: the era is kept.
+		if !poll(openSettings) {
+			return errors.New("no Settings button on the foundry server card")
+		}
+		if !poll(fmt.Sprintf(`!!document.querySelector('[role=dialog] input[value^=%q]')`, era.option)) {
+			return fmt.Errorf("the server settings do not keep the protocol era %q", era.option)
+		}
+		if err := closeSettings(); err != nil {
+			return err
+		}
+		say("chose the protocol era %s; the server settings keep it", era.option)
+	}
+
 	// 3. Connect.
 	// The switch's input is drawn over by its track, so it is clicked as
 	// the page's own handler sees a click: on the element.
@@ -225,12 +319,16 @@ func run(inspector, mcpURL, email, password, shots string) error {
 	if err := waitText("connect", "Connected"); err != nil {
 		return err
 	}
-	era, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.body.innerText.match(/MCP \d{4}-\d{2}-\d{2}/) || [""])[0]`))
-	say("connected (%s)", era)
+	got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.body.innerText.match(/MCP \d{4}-\d{2}-\d{2}/) || [""])[0]`))
+	if got != "MCP "+era.revision {
+		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		return fmt.Errorf("connected with %q, want MCP %s; the page reads:\n%s", got, era.revision, clip(body))
+	}
+	say("connected (%s)", got)
 
 	// 4. The tools.
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[value=Tools]`))); err != nil {
-		return fmt.Errorf("the Tools tab: %w", err)
+	if !poll(`(() => { const t = document.querySelector("input[value=Tools]"); if (!t) return false; t.click(); return document.body.innerText.includes("Tools ("); })()`) {
+		return fmt.Errorf("no Tools tab to open within %s", step)
 	}
 	if err := waitText("list the tools", "Tools (17)"); err != nil {
 		return err
