@@ -2,7 +2,8 @@
 // as a person would: add Foundry by its URL, connect, list the tools, call
 // list_notes, follow the Inspector into Foundry's sign-in and consent
 // pages, and see the Welcome Note in the result. Run by .ci/inspector-check,
-// which starts Foundry and the Inspector first.
+// which starts Foundry and the Inspector first. With -foundry and -data it
+// then revokes the connection and connects again through a new consent.
 //
 // Chromium resolves no name but localhost, so a page can reach nothing but
 // this machine; what the pages tried to fetch elsewhere is printed.
@@ -34,6 +35,8 @@ func main() {
 	mcpURL := flag.String("mcp", "", "Foundry's MCP endpoint, http://127.0.0.1:PORT/mcp")
 	email := flag.String("email", "owner@localhost", "the person who signs in")
 	shots := flag.String("shots", "", "folder for the screenshots inspector-*.png (none when empty)")
+	bin := flag.String("foundry", "", "the foundry binary, to revoke the Inspector's connection at the end (skipped when empty)")
+	data := flag.String("data", "", "Foundry's --data folder, for -foundry")
 	era := flag.String("era", "legacy", "the Inspector's protocol era for Foundry: legacy (2025-11-25), modern (2026-07-28) or auto")
 	flag.Parse()
 	password := os.Getenv("FOUNDRY_PASSWORD")
@@ -46,11 +49,14 @@ func main() {
 		fmt.Fprintf(os.Stderr, "-era %q: use legacy, modern or auto\n", *era)
 		os.Exit(2)
 	}
-	if err := run(*inspector, *mcpURL, *email, password, *shots, label); err != nil {
+	if err := run(*inspector, *mcpURL, *email, password, *shots, label, *bin, *data); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		os.Exit(1)
 	}
 	fmt.Println("PASS (protocol era " + *era + "): the MCP Inspector connected to Foundry by URL alone, signed in through OAuth, listed 17 tools and called list_notes")
+	if *bin != "" {
+		fmt.Println("PASS (protocol era " + *era + "): after foundry connections revoke, its next call was refused and it connected again through a new consent")
+	}
 }
 
 // eras are the Inspector's protocol eras, by the start of their label in
@@ -61,7 +67,7 @@ var eras = map[string]struct{ option, revision string }{
 	"auto":   {"Auto", "2026-07-28"},
 }
 
-func run(inspector, mcpURL, email, password, shots string, era struct{ option, revision string }) error {
+func run(inspector, mcpURL, email, password, shots string, era struct{ option, revision string }, bin, data string) error {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		chromium = "/usr/bin/chromium"
@@ -187,7 +193,9 @@ func run(inspector, mcpURL, email, password, shots string, era struct{ option, r
 		}
 		js := fmt.Sprintf(`!!window.__click && !!(%s) && window.__click(%q, %s)`, root, text, root)
 		if !poll(js) {
-			return fmt.Errorf("%s: no %q to click within %s", what, text, step)
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+			loc, _ := chromedp.Run(ctx, chromedp.Location())
+			return fmt.Errorf("%s: no %q to click within %s; at %s the page reads:\n%s", what, text, step, loc, clip(body))
 		}
 		return nil
 	}
@@ -203,6 +211,14 @@ func run(inspector, mcpURL, email, password, shots string, era struct{ option, r
 	inject := func() error {
 		_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](helpers))
 		return err
+	}
+
+	// The Inspector's connections from before this run (another era's).
+	var earlier []string
+	if bin != "" {
+		if earlier, err = inspectorConnections(bin, data); err != nil {
+			return err
+		}
 	}
 
 	// 1. Open the Inspector with its API token.
@@ -415,8 +431,130 @@ func run(inspector, mcpURL, email, password, shots string, era struct{ option, r
 	if err := shot("inspector-tool-result"); err != nil {
 		return err
 	}
+	if bin == "" {
+		return nil
+	}
+
+	// 8. Revoke the connection as its owner would, from the command line:
+	// the next call is refused (401), and the Inspector asks again. The
+	// person is still signed in to Foundry, so it is the consent page.
+	live, err := inspectorConnections(bin, data)
+	if err != nil {
+		return err
+	}
+	live = slices.DeleteFunc(live, func(id string) bool { return slices.Contains(earlier, id) })
+	if len(live) != 1 {
+		return fmt.Errorf("foundry connections list shows %d new live connections of the MCP Inspector (%v), want 1", len(live), live)
+	}
+	id := live[0]
+	if out, err := exec.Command(bin, "connections", "revoke", id, "--data", data).CombinedOutput(); err != nil {
+		return fmt.Errorf("foundry connections revoke %s: %v: %s", id, err, out)
+	}
+	say("revoked %s with foundry connections revoke", id)
+	if !poll(`(() => { const b = document.querySelector("button[aria-label='Close results']"); if (!b) return false; b.click(); return true; })()`) {
+		return errors.New("no Close results button on the result of list_notes")
+	}
+	if err := click("call list_notes after the revocation", "Execute Tool", ""); err != nil {
+		return err
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(approve)); err != nil {
+		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		loc, _ := chromedp.Run(ctx, chromedp.Location())
+		return fmt.Errorf("after the revocation the Inspector did not come back to the consent page: %w; at %s the page reads:\n%s", err, loc, clip(body))
+	}
+	say("the revoked token was refused; the Inspector asked for consent again")
+	if err := chromedp.Do(ctx, chromedp.Click(approve)); err != nil {
+		return fmt.Errorf("approve again: %w", err)
+	}
+	// Inspector 2.12.0 exchanges the new code (Foundry answers 200 with
+	// new tokens), but when the refusal came in the middle of a session it
+	// may stay "Connecting..." until its 30 s timeout and then show
+	// "Failed"; a person then switches it off and on again.
+	cardState := `(() => {
+	  let el = ` + toggle + `;
+	  for (; el && el !== document.body; el = el.parentElement) {
+	    if ([...el.querySelectorAll("button")].some(b => b.innerText.trim() === "Settings")) {
+	      return el.innerText.split("\n").map(l => l.trim()).find(l => ["Connected", "Connecting...", "Disconnected", "Failed"].includes(l)) || "";
+	    }
+	  }
+	  return "";
+	})()`
+	// settle waits (50 s, past the Inspector's 30 s connect timeout) for
+	// the card to end Connected or Failed, or to stay Disconnected for 3 s.
+	settle := func() string {
+		idle := 0 // polls in a row that found it Disconnected
+		for i := 0; i < 250; i++ {
+			state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](cardState))
+			if state == "Disconnected" {
+				idle++
+			} else {
+				idle = 0
+			}
+			if state == "Connected" || state == "Failed" || idle == 15 {
+				return state
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](cardState))
+		return s
+	}
+	state := settle()
+	for attempt := 1; state != "Connected"; attempt++ {
+		if attempt > 3 {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+			return fmt.Errorf("the foundry card shows %q after switching it on 3 times; the page reads:\n%s", state, clip(body))
+		}
+		fmt.Printf("note: after the new consent (its token request answered) the Inspector's card shows %q, not Connected; switching it on again\n", state)
+		if !poll(`(() => { const t = ` + toggle + `; if (!t) return false; t.click(); return true; })()`) {
+			return fmt.Errorf("no connect switch for foundry within %s", step)
+		}
+		state = settle()
+	}
+	if !strings.Contains(mustBody(ctx), "Tools (") {
+		if !poll(`(() => { const t = document.querySelector("input[value=Tools]"); if (!t) return false; t.click(); return document.body.innerText.includes("Tools ("); })()`) {
+			return fmt.Errorf("no Tools tab to open within %s", step)
+		}
+	}
+	if err := inject(); err != nil {
+		return err
+	}
+	if err := waitText("the tools", "Tools (17)"); err != nil {
+		return err
+	}
+	if err := click("pick list_notes", "list_notes", ""); err != nil {
+		return err
+	}
+	if err := click("call list_notes", "Execute Tool", ""); err != nil {
+		return err
+	}
+	if err := waitText("the result of list_notes", `"title": "Welcome"`); err != nil {
+		return err
+	}
+	say(`connected again: list_notes answered with the Note "Welcome"`)
 
 	return nil
+}
+
+// inspectorConnections are the IDs of the live (not revoked) connections
+// of the MCP Inspector that foundry connections list shows.
+func inspectorConnections(bin, data string) ([]string, error) {
+	out, err := exec.Command(bin, "connections", "list", "--data", data).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("foundry connections list: %v: %s", err, out)
+	}
+	var ids []string
+	for line := range strings.SplitSeq(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 3 && strings.HasPrefix(f[0], "conn_") && f[1] == "oauth" && strings.Contains(line, "MCP Inspector") && f[len(f)-1] == "-" {
+			ids = append(ids, f[0])
+		}
+	}
+	return ids, nil
+}
+
+func mustBody(ctx context.Context) string {
+	body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+	return body
 }
 
 func clip(s string) string {
