@@ -143,55 +143,64 @@ type updateBody struct {
 }
 
 func (h *handler) updateNote(w http.ResponseWriter, r *http.Request, c *caller) {
-	id, err := noteID(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	var b updateBody
-	if err := decodeBody(r, &b, false); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	pw, err := write(r, b.ExpectedVersion)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	res, err := h.svc.PeopleUpdateNote(r.Context(), c.svc, id, b.Title, b.Approved, pw)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.written(w, http.StatusOK, res)
+	h.noteWrite(w, r, http.StatusOK, func(id string) (service.PeopleResult, error) {
+		b, pw, err := writeBody[updateBody](r, false)
+		if err != nil {
+			return service.PeopleResult{}, err
+		}
+		return h.svc.PeopleUpdateNote(r.Context(), c.svc, id, b.Title, b.Approved, pw)
+	})
 }
 
 type versionBody struct {
 	ExpectedVersion *int64 `json:"expected_version"`
 }
 
-func (h *handler) deleteNote(w http.ResponseWriter, r *http.Request, c *caller) {
+// The bodies of writes say the version they were based on (or If-Match
+// does).
+func (b *updateBody) expected() *int64  { return b.ExpectedVersion }
+func (b *versionBody) expected() *int64 { return b.ExpectedVersion }
+func (b *textBody) expected() *int64    { return b.ExpectedVersion }
+func (b *restoreBody) expected() *int64 { return b.ExpectedVersion }
+
+// writeBody reads a write's JSON body (optional: it may be absent) and its
+// precondition: If-Match, or the body's expected_version.
+func writeBody[B any, P interface {
+	*B
+	expected() *int64
+}](r *http.Request, optional bool) (*B, service.PeopleWrite, error) {
+	b := new(B)
+	if err := decodeBody(r, b, optional); err != nil {
+		return nil, service.PeopleWrite{}, err
+	}
+	pw, err := write(r, P(b).expected())
+	return b, pw, err
+}
+
+// noteWrite is every mutating call on a Note: the Note's ID from the path,
+// then do, then the answer with the new version (ETag, replay header) or
+// the problem.
+func (h *handler) noteWrite(w http.ResponseWriter, r *http.Request, status int, do func(id string) (service.PeopleResult, error)) {
 	id, err := noteID(r)
+	var res service.PeopleResult
+	if err == nil {
+		res, err = do(id)
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	var b versionBody
-	if err := decodeBody(r, &b, true); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	pw, err := write(r, b.ExpectedVersion)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	res, err := h.svc.PeopleDeleteNote(r.Context(), c.svc, id, pw)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.written(w, http.StatusNoContent, res)
+	h.written(w, status, res)
+}
+
+func (h *handler) deleteNote(w http.ResponseWriter, r *http.Request, c *caller) {
+	h.noteWrite(w, r, http.StatusNoContent, func(id string) (service.PeopleResult, error) {
+		_, pw, err := writeBody[versionBody](r, true)
+		if err != nil {
+			return service.PeopleResult{}, err
+		}
+		return h.svc.PeopleDeleteNote(r.Context(), c.svc, id, pw)
+	})
 }
 
 func (h *handler) getTab(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -220,36 +229,20 @@ type textBody struct {
 }
 
 func (h *handler) putText(w http.ResponseWriter, r *http.Request, c *caller) {
-	id, err := noteID(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	tab, err := pathID(r, "tab_id")
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	var b textBody
-	if err := decodeBody(r, &b, false); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if b.Text == nil {
-		writeProblem(w, 0, problem.New(problem.Invalid, "text", "is required: give the whole text of the markdown tab"))
-		return
-	}
-	pw, err := write(r, b.ExpectedVersion)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	res, err := h.svc.PeopleSetText(r.Context(), c.svc, id, tab, *b.Text, pw)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.written(w, http.StatusOK, res)
+	h.noteWrite(w, r, http.StatusOK, func(id string) (service.PeopleResult, error) {
+		tab, err := pathID(r, "tab_id")
+		if err != nil {
+			return service.PeopleResult{}, err
+		}
+		b, pw, err := writeBody[textBody](r, false)
+		if err != nil {
+			return service.PeopleResult{}, err
+		}
+		if b.Text == nil {
+			return service.PeopleResult{}, problem.New(problem.Invalid, "text", "is required: give the whole text of the markdown tab")
+		}
+		return h.svc.PeopleSetText(r.Context(), c.svc, id, tab, *b.Text, pw)
+	})
 }
 
 // Who is who made a version: a person, or a token (a personal access
@@ -367,29 +360,14 @@ type restoreBody struct {
 }
 
 func (h *handler) restore(w http.ResponseWriter, r *http.Request, c *caller) {
-	id, err := noteID(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	var b restoreBody
-	if err := decodeBody(r, &b, false); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if b.Version == nil {
-		writeProblem(w, 0, problem.New(problem.Invalid, "version", "is required: give the version to restore (see GET /api/notes/%s/history)", problem.Excerpt(id)))
-		return
-	}
-	pw, err := write(r, b.ExpectedVersion)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	res, err := h.svc.PeopleRestore(r.Context(), c.svc, id, *b.Version, pw)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.written(w, http.StatusOK, res)
+	h.noteWrite(w, r, http.StatusOK, func(id string) (service.PeopleResult, error) {
+		b, pw, err := writeBody[restoreBody](r, false)
+		if err != nil {
+			return service.PeopleResult{}, err
+		}
+		if b.Version == nil {
+			return service.PeopleResult{}, problem.New(problem.Invalid, "version", "is required: give the version to restore (see GET /api/notes/%s/history)", problem.Excerpt(id))
+		}
+		return h.svc.PeopleRestore(r.Context(), c.svc, id, *b.Version, pw)
+	})
 }
