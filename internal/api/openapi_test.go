@@ -176,6 +176,34 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("DELETE", "/api/notes/{id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(4)}))
 	v.check("GET", "/api/openapi.json", e.do(t, req{method: "GET", path: "/api/openapi.json"}))
 
+	// The tab strip, sources, slides and cells, on a Note of their own.
+	n := e.do(t, req{method: "POST", path: "/api/notes", body: map[string]any{"title": "Tabs sample"}})
+	nid := n.body["id"].(string)
+	tabs := "/api/notes/" + nid + "/tabs"
+	deck := e.do(t, req{method: "POST", path: tabs, body: map[string]any{"type": "slides"}, header: ifMatch(1)})
+	v.check("POST", "/api/notes/{id}/tabs", deck)
+	v.check("POST", "/api/notes/{id}/tabs", e.do(t, req{method: "POST", path: tabs, body: map[string]any{"type": "files"}, header: ifMatch(2)}))
+	deckID := deck.body["tab_id"].(string)
+	slide := e.do(t, req{method: "POST", path: tabs + "/" + deckID + "/slides", body: map[string]any{"title": "One"}, header: ifMatch(2)})
+	v.check("POST", "/api/notes/{id}/tabs/{tab_id}/slides", slide)
+	slidePath := tabs + "/" + deckID + "/slides/" + slide.body["slide_id"].(string)
+	v.check("PATCH", "/api/notes/{id}/tabs/{tab_id}/slides/{slide_id}", e.do(t, req{method: "PATCH", path: slidePath, body: map[string]any{"body": "b"}, header: ifMatch(3)}))
+	v.check("PATCH", "/api/notes/{id}/tabs/{tab_id}/slides/{slide_id}", e.do(t, req{method: "PATCH", path: slidePath, body: map[string]any{"body": "c"}, header: ifMatch(3)}))
+	v.check("DELETE", "/api/notes/{id}/tabs/{tab_id}/slides/{slide_id}", e.do(t, req{method: "DELETE", path: slidePath, header: ifMatch(4)}))
+	v.check("PATCH", "/api/notes/{id}/tabs/{tab_id}", e.do(t, req{method: "PATCH", path: tabs + "/" + deckID, body: map[string]any{"label": "Deck", "position": 0}, header: ifMatch(5)}))
+	v.check("DELETE", "/api/notes/{id}/tabs/{tab_id}", e.do(t, req{method: "DELETE", path: tabs + "/markdown", header: ifMatch(6)}))
+	v.check("DELETE", "/api/notes/{id}/tabs/{tab_id}", e.do(t, req{method: "DELETE", path: tabs + "/" + deckID, header: ifMatch(6)}))
+	grid := e.do(t, req{method: "POST", path: tabs, body: map[string]any{"type": "sheet"}, header: ifMatch(7)})
+	cells := tabs + "/" + grid.body["tab_id"].(string) + "/cells"
+	v.check("PUT", "/api/notes/{id}/tabs/{tab_id}/cells", e.do(t, req{method: "PUT", path: cells, body: map[string]any{"start_row": 0, "start_col": 0, "values": [][]any{{"a", 1, true, nil}}}, header: ifMatch(8)}))
+	v.check("PUT", "/api/notes/{id}/tabs/{tab_id}/cells", e.do(t, req{method: "PUT", path: cells, body: map[string]any{"start_row": 0, "start_col": 0, "values": [][]any{{"a"}}}}))
+	v.check("GET", "/api/notes/{id}/tabs/{tab_id}/cells", e.do(t, req{method: "GET", path: cells + "?rows=2&cols=5"}))
+	v.check("GET", "/api/notes/{id}/tabs/{tab_id}/cells", e.do(t, req{method: "GET", path: cells + "?rows=0"}))
+	src := e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/sources", body: map[string]any{"title": "Example", "url": "https://example.com/"}, header: ifMatch(9)})
+	v.check("POST", "/api/notes/{id}/sources", src)
+	v.check("POST", "/api/notes/{id}/sources", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/sources", body: map[string]any{"title": "Again", "url": "https://EXAMPLE.com"}, header: ifMatch(10)}))
+	v.check("DELETE", "/api/notes/{id}/sources/{source_id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + nid + "/sources/" + src.body["source_id"].(string), header: ifMatch(10)}))
+
 	// Every route's success was sampled.
 	for _, r := range api.Routes() {
 		ok := false

@@ -1,0 +1,438 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"foundry/internal/note"
+	"foundry/internal/problem"
+	"foundry/internal/store"
+	"foundry/internal/urlnorm"
+)
+
+// People's edits of a Note's tabs: the tab strip, sources, slides and
+// sheet cells. Each is one guarded people's write (peopleWrite) that calls
+// the same document operation an agent's tool calls.
+
+// CodeSourceExists is the answer to adding a page already attached.
+const CodeSourceExists = "source_exists"
+
+// CodeFixedTab is the answer to deleting a tab every Note has.
+const CodeFixedTab = "fixed_tab"
+
+// SourceExistsDetail is what a person sees when the page is already there.
+const SourceExistsDetail = "This source is already attached"
+
+// PeopleTabResult is a people's write that made or names one tab.
+type PeopleTabResult struct {
+	PeopleResult
+	TabID string `json:"tab_id"`
+}
+
+// PeopleCreateTab appends a slides or sheet tab.
+func (s *Service) PeopleCreateTab(ctx context.Context, c Caller, id, typ, label string, pw PeopleWrite) (PeopleTabResult, error) {
+	if _, err := note.CheckNewTab(typ, label, nil); err != nil {
+		return PeopleTabResult{}, typeField(err)
+	}
+	res, err := s.peopleWrite(ctx, c, id, pw, struct{ Op, Type, Label string }{"create_tab", typ, label}, "tab_created", "label",
+		func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+			t, err := note.CreateTab(d, typ, label, nil, s.Now())
+			if err != nil {
+				return typeField(err)
+			}
+			ch.Changed = []string{t.ID}
+			return nil
+		})
+	if err != nil {
+		return PeopleTabResult{}, err
+	}
+	// The new tab is the one the write changed (the stored result holds
+	// it, so a replay names it too).
+	out := PeopleTabResult{PeopleResult: res}
+	if len(res.ChangedTabIDs) == 1 {
+		out.TabID = res.ChangedTabIDs[0]
+	}
+	return out, nil
+}
+
+// typeField renames note's tab_type field to this door's type.
+func typeField(err error) error {
+	var pr *problem.Problem
+	if errors.As(err, &pr) && pr.Field == "tab_type" {
+		pr.Field = "type"
+	}
+	return err
+}
+
+// PeopleUpdateTab renames a tab (trimmed; duplicate labels are allowed)
+// and/or moves it to a 0-based position in the strip.
+func (s *Service) PeopleUpdateTab(ctx context.Context, c Caller, id, tabID string, label *string, position *int, pw PeopleWrite) (PeopleResult, error) {
+	if err := CheckID("tab_id", tabID); err != nil {
+		return PeopleResult{}, err
+	}
+	if label == nil && position == nil {
+		return PeopleResult{}, problem.New(problem.Invalid, "label", "give label, position or both: there is nothing to change")
+	}
+	if position != nil && (*position < 0 || *position >= note.MaxTabsPerNote) {
+		return PeopleResult{}, problem.New(problem.Invalid, "position", "must be a 0-based position in the tab strip, between 0 and %d; got %d", note.MaxTabsPerNote-1, *position)
+	}
+	kind := "tab_renamed"
+	if label == nil {
+		kind = "tab_moved"
+	}
+	return s.peopleWrite(ctx, c, id, pw, struct {
+		Op, Tab  string
+		Label    *string
+		Position *int
+	}{"update_tab", tabID, label, position}, kind, "label", func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+		before := note.Refs(d)
+		if label != nil {
+			if err := note.RenameTab(d, tabID, *label); err != nil {
+				return err
+			}
+		}
+		if position != nil {
+			if *position >= len(d.Tabs) {
+				return problem.New(problem.Invalid, "position", "the Note has %d tabs, so a position is between 0 and %d; got %d", len(d.Tabs), len(d.Tabs)-1, *position)
+			}
+			if err := note.MoveTab(d, tabID, *position); err != nil {
+				return err
+			}
+		}
+		after := note.Refs(d)
+		if fmt.Sprint(before) != fmt.Sprint(after) {
+			ch.Changed = []string{tabID}
+		}
+		return nil
+	})
+}
+
+// PeopleDeleteTab deletes a slides or sheet tab; the fixed tabs are refused.
+func (s *Service) PeopleDeleteTab(ctx context.Context, c Caller, id, tabID string, pw PeopleWrite) (PeopleResult, error) {
+	if err := CheckID("tab_id", tabID); err != nil {
+		return PeopleResult{}, err
+	}
+	if fixedTab(tabID) {
+		return PeopleResult{}, fixedTabProblem(tabID)
+	}
+	return s.peopleWrite(ctx, c, id, pw, struct{ Op, Tab string }{"delete_tab", tabID}, "tab_deleted", "tab_id", func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+		t, err := note.FindTab(d, tabID)
+		if err != nil {
+			return err
+		}
+		if fixedTab(t.Type) {
+			return fixedTabProblem(tabID)
+		}
+		if err := note.DeleteTab(d, tabID); err != nil {
+			return err
+		}
+		ch.Changed = []string{tabID}
+		return nil
+	})
+}
+
+func fixedTab(typ string) bool {
+	return typ == note.TypeMarkdown || typ == note.TypeSources || typ == note.TypeFiles
+}
+
+func fixedTabProblem(tabID string) *problem.Problem {
+	return problem.New(CodeFixedTab, "tab_id", "tab %s is one of the fixed tabs every Note has (markdown, sources, files) and cannot be deleted; only slides and sheet tabs can", note.Quote(tabID))
+}
+
+// PeopleSourceResult is a people's write of one source.
+type PeopleSourceResult struct {
+	PeopleResult
+	SourceID      string `json:"source_id"`
+	URL           string `json:"url"`
+	NormalizedURL string `json:"normalized_url"`
+	Title         string `json:"source_title"`
+}
+
+// PeopleAddSource attaches a citation with the same normalization and
+// dedupe as add_note_source; a page already attached (in any spelling that
+// normalizes the same) is refused with CodeSourceExists and the existing
+// source's ID.
+func (s *Service) PeopleAddSource(ctx context.Context, c Caller, id, title, rawURL string, pw PeopleWrite) (PeopleSourceResult, error) {
+	clean, err := note.CheckSourceTitle(title)
+	if err != nil {
+		return PeopleSourceResult{}, err
+	}
+	norm, err := urlnorm.Normalize(rawURL)
+	if err != nil {
+		return PeopleSourceResult{}, err // a problem naming url
+	}
+	res, err := s.peopleWrite(ctx, c, id, pw, struct{ Op, Title, URL string }{"add_source", clean, norm}, "source_added", "url",
+		func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+			src, dup, err := note.AddSource(d, title, rawURL, s.Now())
+			if err != nil {
+				return err
+			}
+			if dup {
+				return problem.New(CodeSourceExists, "url", SourceExistsDetail).
+					With("source_id", src.ID).With("normalized_url", src.NormURL).With("current_version", cur.Version)
+			}
+			ch.Changed = []string{note.TypeSources}
+			return nil
+		})
+	if err != nil {
+		return PeopleSourceResult{}, err
+	}
+	d, err := s.NoteAt(ctx, id, res.Version)
+	if err != nil {
+		return PeopleSourceResult{}, err
+	}
+	for _, src := range d.Sources {
+		if src.NormURL == norm {
+			return PeopleSourceResult{PeopleResult: res, SourceID: src.ID, URL: src.URL, NormalizedURL: src.NormURL, Title: src.Title}, nil
+		}
+	}
+	return PeopleSourceResult{}, fmt.Errorf("source %s is not in version %d of Note %s", norm, res.Version, id)
+}
+
+// PeopleDeleteSource removes a citation.
+func (s *Service) PeopleDeleteSource(ctx context.Context, c Caller, id, sourceID string, pw PeopleWrite) (PeopleResult, error) {
+	if err := CheckID("source_id", sourceID); err != nil {
+		return PeopleResult{}, err
+	}
+	return s.peopleWrite(ctx, c, id, pw, struct{ Op, Source string }{"delete_source", sourceID}, "source_deleted", "source_id",
+		func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+			if err := note.DeleteSource(d, sourceID); err != nil {
+				var pr *problem.Problem
+				if errors.As(err, &pr) {
+					pr.Message = fmt.Sprintf("no source has the ID %s; list the sources with GET /api/notes/%s/tabs/sources", note.Quote(sourceID), problem.Excerpt(id))
+				}
+				return err
+			}
+			ch.Changed = []string{note.TypeSources}
+			return nil
+		})
+}
+
+// SlidePatch is what a person may change of a slide (nil: unchanged).
+type SlidePatch struct {
+	Title, Body, Notes *string
+	Position           *int
+}
+
+// PeopleSlideResult is a people's write of one slide.
+type PeopleSlideResult struct {
+	PeopleResult
+	SlideID string `json:"slide_id"`
+}
+
+// PeopleAddSlide appends a slide to a slides tab (slide_add), then moves
+// it to position when one is given.
+func (s *Service) PeopleAddSlide(ctx context.Context, c Caller, id, tabID string, in note.SlideInput, position *int, pw PeopleWrite) (PeopleSlideResult, error) {
+	if err := CheckID("tab_id", tabID); err != nil {
+		return PeopleSlideResult{}, err
+	}
+	if err := note.CheckOperation(tabID, typeOf(tabID), "slide_add"); typeOf(tabID) != "" && err != nil {
+		return PeopleSlideResult{}, err
+	}
+	if err := note.CheckSlide(in); err != nil {
+		return PeopleSlideResult{}, err
+	}
+	if err := checkSlidePosition(position); err != nil {
+		return PeopleSlideResult{}, err
+	}
+	res, err := s.peopleWrite(ctx, c, id, pw, struct {
+		Op, Tab  string
+		In       note.SlideInput
+		Position *int
+	}{"add_slide", tabID, in, position}, "tab_edited", "body", func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+		sl, err := note.SlideAdd(d, tabID, in)
+		if err != nil {
+			return err
+		}
+		if position != nil {
+			t, _ := note.FindTab(d, tabID)
+			moveSlide(t, sl.ID, *position)
+		}
+		ch.Changed = []string{tabID}
+		return nil
+	})
+	if err != nil {
+		return PeopleSlideResult{}, err
+	}
+	// Item IDs only go up: the new slide holds the document's last one.
+	d, err := s.NoteAt(ctx, id, res.Version)
+	if err != nil {
+		return PeopleSlideResult{}, err
+	}
+	return PeopleSlideResult{PeopleResult: res, SlideID: fmt.Sprintf("slide-%d", d.NextItem-1)}, nil
+}
+
+func typeOf(tabID string) string {
+	t, _ := note.TypeOfID(tabID)
+	return t
+}
+
+func checkSlidePosition(position *int) error {
+	if position != nil && (*position < 0 || *position >= note.MaxSlidesPerTab) {
+		return problem.New(problem.Invalid, "position", "must be a 0-based position in the deck, between 0 and %d; got %d", note.MaxSlidesPerTab-1, *position)
+	}
+	return nil
+}
+
+// moveSlide moves a slide to position, clamped to the deck.
+func moveSlide(t *note.Tab, slideID string, position int) {
+	from := -1
+	for i := range t.Slides {
+		if t.Slides[i].ID == slideID {
+			from = i
+		}
+	}
+	if from < 0 {
+		return
+	}
+	to := min(max(position, 0), len(t.Slides)-1)
+	sl := t.Slides[from]
+	t.Slides = append(t.Slides[:from], t.Slides[from+1:]...)
+	t.Slides = append(t.Slides[:to], append([]note.Slide{sl}, t.Slides[to:]...)...)
+}
+
+// slideIn finds the slides tab and the index of a slide in it.
+func slideIn(d *note.Doc, tabID, slideID, op string) (*note.Tab, int, error) {
+	t, err := note.FindTab(d, tabID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := note.CheckOperation(t.ID, t.Type, op); err != nil {
+		return nil, 0, err
+	}
+	for i := range t.Slides {
+		if t.Slides[i].ID == slideID {
+			return t, i, nil
+		}
+	}
+	return nil, 0, problem.New(problem.NotFound, "slide_id", "tab %s has no slide with the ID %s; read the tab (GET /api/notes/{id}/tabs/%s) for its slides", note.Quote(tabID), note.Quote(slideID), tabID)
+}
+
+// PeopleUpdateSlide changes a slide's title, body, notes and/or position.
+func (s *Service) PeopleUpdateSlide(ctx context.Context, c Caller, id, tabID, slideID string, p SlidePatch, pw PeopleWrite) (PeopleSlideResult, error) {
+	for _, f := range [][2]string{{"tab_id", tabID}, {"slide_id", slideID}} {
+		if err := CheckID(f[0], f[1]); err != nil {
+			return PeopleSlideResult{}, err
+		}
+	}
+	if p.Title == nil && p.Body == nil && p.Notes == nil && p.Position == nil {
+		return PeopleSlideResult{}, problem.New(problem.Invalid, "title", "give title, body, notes or position: there is nothing to change")
+	}
+	if err := checkSlidePosition(p.Position); err != nil {
+		return PeopleSlideResult{}, err
+	}
+	res, err := s.peopleWrite(ctx, c, id, pw, struct {
+		Op, Tab, Slide string
+		P              SlidePatch
+	}{"update_slide", tabID, slideID, p}, "tab_edited", "body", func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+		t, i, err := slideIn(d, tabID, slideID, "slide_add")
+		if err != nil {
+			return err
+		}
+		sl := t.Slides[i]
+		in := note.SlideInput{Title: sl.Title, Body: sl.Body, Notes: sl.Notes}
+		if p.Title != nil {
+			in.Title = *p.Title
+		}
+		if p.Body != nil {
+			in.Body = *p.Body
+		}
+		if p.Notes != nil {
+			in.Notes = *p.Notes
+		}
+		if err := note.CheckSlide(in); err != nil {
+			return err
+		}
+		next := sl
+		next.Title, next.Body, next.Notes = strings.TrimSpace(in.Title), in.Body, in.Notes
+		before := fmt.Sprint(t.Slides)
+		// A copy of the deck: d's slices may share their arrays with the
+		// cached version.
+		t.Slides = append([]note.Slide(nil), t.Slides...)
+		t.Slides[i] = next
+		if p.Position != nil {
+			moveSlide(t, slideID, *p.Position)
+		}
+		if fmt.Sprint(t.Slides) != before {
+			ch.Changed = []string{tabID}
+		}
+		return nil
+	})
+	return PeopleSlideResult{PeopleResult: res, SlideID: slideID}, err
+}
+
+// PeopleDeleteSlide removes a slide from a slides tab.
+func (s *Service) PeopleDeleteSlide(ctx context.Context, c Caller, id, tabID, slideID string, pw PeopleWrite) (PeopleResult, error) {
+	for _, f := range [][2]string{{"tab_id", tabID}, {"slide_id", slideID}} {
+		if err := CheckID(f[0], f[1]); err != nil {
+			return PeopleResult{}, err
+		}
+	}
+	return s.peopleWrite(ctx, c, id, pw, struct{ Op, Tab, Slide string }{"delete_slide", tabID, slideID}, "tab_edited", "slide_id",
+		func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+			t, i, err := slideIn(d, tabID, slideID, "slide_add")
+			if err != nil {
+				return err
+			}
+			next := make([]note.Slide, 0, len(t.Slides)-1)
+			next = append(append(next, t.Slides[:i]...), t.Slides[i+1:]...)
+			t.Slides = next
+			ch.Changed = []string{tabID}
+			return nil
+		})
+}
+
+// PeopleSetCells writes a rectangle of at most 100 × 100 cells
+// (sheet_set_range's rules); sheetID "" is the first sheet.
+func (s *Service) PeopleSetCells(ctx context.Context, c Caller, id, tabID, sheetID string, startRow, startCol int, values [][]any, pw PeopleWrite) (PeopleResult, error) {
+	if err := CheckID("tab_id", tabID); err != nil {
+		return PeopleResult{}, err
+	}
+	if err := CheckID("sheet_id", sheetID); err != nil {
+		return PeopleResult{}, err
+	}
+	if typ := typeOf(tabID); typ != "" {
+		if err := note.CheckOperation(tabID, typ, "sheet_set_range"); err != nil {
+			return PeopleResult{}, err
+		}
+	}
+	if _, err := note.CheckRange(startRow, startCol, values); err != nil {
+		return PeopleResult{}, err
+	}
+	return s.peopleWrite(ctx, c, id, pw, struct {
+		Op, Tab, Sheet string
+		Row, Col       int
+		Values         [][]any
+	}{"set_cells", tabID, sheetID, startRow, startCol, canonicalCells(values)}, "tab_edited", "values",
+		func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+			if _, err := note.SheetSetRange(d, tabID, sheetID, startRow, startCol, values); err != nil {
+				return err
+			}
+			// A write of the values already there makes no new version
+			// (peopleWrite sees no change of the document).
+			ch.Changed = []string{tabID}
+			return nil
+		})
+}
+
+// PeopleCells is a rectangle of a sheet of a Note c may see, as
+// read_sheet_range gives it.
+func (s *Service) PeopleCells(ctx context.Context, c Caller, id, tabID, sheetID string, row, col, rows, cols int) (SheetRange, error) {
+	if err := CheckID("tab_id", tabID); err != nil {
+		return SheetRange{}, err
+	}
+	if err := CheckID("sheet_id", sheetID); err != nil {
+		return SheetRange{}, err
+	}
+	r, d, err := s.PeopleNote(ctx, c, id)
+	if err != nil {
+		return SheetRange{}, err
+	}
+	vals, err := note.ReadRange(d, tabID, sheetID, row, col, rows, cols)
+	if err != nil {
+		return SheetRange{}, err
+	}
+	return SheetRange{NoteID: r.ID, Version: r.Version, TabID: tabID, StartRow: row, StartCol: col, Values: vals}, nil
+}
