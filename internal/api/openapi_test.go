@@ -204,6 +204,20 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("POST", "/api/notes/{id}/sources", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/sources", body: map[string]any{"title": "Again", "url": "https://EXAMPLE.com"}, header: ifMatch(10)}))
 	v.check("DELETE", "/api/notes/{id}/sources/{source_id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + nid + "/sources/" + src.body["source_id"].(string), header: ifMatch(10)}))
 
+	// The event stream answers text/event-stream, as the document says.
+	es := e.open(t, nid, "", "")
+	if es.res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/events: %d", es.res.StatusCode)
+	}
+	evOp := v.doc["paths"].(map[string]any)["/api/events"].(map[string]any)["get"].(map[string]any)
+	if _, ok := evOp["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["text/event-stream"]; !ok {
+		t.Fatal("the document does not give GET /api/events's 200 as text/event-stream")
+	}
+	v.checked["GET /api/events 200"] = true
+	es.close()
+	v.check("GET", "/api/events", e.do(t, req{method: "GET", path: "/api/events"}))
+	v.check("GET", "/api/events", e.do(t, req{method: "GET", path: "/api/events?note_id=note_nope"}))
+
 	// Every route's success was sampled.
 	for _, r := range api.Routes() {
 		ok := false

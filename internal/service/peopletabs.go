@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"foundry/internal/note"
 	"foundry/internal/problem"
@@ -435,4 +437,117 @@ func (s *Service) PeopleCells(ctx context.Context, c Caller, id, tabID, sheetID 
 		return SheetRange{}, err
 	}
 	return SheetRange{NoteID: r.ID, Version: r.Version, TabID: tabID, StartRow: row, StartCol: col, Values: vals}, nil
+}
+
+// The people's live event stream of a Note (server-sent events).
+
+// PeopleEvent is one event of a Note's stream: a committed write, its
+// version, the tabs it changed and who made it (the actor string history
+// records: "user:<id>" or "token:<id>").
+type PeopleEvent struct {
+	Cursor  string
+	Kind    string
+	Version int64
+	Changed []string
+	Actor   string
+}
+
+// PeopleStreamGate takes a place for a people's event stream of up to
+// hold in the gate long polls share, capped per person (or token) and on
+// this node; refused, it answers TooManyWaiters with retry_after.
+func (s *Service) PeopleStreamGate(c Caller, hold time.Duration) (release func(), err error) {
+	key := "u:" + c.Workspace + "/" + c.User
+	if c.Token != nil {
+		key = waiterKey(*c.Token)
+	}
+	release, retry, ok := s.waitGate().Acquire(key, hold)
+	if !ok {
+		return nil, problem.New(TooManyWaiters, "note_id",
+			"too many live streams and long polls are open already (at most %d per person or token, %d on this server); retry after %d s",
+			s.waitGate().PerKey, s.waitGate().Total, retry).With("retry_after", retry)
+	}
+	return release, nil
+}
+
+// PeopleReaches checks that c still reaches Note id (and it is not
+// deleted), without reading its document.
+func (s *Service) PeopleReaches(ctx context.Context, c Caller, id string) error {
+	if err := CheckID("note_id", id); err != nil {
+		return err
+	}
+	r, err := s.Store.Head(ctx, store.TypeNote, id)
+	if err == nil && !c.reaches(&r) {
+		err = store.ErrNotFound
+	}
+	if err == nil {
+		var gone bool
+		if gone, err = s.noteDeleted(ctx, id); err == nil && gone {
+			err = store.ErrNotFound
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		pr := peopleNotFound(id)
+		pr.Field = "note_id"
+		return pr
+	}
+	return err
+}
+
+// PeopleEventStart is where a stream of Note id starts: after lastID (an
+// event cursor a stream sent, to resume) or, with none, after now.
+func (s *Service) PeopleEventStart(ctx context.Context, c Caller, id, lastID string) (int64, error) {
+	if err := s.PeopleReaches(ctx, c, id); err != nil {
+		return 0, err
+	}
+	if lastID == "" {
+		return s.Store.LastCursor(ctx, c.Workspace, store.TypeNote, id)
+	}
+	raw, err := decodeCursor(lastID, "e")
+	if err != nil {
+		return 0, lastEventProblem(err)
+	}
+	after, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || after < 0 {
+		return 0, lastEventProblem(badCursor())
+	}
+	if err := s.cursorLive(ctx, store.TypeNote, id, after); err != nil {
+		return 0, lastEventProblem(err)
+	}
+	return after, nil
+}
+
+func lastEventProblem(err error) error {
+	var pr *problem.Problem
+	if errors.As(err, &pr) && pr.Field == "cursor" {
+		pr.Field = "Last-Event-ID"
+	}
+	return err
+}
+
+// PeopleEvents are the events of Note id after cursor after, oldest first
+// (at most limit), with the tabs each changed and its actor, and the
+// cursor to read from next.
+func (s *Service) PeopleEvents(ctx context.Context, c Caller, id string, after int64, limit int) ([]PeopleEvent, int64, error) {
+	evs, err := s.Store.Events(ctx, c.Workspace, store.TypeNote, id, after, limit)
+	if err == nil {
+		err = s.cursorLive(ctx, store.TypeNote, id, after)
+	}
+	if err != nil || len(evs) == 0 {
+		return nil, after, err
+	}
+	hist, err := s.Store.History(ctx, store.TypeNote, id)
+	if err != nil {
+		return nil, after, err
+	}
+	byVersion := make(map[int64]store.VersionInfo, len(hist))
+	for _, v := range hist {
+		byVersion[v.Version] = v
+	}
+	out := make([]PeopleEvent, 0, len(evs))
+	for _, e := range evs {
+		v := byVersion[e.Version]
+		out = append(out, PeopleEvent{Cursor: eventCursor(e.Cursor), Kind: e.Kind, Version: e.Version, Changed: nonNilIDs(v.Changed), Actor: v.Actor})
+		after = e.Cursor
+	}
+	return out, after, nil
 }
