@@ -301,3 +301,38 @@ func TestCells(t *testing.T) {
 		e.do(t, req{method: "GET", path: path + "?rows=1&cols=1", bearer: read}).want(t, "a read token reads cells", http.StatusOK, "")
 	})
 }
+
+func TestTabsHostileInput(t *testing.T) {
+	e := startNotes(t, nil)
+	id, _ := e.create(t, "Hostile", true)
+	r := e.do(t, req{method: "POST", path: "/api/notes/" + id + "/tabs", body: map[string]any{"type": "sheet"}, header: ifMatch(1)})
+	r.want(t, "create sheet tab", http.StatusCreated, "")
+	sheet := r.body["tab_id"].(string)
+	cells := "/api/notes/" + id + "/tabs/" + sheet + "/cells"
+	cases := []struct {
+		what, method, path, body, field string
+		status                          int
+	}{
+		{"malformed JSON", "POST", "/api/notes/" + id + "/tabs", `{"type":`, "body", http.StatusBadRequest},
+		{"a wrong type", "POST", "/api/notes/" + id + "/tabs", `{"type":7}`, "type", http.StatusBadRequest},
+		{"an unknown member", "PATCH", "/api/notes/" + id + "/tabs/" + sheet, `{"lable":"x"}`, "lable", http.StatusBadRequest},
+		{"a huge label", "PATCH", "/api/notes/" + id + "/tabs/" + sheet, `{"label":"` + strings.Repeat("é", 3000) + `"}`, "body", http.StatusRequestEntityTooLarge},
+		{"a hidden rune in a label", "PATCH", "/api/notes/" + id + "/tabs/" + sheet, `{"label":"a\u202eb"}`, "label", http.StatusBadRequest},
+		{"a huge cells body", "PUT", cells, `{"start_row":0,"start_col":0,"values":[["` + strings.Repeat("x", api.MaxCellsBody) + `"]]}`, "body", http.StatusRequestEntityTooLarge},
+		{"a nested cell", "PUT", cells, `{"start_row":0,"start_col":0,"values":[[{"a":1}]]}`, "values[0][0]", http.StatusBadRequest},
+		{"a negative row", "PUT", cells, `{"start_row":-1,"start_col":0,"values":[["a"]]}`, "start_row", http.StatusBadRequest},
+		{"an unknown tab ID with a space", "PATCH", "/api/notes/" + id + "/tabs/a%20b", `{"label":"x"}`, "tab_id", http.StatusNotFound},
+		{"a slide ID too long", "DELETE", "/api/notes/" + id + "/tabs/" + sheet + "/slides/" + strings.Repeat("s", 300), ``, "slide_id", http.StatusBadRequest},
+		{"a source URL with a user", "POST", "/api/notes/" + id + "/sources", `{"title":"t","url":"https://user:pw@example.com/"}`, "url", http.StatusBadRequest},
+	}
+	for _, c := range cases {
+		r := e.do(t, req{method: c.method, path: c.path, body: c.body, header: ifMatch(2)})
+		if r.status != c.status || (c.field != "" && r.body["field"] != c.field) {
+			t.Errorf("%s: %d %s; want %d naming %s", c.what, r.status, r.raw, c.status, c.field)
+		}
+	}
+	// Nothing hostile wrote anything.
+	if h := e.do(t, req{method: "GET", path: "/api/notes/" + id}); h.header.Get("ETag") != `"2"` {
+		t.Fatalf("the Note moved to %s", h.header.Get("ETag"))
+	}
+}
