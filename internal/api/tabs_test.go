@@ -104,6 +104,8 @@ func TestTabs(t *testing.T) {
 				t.Fatalf("delete %s: %d %s; want 422 fixed_tab", fixed, r.status, r.raw)
 			}
 		}
+		writeTok := e.Token(t, []string{id}, auth.ScopeRead, auth.ScopeWrite)
+		e.do(t, req{method: "DELETE", path: base + "/" + slides, header: ifMatch(agentV), bearer: writeTok}).want(t, "a token deletes a tab", http.StatusForbidden, "person_only")
 		e.do(t, req{method: "DELETE", path: base + "/" + slides}).want(t, "delete without a precondition", http.StatusPreconditionRequired, "precondition_required")
 		r = e.do(t, req{method: "DELETE", path: base + "/" + slides, header: ifMatch(agentV)})
 		if r.status != http.StatusNoContent || r.header.Get("ETag") == "" {
@@ -161,6 +163,8 @@ func TestSources(t *testing.T) {
 		}
 		read := e.Token(t, []string{id}, auth.ScopeRead)
 		e.do(t, req{method: "DELETE", path: path + "/" + src, header: ifMatch(2), bearer: read}).want(t, "a read token deletes", http.StatusForbidden, "insufficient_scope")
+		writeTok := e.Token(t, []string{id}, auth.ScopeRead, auth.ScopeWrite)
+		e.do(t, req{method: "DELETE", path: path + "/" + src, header: ifMatch(2), bearer: writeTok}).want(t, "a write token deletes", http.StatusForbidden, "person_only")
 		e.do(t, req{method: "DELETE", path: path + "/src-999", header: ifMatch(2)}).want(t, "delete an unknown source", http.StatusNotFound, "not_found")
 		r = e.do(t, req{method: "DELETE", path: path + "/" + src, header: ifMatch(2)})
 		if r.status != http.StatusNoContent || r.header.Get("ETag") != `"3"` {

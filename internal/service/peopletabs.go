@@ -112,7 +112,12 @@ func (s *Service) PeopleUpdateTab(ctx context.Context, c Caller, id, tabID strin
 }
 
 // PeopleDeleteTab deletes a slides or sheet tab; the fixed tabs are refused.
+// Like deleting a Note it is a person's act: no token (and so no agent,
+// which has no such tool either) deletes a tab.
 func (s *Service) PeopleDeleteTab(ctx context.Context, c Caller, id, tabID string, pw PeopleWrite) (PeopleResult, error) {
+	if err := c.personOnly("deleting a tab"); err != nil {
+		return PeopleResult{}, err
+	}
 	if err := CheckID("tab_id", tabID); err != nil {
 		return PeopleResult{}, err
 	}
@@ -193,8 +198,11 @@ func (s *Service) PeopleAddSource(ctx context.Context, c Caller, id, title, rawU
 	return PeopleSourceResult{}, fmt.Errorf("source %s is not in version %d of Note %s", norm, res.Version, id)
 }
 
-// PeopleDeleteSource removes a citation.
+// PeopleDeleteSource removes a citation (a person's act, as deleting a tab is).
 func (s *Service) PeopleDeleteSource(ctx context.Context, c Caller, id, sourceID string, pw PeopleWrite) (PeopleResult, error) {
+	if err := c.personOnly("deleting a source"); err != nil {
+		return PeopleResult{}, err
+	}
 	if err := CheckID("source_id", sourceID); err != nil {
 		return PeopleResult{}, err
 	}
@@ -230,8 +238,10 @@ func (s *Service) PeopleAddSlide(ctx context.Context, c Caller, id, tabID string
 	if err := CheckID("tab_id", tabID); err != nil {
 		return PeopleSlideResult{}, err
 	}
-	if err := note.CheckOperation(tabID, typeOf(tabID), "slide_add"); typeOf(tabID) != "" && err != nil {
-		return PeopleSlideResult{}, err
+	if typ := typeOf(tabID); typ != "" {
+		if err := note.CheckOperation(tabID, typ, "slide_add"); err != nil {
+			return PeopleSlideResult{}, err
+		}
 	}
 	if err := note.CheckSlide(in); err != nil {
 		return PeopleSlideResult{}, err
