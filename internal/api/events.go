@@ -93,7 +93,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	// The first line tells the browser how soon to reconnect.
-	if !h.send(rc, w, "retry: 3000\n: stream of note "+id+"\n\n") {
+	if !h.send(rc, w, "retry: 3000\n\n") {
 		return
 	}
 
