@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -114,7 +115,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 		t.Errorf("after ArrowRight the URL is %s, want ?tab=%s", u, second)
 	}
 	do(t, ctx, "the second tab's content", chromedp.Poll[chromedp.Void](`!document.querySelector(".tabpanel .loading")`))
-	for i, tb := range tabs {
+	for _, tb := range tabs {
 		tabID, label, _ := strings.Cut(tb, "=")
 		if strings.Contains(label, "Intro deck") {
 			do(t, ctx, "the slides tab", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Safe agent writes"))
@@ -123,7 +124,6 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 			do(t, ctx, "the sheet tab", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Hosting"))
 			accessible(t, ctx, "note-sheet")
 		}
-		_ = i
 	}
 	do(t, ctx, "Ctrl+1", chromedp.KeyEvent("1", chromedp.KeyModifiers(chromedp.ModifierCtrl)), chromedp.WaitVisible(cmContent))
 	if u := location(t, ctx); u.Query().Get("tab") != "markdown" {
@@ -210,6 +210,27 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	if got, _ := serverText(t, e, id); !strings.HasSuffix(got, "Saved with a shortcut.") {
 		t.Errorf("after Ctrl+S the server has %q", got)
 	}
+
+	// Leaving the tab before the pause saves what was typed.
+	do(t, ctx, "type and leave the tab", typeAtEnd(" Left at once."), chromedp.KeyEvent("2", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.Poll[chromedp.Void](`!document.querySelector(".md-editor")`))
+	left := false
+	for range 200 {
+		if got, _ := serverText(t, e, id); strings.HasSuffix(got, "Saved with a shortcut. Left at once.") {
+			left = true
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if !left {
+		got, _ := serverText(t, e, id)
+		t.Fatalf("after leaving the tab the server has %q: the typed text was not saved", got)
+	}
+	do(t, ctx, "back to the text", chromedp.KeyEvent("1", chromedp.KeyModifiers(chromedp.ModifierCtrl)), chromedp.WaitVisible(cmContent), waitSaved())
+	if n := run(t, ctx, "offers", chromedp.Evaluate[int](`document.querySelectorAll(".draft-offer").length`)); n != 0 {
+		t.Errorf("a text saved on leaving the tab is offered back as a draft")
+	}
+
 	do(t, ctx, "phone width", browsertest.Phone(), chromedp.WaitVisible(cmContent))
 	if cols := run(t, ctx, "stacked", chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".md-split")).gridTemplateColumns`)); strings.Count(cols, "px") != 1 {
 		t.Errorf("on a phone the editor and preview are not stacked: columns %q", cols)

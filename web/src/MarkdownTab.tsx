@@ -155,7 +155,12 @@ function Editor(p: Props & { restored: Draft | null }) {
         attempt.current = null;
         base.current = { text: sent.text, version: res.version };
         props.current.onVersion(res.version);
-        if (!alive.current) return;
+        if (!alive.current) {
+          // Saved after the tab was closed: the draft is no longer needed
+          // if it is this text.
+          if (loadDraft(noteId, tabId)?.text === sent.text) clearDraft(noteId, tabId);
+          return;
+        }
         if (doc() === sent.text) {
           clearDraft(noteId, tabId);
           setState("saved");
@@ -256,6 +261,9 @@ function Editor(p: Props & { restored: Draft | null }) {
     };
     window.addEventListener("keydown", onKey);
     return () => {
+      // Leaving the tab saves what is not saved yet (the draft keeps it
+      // if that fails).
+      if (!conflictRef.current && !inflight.current && doc() !== base.current.text) save();
       alive.current = false;
       window.removeEventListener("keydown", onKey);
       window.clearTimeout(timer.current);
