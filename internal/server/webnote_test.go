@@ -215,12 +215,12 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	do(t, ctx, "type and leave the tab", typeAtEnd(" Left at once."), chromedp.KeyEvent("2", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
 		chromedp.Poll[chromedp.Void](`!document.querySelector(".md-editor")`))
 	left := false
-	for range 200 {
+	for range 600 {
 		if got, _ := serverText(t, e, id); strings.HasSuffix(got, "Saved with a shortcut. Left at once.") {
 			left = true
 			break
 		}
-		time.Sleep(25 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	if !left {
 		got, _ := serverText(t, e, id)
