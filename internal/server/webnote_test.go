@@ -239,4 +239,25 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	accessible(t, ctx, "note-phone")
 	browsertest.Screenshot(t, ctx, "note-phone")
 	do(t, ctx, "desktop width", browsertest.Desktop())
+
+	// Dark, when the system asks for it: the editor follows the palette.
+	do(t, ctx, "dark", browsertest.ColorScheme("dark"), chromedp.WaitVisible(cmContent))
+	if bg := run(t, ctx, "editor background", chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".md-editor").shadowRoot.querySelector(".cm-editor")).backgroundColor`)); bg != "rgb(30, 32, 36)" {
+		t.Errorf("in dark mode the editor's background is %s", bg)
+	}
+	accessible(t, ctx, "note-dark")
+	browsertest.Screenshot(t, ctx, "note-dark")
+	do(t, ctx, "light", browsertest.ColorScheme("light"))
+
+	// A Note that is not there, and an address that is not an ID.
+	for _, path := range []string{"/notes/no-such-note", "/notes/not%20an%20id"} {
+		do(t, ctx, "open "+path, chromedp.Navigate(e.URL+path), chromedp.WaitVisible(chromedp.CSS(`.error-box`)))
+		if msg := run(t, ctx, "error", chromedp.Text(chromedp.CSS(`.error-box p`))); msg == "" {
+			t.Errorf("%s: the error box says nothing", path)
+		}
+		if n := run(t, ctx, "back link", chromedp.Evaluate[int](`document.querySelectorAll(".page a.back[href='/']").length`)); n != 1 {
+			t.Errorf("%s: no way back to the Notes", path)
+		}
+	}
+	accessible(t, ctx, "note-missing")
 }
