@@ -191,6 +191,9 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	if msg := run(t, ctx, "offer", chromedp.Text(chromedp.CSS(`.draft-offer`))); !strings.Contains(msg, "You have unsaved text from") || !strings.Contains(msg, "The person's closing line.") {
 		t.Errorf("after a reload the page offers:\n%s", msg)
 	}
+	if st := run(t, ctx, "state", chromedp.Text(chromedp.ID("save-state"))); st != "Unsaved changes" {
+		t.Errorf("with a draft offered back the page says %q", st)
+	}
 	accessible(t, ctx, "note-draft")
 	browsertest.Screenshot(t, ctx, "note-draft")
 	do(t, ctx, "restore", chromedp.Click(chromedp.CSS(`.draft-offer button.primary`)), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))

@@ -62,6 +62,11 @@ export function MarkdownTab(p: Props) {
     }
     return d;
   });
+  // A draft not restored yet is text the server does not have.
+  useEffect(() => {
+    if (offer) p.onState("unsaved");
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [offer]);
   if (offer) {
     return (
       <div className="draft-offer notice" role="region" aria-label="Unsaved text">
