@@ -159,6 +159,9 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	if msg := run(t, ctx, "banner", chromedp.Text(chromedp.CSS(`.conflict`))); !strings.Contains(msg, "test changed this tab") || !strings.Contains(msg, "Apply both") {
 		t.Errorf("the conflict banner says:\n%s", msg)
 	}
+	if ch := run(t, ctx, "their change", chromedp.Text(chromedp.CSS(`.their-change pre`))); ch != "- # Welcome to Foundry\n+ # Welcome to Foundry, with an agent" {
+		t.Errorf("the banner shows the agent's change as %q", ch)
+	}
 	if got := editorText(t, ctx); !strings.Contains(got, "The person's second line.") || strings.Contains(got, "with an agent") {
 		t.Errorf("before Apply both the editor holds %q: it should keep the person's text, unmerged", got)
 	}

@@ -5,7 +5,7 @@ import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
 import { api, ApiError, writers, type Change } from "./api";
 import { clearDraft, loadDraft, saveDraft, type Draft } from "./draft";
-import { merge3 } from "./merge";
+import { changedLines, merge3 } from "./merge";
 
 // The markdown tab: CodeMirror beside a sanitized preview. It saves as the
 // person types (debounced) and on Ctrl/Cmd+S, with the version it last saw
@@ -298,6 +298,12 @@ function Editor(p: Props & { restored: Draft | null }) {
       {conflict && merged ? (
         <section className="conflict" aria-labelledby="conflict-title" role="region">
           <h2 id="conflict-title">{conflict.who} changed this tab while you were writing</h2>
+          <details className="their-change" open>
+            <summary>What {conflict.who} changed</summary>
+            <pre tabIndex={0} aria-label={"What " + conflict.who + " changed"}>
+              {changedLines(base.current.text, conflict.theirs).join("\n") || "Nothing in this tab's text."}
+            </pre>
+          </details>
           {merged.clean ? (
             <>
               <p>

@@ -1,4 +1,4 @@
-import { diff3Merge } from "node-diff3";
+import { diff3Merge, diffComm } from "node-diff3";
 
 // A line-based three-way merge of the text a person started from (base),
 // what the server has now (theirs) and the person's text (mine).
@@ -30,4 +30,16 @@ export function merge3(base: string, theirs: string, mine: string): Merged {
     }
   }
   return { clean, text: lines.join("\n"), regions };
+}
+
+// changedLines is what turned base into theirs, line by line: "- " for a
+// line taken out, "+ " for a line put in (unchanged lines are left out).
+export function changedLines(base: string, theirs: string): string[] {
+  const out: string[] = [];
+  for (const r of diffComm(base.split("\n"), theirs.split("\n"))) {
+    if ("common" in r && r.common) continue;
+    for (const l of r.buffer1 ?? []) out.push("- " + l);
+    for (const l of r.buffer2 ?? []) out.push("+ " + l);
+  }
+  return out;
 }
