@@ -4,6 +4,7 @@ import { Link, usePath } from "./router";
 import { ErrorBox, Loading } from "./ui";
 import { NotesPage } from "./NotesPage";
 import { ConnectedPage } from "./ConnectedPage";
+import { NotePage } from "./NotePage";
 
 export function App() {
   const [me, setMe] = useState<Me | null>(null);
@@ -82,27 +83,11 @@ function Shell({ me }: { me: Me }) {
       </nav>
       <main id="main" className="content" tabIndex={-1}>
         {section === "notes" && !path.startsWith("/notes/") ? <NotesPage me={me.user.name || me.user.email} /> : null}
-        {path.startsWith("/notes/") ? <NoteRoute id={decodeURIComponent(path.slice("/notes/".length))} /> : null}
+        {path.startsWith("/notes/") ? <NotePage key={path} id={safeDecode(path.slice("/notes/".length))} me={me.user.name || me.user.email} /> : null}
         {section === "connected" ? <ConnectedPage /> : null}
         {section === "" ? <NotFound /> : null}
       </main>
     </div>
-  );
-}
-
-function NoteRoute({ id }: { id: string }) {
-  return (
-    <section className="page">
-      <div className="page-head">
-        <h1>Note</h1>
-      </div>
-      <div className="empty">
-        <p>The editor for this Note ({id}) opens here.</p>
-        <Link to="/" className="button secondary">
-          Back to Notes
-        </Link>
-      </div>
-    </section>
   );
 }
 
@@ -118,4 +103,14 @@ function NotFound() {
       </div>
     </section>
   );
+}
+
+// safeDecode is a path segment decoded, or as it is when it is not valid
+// percent-encoding (the server then says the ID is not found).
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }

@@ -73,7 +73,7 @@ export function signInPath(): string {
   return here === "/" ? "/signin" : "/signin?next=" + encodeURIComponent(here);
 }
 
-type Options = { method?: string; body?: unknown; ifMatch?: string | number; signal?: AbortSignal };
+type Options = { method?: string; body?: unknown; ifMatch?: string | number; signal?: AbortSignal; idempotencyKey?: string };
 
 export async function call<T>(path: string, opts: Options = {}): Promise<T> {
   const method = opts.method ?? "GET";
@@ -81,6 +81,7 @@ export async function call<T>(path: string, opts: Options = {}): Promise<T> {
   if (method !== "GET" && method !== "HEAD") headers["X-CSRF-Token"] = csrf;
   if (opts.body !== undefined) headers["Content-Type"] = "application/json";
   if (opts.ifMatch !== undefined) headers["If-Match"] = `"${opts.ifMatch}"`;
+  if (opts.idempotencyKey) headers["Idempotency-Key"] = opts.idempotencyKey;
   let resp: Response;
   try {
     resp = await fetch(path, {
@@ -130,6 +131,33 @@ export function problemText(status: number, data: any): string {
   return `The server refused this (HTTP ${status}).`;
 }
 
+export type TabRef = { tab_id: string; type: string; label: string; position: number };
+
+export type NoteView = { id: string; title: string; approved: boolean; version: number; tabs: TabRef[] };
+
+export type Slide = { slide_id: string; title: string; body: string; notes: string; layout?: string; theme?: string };
+export type Sheet = { sheet_id: string; name: string; cells: unknown[][] };
+export type Source = { source_id: string; title: string; url: string; normalized_url: string; added_at: string };
+export type NoteFile = { file_id: string; name: string; content_type: string; size_bytes: number; sha256: string; added_at: string };
+
+// TabContent is GET /api/notes/{id}/tabs/{tab_id}: one tab's data, by its type.
+export type TabContent = {
+  note_id: string;
+  version: number;
+  tab_id: string;
+  type: string;
+  label: string;
+  text?: string;
+  slides?: Slide[];
+  sheets?: Sheet[];
+  sources?: Source[];
+  files?: NoteFile[];
+};
+
+export type WriteResult = { id: string; version: number; changed_tab_ids: string[] };
+
+const notePath = (id: string) => "/api/notes/" + encodeURIComponent(id);
+
 export const api = {
   me: () => call<Me>("/api/me"),
   notes: (query: string, cursor: string, signal?: AbortSignal) => {
@@ -143,6 +171,12 @@ export const api = {
   patchNote: (n: Note, change: { title?: string; approved?: boolean }) =>
     call<Note>("/api/notes/" + encodeURIComponent(n.id), { method: "PATCH", body: change, ifMatch: n.version }),
   deleteNote: (n: Note) => call<void>("/api/notes/" + encodeURIComponent(n.id), { method: "DELETE", ifMatch: n.version }),
+  note: (id: string, signal?: AbortSignal) => call<NoteView>(notePath(id), { signal }),
+  tab: (id: string, tab: string, signal?: AbortSignal) => call<TabContent>(notePath(id) + "/tabs/" + encodeURIComponent(tab), { signal }),
+  // setText replaces a markdown tab's text, based on version; key names
+  // this attempt, so that a retry of it is answered once.
+  setText: (id: string, tab: string, text: string, version: number, key: string) =>
+    call<WriteResult>(notePath(id) + "/tabs/" + encodeURIComponent(tab) + "/text", { method: "PUT", body: { text }, ifMatch: version, idempotencyKey: key }),
   connections: () => call<{ connections: Connection[] }>("/api/connections"),
   revoke: (id: string) => call<void>("/api/connections/" + encodeURIComponent(id), { method: "DELETE" }),
 };

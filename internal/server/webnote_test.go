@@ -1,0 +1,269 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"foundry/internal/browsertest"
+	"foundry/internal/server"
+	"foundry/internal/server/servertest"
+	"foundry/internal/service"
+)
+
+// The Note page of the web app: the tab strip, and the markdown tab's
+// guarded saves: as the person types, with the version the page last saw;
+// a write an agent made in between is merged for the person when the two
+// do not touch the same lines, shown side by side when they do, and the
+// person's text is kept as a draft until the server has it.
+
+// serverText is the markdown tab of the Note as the service reads it, and
+// the Note's version.
+func serverText(t *testing.T, e *servertest.Env, id string) (string, int64) {
+	t.Helper()
+	c, err := e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id, "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Text == nil {
+		t.Fatalf("the markdown tab of %s has no text", id)
+	}
+	return *c.Text, c.Version
+}
+
+// cmContent is the editor's text area, in its shadow root.
+var cmContent = chromedp.JSPath(`document.querySelector(".md-editor")?.shadowRoot?.querySelector(".cm-content")`)
+
+// editorText is the text the page's editor holds.
+func editorText(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	return run(t, ctx, "editor text", chromedp.Evaluate[string](`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].map(l => l.textContent).join("\n")`))
+}
+
+// typeAtEnd puts the cursor at the end of the editor's text and types s.
+func typeAtEnd(s string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Click(cmContent),
+		chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		insertText(s),
+	)
+}
+
+// waitSaved waits until the page says the text is saved.
+func waitSaved() chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Saved"`)
+}
+
+// agentWrites replaces the markdown tab's text through MCP, as an agent
+// does, on the Note's current version.
+func agentWrites(t *testing.T, e *servertest.Env, id string, edit func(string) string) string {
+	t.Helper()
+	text, version := serverText(t, e, id)
+	next := edit(text)
+	agent := e.Client(t, e.WriteToken(t), "")
+	r := servertest.MustCall(t, agent, "edit_note_tab", map[string]any{"note_id": id, "tab_id": "markdown", "expected_version": version,
+		"operation": "replace_text", "text": next, "idempotency_key": fmt.Sprintf("webnote-%d", version)})
+	if r.IsError {
+		t.Fatalf("the agent's write: %s", r.Text)
+	}
+	if got, _ := serverText(t, e, id); got != next {
+		t.Fatalf("after the agent's write the server has %q, want %q", got, next)
+	}
+	return next
+}
+
+func TestBrowserNoteMarkdown(t *testing.T) {
+	e, ctx := startBrowserEnv(t, server.Config{})
+	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
+	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
+	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	id := notesOf(t, e)["Welcome"].ID
+	start, _ := serverText(t, e, id)
+
+	// The Note from the list: its title, its tabs, the markdown tab open.
+	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
+	if u := location(t, ctx); u.Path != "/notes/"+id {
+		t.Fatalf("the Note's link: at %s", u)
+	}
+	if h := run(t, ctx, "title", chromedp.Text(chromedp.ID("note-title"))); h != "Welcome" {
+		t.Errorf("the Note page's heading is %q", h)
+	}
+	tabs := run(t, ctx, "tabs", chromedp.Evaluate[[]string](`[...document.querySelectorAll("[role=tablist] [role=tab]")].map(b => b.dataset.tabId + "=" + b.innerText.trim())`))
+	if len(tabs) < 3 || !strings.HasPrefix(tabs[0], "markdown=") {
+		t.Fatalf("the tab strip shows %v, want the markdown tab first, then the others", tabs)
+	}
+	if got := editorText(t, ctx); got != start {
+		t.Fatalf("the editor holds %q, the server %q", got, start)
+	}
+	if d := run(t, ctx, "styled", chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".md-editor").shadowRoot.querySelector(".cm-editor")).display`)); d != "flex" {
+		t.Errorf("the editor's own styles did not apply under the page's policy (display %q)", d)
+	}
+	if h := run(t, ctx, "preview", chromedp.Evaluate[string](`document.querySelector(".md-preview h1")?.innerText ?? ""`)); h != "Welcome to Foundry" {
+		t.Errorf("the preview's heading is %q", h)
+	}
+
+	// Arrow keys and Ctrl+digit switch tabs; the URL names the tab.
+	do(t, ctx, "arrow right", chromedp.Focus(chromedp.CSS(`[role=tab][aria-selected=true]`)), chromedp.KeyEvent(kb.ArrowRight),
+		chromedp.Poll[chromedp.Void](`document.activeElement?.getAttribute("role") === "tab" && document.activeElement.getAttribute("aria-selected") === "true" && document.activeElement.dataset.tabId !== "markdown"`))
+	second := strings.SplitN(tabs[1], "=", 2)[0]
+	if u := location(t, ctx); u.Query().Get("tab") != second {
+		t.Errorf("after ArrowRight the URL is %s, want ?tab=%s", u, second)
+	}
+	do(t, ctx, "the second tab's content", chromedp.Poll[chromedp.Void](`!document.querySelector(".tabpanel .loading")`))
+	for _, tb := range tabs {
+		tabID, label, _ := strings.Cut(tb, "=")
+		if strings.Contains(label, "Intro deck") {
+			do(t, ctx, "the slides tab", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Safe agent writes"))
+		}
+		if strings.Contains(label, "Budget") {
+			do(t, ctx, "the sheet tab", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Hosting"))
+			accessible(t, ctx, "note-sheet")
+		}
+	}
+	do(t, ctx, "Ctrl+1", chromedp.KeyEvent("1", chromedp.KeyModifiers(chromedp.ModifierCtrl)), chromedp.WaitVisible(cmContent))
+	if u := location(t, ctx); u.Query().Get("tab") != "markdown" {
+		t.Errorf("after Ctrl+1 the URL is %s", u)
+	}
+
+	// Typing saves (debounced); a reload shows what the server has.
+	do(t, ctx, "type", typeAtEnd("A line the person typed.\n"), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
+	want := start + "A line the person typed.\n"
+	if got, _ := serverText(t, e, id); got != want {
+		t.Fatalf("after Saved the server has %q, want %q", got, want)
+	}
+	do(t, ctx, "reload", chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
+	if got := editorText(t, ctx); got != want {
+		t.Fatalf("after a reload the editor holds %q, want %q", got, want)
+	}
+	if n := run(t, ctx, "offers", chromedp.Evaluate[int](`document.querySelectorAll(".draft-offer").length`)); n != 0 {
+		t.Errorf("a saved text is offered back as a draft")
+	}
+	noOverflow(t, ctx, "note-markdown")
+	accessible(t, ctx, "note-markdown")
+	browsertest.Screenshot(t, ctx, "note-markdown")
+
+	// An agent changes the first line; the person, not knowing, types at
+	// the end: the save is refused (412), and the merge is offered.
+	agentWrites(t, e, id, func(s string) string {
+		return strings.Replace(s, "# Welcome to Foundry", "# Welcome to Foundry, with an agent", 1)
+	})
+	do(t, ctx, "type elsewhere", typeAtEnd("The person's second line.\n"), chromedp.WaitVisible(chromedp.CSS(`.conflict`)))
+	if s := run(t, ctx, "state", chromedp.Text(chromedp.ID("save-state"))); s != "Conflict" {
+		t.Errorf("the page says %q during a conflict", s)
+	}
+	if msg := run(t, ctx, "banner", chromedp.Text(chromedp.CSS(`.conflict`))); !strings.Contains(msg, "test changed this tab") || !strings.Contains(msg, "Apply both") {
+		t.Errorf("the conflict banner says:\n%s", msg)
+	}
+	if ch := run(t, ctx, "their change", chromedp.Text(chromedp.CSS(`.their-change pre`))); ch != "- # Welcome to Foundry\n+ # Welcome to Foundry, with an agent" {
+		t.Errorf("the banner shows the agent's change as %q", ch)
+	}
+	if got := editorText(t, ctx); !strings.Contains(got, "The person's second line.") || strings.Contains(got, "with an agent") {
+		t.Errorf("before Apply both the editor holds %q: it should keep the person's text, unmerged", got)
+	}
+	noOverflow(t, ctx, "note-merge")
+	accessible(t, ctx, "note-merge")
+	browsertest.Screenshot(t, ctx, "note-merge")
+	do(t, ctx, "Apply both", chromedp.Click(chromedp.CSS(`.conflict button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	merged, _ := serverText(t, e, id)
+	if !strings.Contains(merged, "# Welcome to Foundry, with an agent") || !strings.Contains(merged, "A line the person typed.") || !strings.Contains(merged, "The person's second line.") {
+		t.Fatalf("after Apply both the server has %q: want the agent's and the person's edits", merged)
+	}
+	if got := editorText(t, ctx); got != merged {
+		t.Errorf("after Apply both the editor holds %q, the server %q", got, merged)
+	}
+
+	// Both change the same place: side by side; a reload offers the draft
+	// back; restored, it meets the conflict again; Edit both keeps both.
+	agentWrites(t, e, id, func(s string) string { return s + "The agent's closing line.\n" })
+	do(t, ctx, "type in the same place", typeAtEnd("The person's closing line.\n"), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
+	if th := run(t, ctx, "theirs", chromedp.Text(chromedp.CSS(`.side-by-side pre.theirs`))); !strings.Contains(th, "The agent's closing line.") {
+		t.Errorf("the theirs side shows %q", th)
+	}
+	if mi := run(t, ctx, "mine", chromedp.Text(chromedp.CSS(`.side-by-side pre.mine`))); !strings.Contains(mi, "The person's closing line.") {
+		t.Errorf("the mine side shows %q", mi)
+	}
+	noOverflow(t, ctx, "note-conflict")
+	accessible(t, ctx, "note-conflict")
+	browsertest.Screenshot(t, ctx, "note-conflict")
+	do(t, ctx, "reload during the conflict", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`.draft-offer`)))
+	if msg := run(t, ctx, "offer", chromedp.Text(chromedp.CSS(`.draft-offer`))); !strings.Contains(msg, "You have unsaved text from") || !strings.Contains(msg, "The person's closing line.") {
+		t.Errorf("after a reload the page offers:\n%s", msg)
+	}
+	if st := run(t, ctx, "state", chromedp.Text(chromedp.ID("save-state"))); st != "Unsaved changes" {
+		t.Errorf("with a draft offered back the page says %q", st)
+	}
+	accessible(t, ctx, "note-draft")
+	browsertest.Screenshot(t, ctx, "note-draft")
+	do(t, ctx, "restore", chromedp.Click(chromedp.CSS(`.draft-offer button.primary`)), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
+	do(t, ctx, "edit both", chromedp.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	final, _ := serverText(t, e, id)
+	for _, s := range []string{"The agent's closing line.", "The person's closing line.", "with an agent", "The person's second line."} {
+		if !strings.Contains(final, s) {
+			t.Errorf("after resolving, the server's text lacks %q:\n%s", s, final)
+		}
+	}
+	if n := run(t, ctx, "draft gone", chromedp.Evaluate[int](`Object.keys(localStorage).filter(k => k.startsWith("foundry.draft:")).length`)); n != 0 {
+		t.Errorf("after the save %d drafts are still kept", n)
+	}
+
+	// Ctrl+S saves at once; then a phone's width, stacked.
+	do(t, ctx, "Ctrl+S", typeAtEnd("Saved with a shortcut."), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)), waitSaved())
+	if got, _ := serverText(t, e, id); !strings.HasSuffix(got, "Saved with a shortcut.") {
+		t.Errorf("after Ctrl+S the server has %q", got)
+	}
+
+	// Leaving the tab before the pause saves what was typed.
+	do(t, ctx, "type and leave the tab", typeAtEnd(" Left at once."), chromedp.KeyEvent("2", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.Poll[chromedp.Void](`!document.querySelector(".md-editor")`))
+	left := false
+	for range 600 {
+		if got, _ := serverText(t, e, id); strings.HasSuffix(got, "Saved with a shortcut. Left at once.") {
+			left = true
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !left {
+		got, _ := serverText(t, e, id)
+		t.Fatalf("after leaving the tab the server has %q: the typed text was not saved", got)
+	}
+	do(t, ctx, "back to the text", chromedp.KeyEvent("1", chromedp.KeyModifiers(chromedp.ModifierCtrl)), chromedp.WaitVisible(cmContent), waitSaved())
+	if n := run(t, ctx, "offers", chromedp.Evaluate[int](`document.querySelectorAll(".draft-offer").length`)); n != 0 {
+		t.Errorf("a text saved on leaving the tab is offered back as a draft")
+	}
+
+	do(t, ctx, "phone width", browsertest.Phone(), chromedp.WaitVisible(cmContent))
+	if cols := run(t, ctx, "stacked", chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".md-split")).gridTemplateColumns`)); strings.Count(cols, "px") != 1 {
+		t.Errorf("on a phone the editor and preview are not stacked: columns %q", cols)
+	}
+	noOverflow(t, ctx, "note-phone")
+	accessible(t, ctx, "note-phone")
+	browsertest.Screenshot(t, ctx, "note-phone")
+	do(t, ctx, "desktop width", browsertest.Desktop())
+
+	// Dark, when the system asks for it: the editor follows the palette.
+	do(t, ctx, "dark", browsertest.ColorScheme("dark"), chromedp.WaitVisible(cmContent))
+	if bg := run(t, ctx, "editor background", chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".md-editor").shadowRoot.querySelector(".cm-editor")).backgroundColor`)); bg != "rgb(30, 32, 36)" {
+		t.Errorf("in dark mode the editor's background is %s", bg)
+	}
+	accessible(t, ctx, "note-dark")
+	browsertest.Screenshot(t, ctx, "note-dark")
+	do(t, ctx, "light", browsertest.ColorScheme("light"))
+
+	// A Note that is not there, and an address that is not an ID.
+	for _, path := range []string{"/notes/no-such-note", "/notes/not%20an%20id"} {
+		do(t, ctx, "open "+path, chromedp.Navigate(e.URL+path), chromedp.WaitVisible(chromedp.CSS(`.error-box`)))
+		if msg := run(t, ctx, "error", chromedp.Text(chromedp.CSS(`.error-box p`))); msg == "" {
+			t.Errorf("%s: the error box says nothing", path)
+		}
+		if n := run(t, ctx, "back link", chromedp.Evaluate[int](`document.querySelectorAll(".page a.back[href='/']").length`)); n != 1 {
+			t.Errorf("%s: no way back to the Notes", path)
+		}
+	}
+	accessible(t, ctx, "note-missing")
+}

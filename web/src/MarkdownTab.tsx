@@ -1,0 +1,374 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { EditorView, basicSetup } from "codemirror";
+import { markdown } from "@codemirror/lang-markdown";
+import MarkdownIt from "markdown-it";
+import DOMPurify from "dompurify";
+import { api, ApiError, writers, type Change } from "./api";
+import { clearDraft, loadDraft, saveDraft, type Draft } from "./draft";
+import { changedLines, merge3 } from "./merge";
+
+// The markdown tab: CodeMirror beside a sanitized preview. It saves as the
+// person types (debounced) and on Ctrl/Cmd+S, with the version it last saw
+// and an Idempotency-Key per attempt; the unsaved text is a local draft
+// until the server has it. A save refused because someone wrote in between
+// (412) keeps the person's text and offers a merge.
+
+export type SaveState = "saved" | "saving" | "unsaved" | "conflict" | "error";
+
+const DEBOUNCE_MS = 800;
+const RETRY_MS = 5000;
+
+// theme is the editor's look in the app's palette (its custom properties
+// reach into the shadow root).
+const theme = EditorView.theme({
+  "&": { minHeight: "24rem", height: "100%", color: "var(--fg)", backgroundColor: "var(--card)", borderRadius: "var(--radius)", fontSize: ".95rem" },
+  "&.cm-focused": { outline: "3px solid var(--focus)", outlineOffset: "0" },
+  ".cm-scroller": { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace", lineHeight: "1.55" },
+  ".cm-content": { caretColor: "var(--fg)" },
+  ".cm-cursor, .cm-dropCursor": { borderLeftColor: "var(--fg)" },
+  ".cm-gutters": { backgroundColor: "var(--soft)", color: "var(--muted)", borderRight: "1px solid var(--line)", borderRadius: "var(--radius) 0 0 var(--radius)" },
+  ".cm-activeLine": { backgroundColor: "color-mix(in srgb, var(--note-bg) 55%, transparent)" },
+  ".cm-activeLineGutter": { backgroundColor: "color-mix(in srgb, var(--note-bg) 80%, transparent)", color: "var(--fg)" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "color-mix(in srgb, var(--accent) 30%, transparent)" },
+});
+
+const md = new MarkdownIt({ html: false, linkify: true });
+
+function newKey(): string {
+  if (typeof crypto !== "undefined" && typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2);
+}
+
+type Conflict = { theirs: string; version: number; who: string };
+type Attempt = { text: string; version: number; key: string };
+
+type Props = {
+  noteId: string;
+  tabId: string;
+  label: string;
+  text: string; // the server's text
+  version: number; // the Note's version that text is
+  me: string;
+  onVersion: (v: number) => void;
+  onState: (s: SaveState) => void;
+};
+
+export function MarkdownTab(p: Props) {
+  const [offer, setOffer] = useState<Draft | null>(() => {
+    const d = loadDraft(p.noteId, p.tabId);
+    if (d && d.text === p.text) {
+      clearDraft(p.noteId, p.tabId);
+      return null;
+    }
+    return d;
+  });
+  // A draft not restored yet is text the server does not have.
+  useEffect(() => {
+    if (offer) p.onState("unsaved");
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [offer]);
+  if (offer) {
+    return (
+      <div className="draft-offer notice" role="region" aria-label="Unsaved text">
+        <div>
+          <p>
+            <strong>You have unsaved text from {offer.at ? new Date(offer.at).toLocaleString() : "earlier"}</strong>: it was not saved to the
+            Note. Restore it to keep working on it, or discard it.
+          </p>
+          <pre className="draft-text">{offer.text}</pre>
+        </div>
+        <div className="draft-actions">
+          <button type="button" className="primary" onClick={() => setOffer(null)} data-restore="">
+            Restore
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              clearDraft(p.noteId, p.tabId);
+              setOffer(null);
+              p.onState("saved");
+            }}
+          >
+            Discard
+          </button>
+        </div>
+      </div>
+    );
+  }
+  return <Editor {...p} restored={loadDraft(p.noteId, p.tabId)} />;
+}
+
+function Editor(p: Props & { restored: Draft | null }) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const base = useRef({ text: p.restored ? p.restored.base : p.text, version: p.restored ? p.restored.version : p.version });
+  const inflight = useRef(false);
+  const attempt = useRef<Attempt | null>(null);
+  const timer = useRef<number | undefined>(undefined);
+  const conflictRef = useRef<Conflict | null>(null);
+  const alive = useRef(true);
+  const [text, setText] = useState(p.restored ? p.restored.text : p.text);
+  const [conflict, setConflictState] = useState<Conflict | null>(null);
+  const [error, setError] = useState("");
+  const [state, setStateState] = useState<SaveState>("saved");
+  const props = useRef(p);
+  props.current = p;
+
+  const setState = useCallback((s: SaveState) => {
+    setStateState(s);
+    props.current.onState(s);
+  }, []);
+  const setConflict = (c: Conflict | null) => {
+    conflictRef.current = c;
+    setConflictState(c);
+  };
+  const doc = () => view.current?.state.doc.toString() ?? "";
+  const setDoc = (t: string) => {
+    const v = view.current;
+    if (v) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t } });
+  };
+  const keep = (t: string) => {
+    const { noteId, tabId } = props.current;
+    if (t === base.current.text && !conflictRef.current) clearDraft(noteId, tabId);
+    else saveDraft(noteId, tabId, { text: t, base: base.current.text, version: base.current.version, at: new Date().toISOString() });
+  };
+
+  const save = useCallback(() => {
+    window.clearTimeout(timer.current);
+    if (!alive.current || inflight.current || conflictRef.current || !view.current) return;
+    const t = doc();
+    const { noteId, tabId } = props.current;
+    if (t === base.current.text) {
+      attempt.current = null;
+      clearDraft(noteId, tabId);
+      setState("saved");
+      return;
+    }
+    // A retry of the same text on the same version is the same attempt.
+    let a = attempt.current;
+    if (!a || a.text !== t || a.version !== base.current.version) a = { text: t, version: base.current.version, key: newKey() };
+    attempt.current = a;
+    inflight.current = true;
+    setState("saving");
+    setError("");
+    const sent = a;
+    api
+      .setText(noteId, tabId, sent.text, sent.version, sent.key)
+      .then((res) => {
+        inflight.current = false;
+        attempt.current = null;
+        base.current = { text: sent.text, version: res.version };
+        props.current.onVersion(res.version);
+        if (!alive.current) {
+          // Saved after the tab was closed: the draft is no longer needed
+          // if it is this text.
+          if (loadDraft(noteId, tabId)?.text === sent.text) clearDraft(noteId, tabId);
+          return;
+        }
+        if (doc() === sent.text) {
+          clearDraft(noteId, tabId);
+          setState("saved");
+        } else {
+          keep(doc());
+          setState("unsaved");
+          timer.current = window.setTimeout(save, DEBOUNCE_MS);
+        }
+      })
+      .catch((e: unknown) => {
+        inflight.current = false;
+        if (!alive.current) return;
+        if (e instanceof ApiError && e.status === 412) {
+          attempt.current = null;
+          resolve412(e.changes);
+          return;
+        }
+        setState("error");
+        setError(e instanceof Error ? e.message : String(e));
+        // Unreachable server: the same attempt again, a little later.
+        if (e instanceof ApiError && (e.status === 0 || e.status >= 500)) timer.current = window.setTimeout(save, RETRY_MS);
+        else attempt.current = null;
+      });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [setState]);
+
+  // resolve412: someone wrote in between. If this tab's text is what the
+  // person started from, only another tab changed: save again on the new
+  // version. Otherwise keep the person's text and offer a merge.
+  const resolve412 = (changes: Change[]) => {
+    const { noteId, tabId, me } = props.current;
+    api
+      .tab(noteId, tabId)
+      .then((cur) => {
+        if (!alive.current) return;
+        const theirs = cur.text ?? "";
+        props.current.onVersion(cur.version);
+        if (theirs === base.current.text) {
+          base.current = { text: theirs, version: cur.version };
+          save();
+          return;
+        }
+        const mine = changes.filter((c) => !c.changed || c.changed.length === 0 || c.changed.includes(tabId));
+        setConflict({ theirs, version: cur.version, who: writers(mine.length ? mine : changes, me) || "someone" });
+        keep(doc());
+        setState("conflict");
+      })
+      .catch((e: unknown) => {
+        if (!alive.current) return;
+        setState("error");
+        setError(e instanceof Error ? e.message : String(e));
+      });
+  };
+
+  useEffect(() => {
+    alive.current = true;
+    if (!host.current) return;
+    // The editor lives in a shadow root: there CodeMirror's styles go into
+    // a constructed style sheet, which the page's policy (no inline
+    // styles) allows, rather than into a <style> element, which it blocks.
+    const shadow = host.current.shadowRoot ?? host.current.attachShadow({ mode: "open" });
+    const parent = document.createElement("div");
+    parent.className = "md-editor-root";
+    shadow.replaceChildren(parent);
+    const v = new EditorView({
+      doc: text,
+      parent,
+      root: shadow,
+      extensions: [
+        basicSetup,
+        markdown(),
+        theme,
+        EditorView.lineWrapping,
+        EditorView.contentAttributes.of({ "aria-label": "Markdown text of " + p.label, "aria-multiline": "true" }),
+        EditorView.updateListener.of((u) => {
+          if (!u.docChanged) return;
+          const t = u.state.doc.toString();
+          setText(t);
+          keep(t);
+          if (conflictRef.current) return;
+          setState(t === base.current.text ? "saved" : "unsaved");
+          window.clearTimeout(timer.current);
+          timer.current = window.setTimeout(save, DEBOUNCE_MS);
+        }),
+      ],
+    });
+    view.current = v;
+    // A restored draft is saved at once (it may meet a conflict).
+    if (p.restored) {
+      setState("unsaved");
+      timer.current = window.setTimeout(save, 0);
+    }
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "s") {
+        e.preventDefault();
+        save();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => {
+      // Leaving the tab saves what is not saved yet (the draft keeps it
+      // if that fails).
+      if (!conflictRef.current && !inflight.current && doc() !== base.current.text) save();
+      alive.current = false;
+      window.removeEventListener("keydown", onKey);
+      window.clearTimeout(timer.current);
+      v.destroy();
+      view.current = null;
+    };
+    // The editor is made once per tab; its text then lives in it.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  const html = useMemo(() => DOMPurify.sanitize(md.render(text)), [text]);
+  const merged = useMemo(() => (conflict ? merge3(base.current.text, conflict.theirs, text) : null), [conflict, text]);
+
+  // settle ends a conflict: the server's text becomes the base, and the
+  // editor holds t, saved on the server's version.
+  const settle = (t: string) => {
+    if (!conflict) return;
+    base.current = { text: conflict.theirs, version: conflict.version };
+    setConflict(null);
+    if (doc() !== t) setDoc(t);
+    keep(t);
+    save();
+  };
+
+  return (
+    <div className="md-tab">
+      {conflict && merged ? (
+        <section className="conflict" aria-labelledby="conflict-title" role="region">
+          <h2 id="conflict-title">{conflict.who} changed this tab while you were writing</h2>
+          <details className="their-change" open>
+            <summary>What {conflict.who} changed</summary>
+            <pre tabIndex={0} aria-label={"What " + conflict.who + " changed"}>
+              {changedLines(base.current.text, conflict.theirs).join("\n") || "Nothing in this tab's text."}
+            </pre>
+          </details>
+          {merged.clean ? (
+            <>
+              <p>
+                Your text is kept here and was not saved yet. Your changes and theirs touch different lines: apply both to keep
+                everything, then it is saved on version {conflict.version}.
+              </p>
+              <div className="conflict-actions">
+                <button type="button" className="primary" onClick={() => settle(merged.text)}>
+                  Apply both
+                </button>
+                <button type="button" className="secondary" onClick={() => settle(conflict.theirs)}>
+                  Take theirs
+                </button>
+                <button type="button" className="secondary" onClick={() => settle(doc())}>
+                  Keep mine
+                </button>
+              </div>
+            </>
+          ) : (
+            <>
+              <p>
+                Your text is kept here and was not saved yet. You both changed the same lines: choose what to keep, or edit both
+                into one.
+              </p>
+              <div className="side-by-side">
+                <div>
+                  <h3>Theirs (version {conflict.version})</h3>
+                  <pre className="theirs" tabIndex={0} aria-label="Their text">
+                    {conflict.theirs}
+                  </pre>
+                </div>
+                <div>
+                  <h3>Yours</h3>
+                  <pre className="mine" tabIndex={0} aria-label="Your text">
+                    {text}
+                  </pre>
+                </div>
+              </div>
+              <div className="conflict-actions">
+                <button type="button" className="primary" onClick={() => settle(doc())}>
+                  Keep mine
+                </button>
+                <button type="button" className="secondary" onClick={() => settle(conflict.theirs)}>
+                  Take theirs
+                </button>
+                <button type="button" className="secondary" onClick={() => settle(merged.text)}>
+                  Edit both
+                </button>
+              </div>
+            </>
+          )}
+        </section>
+      ) : null}
+      {error ? (
+        <div className="error-box" role="alert">
+          <p>Not saved: {error}</p>
+          <button type="button" className="secondary" onClick={save}>
+            Try again
+          </button>
+        </div>
+      ) : null}
+      <div className="md-split">
+        <div className="md-editor" ref={host} data-state={state} />
+        <div className="md-preview" aria-label="Preview" role="region" tabIndex={0} dangerouslySetInnerHTML={{ __html: html }} />
+      </div>
+    </div>
+  );
+}
