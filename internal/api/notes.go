@@ -204,12 +204,7 @@ func (h *handler) deleteNote(w http.ResponseWriter, r *http.Request, c *caller) 
 }
 
 func (h *handler) getTab(w http.ResponseWriter, r *http.Request, c *caller) {
-	id, err := noteID(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	tab, err := pathID(r, "tab_id")
+	id, tab, err := noteAndTab(r)
 	if err != nil {
 		h.fail(w, r, err)
 		return

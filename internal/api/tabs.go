@@ -61,14 +61,20 @@ func (b *sourceBody) expected() *int64    { return b.ExpectedVersion }
 func (b *slideBody) expected() *int64     { return b.ExpectedVersion }
 func (b *cellsBody) expected() *int64     { return b.ExpectedVersion }
 
+// noteAndTab reads a call on one tab: the Note's ID and the tab's from
+// the path, each checked.
+func noteAndTab(r *http.Request) (id, tab string, err error) {
+	if id, err = noteID(r); err != nil {
+		return "", "", err
+	}
+	tab, err = pathID(r, "tab_id")
+	return id, tab, err
+}
+
 // tabWrite is noteWrite for a call on one tab: the tab's ID from the path
 // too. do's answer is written as JSON with the version's ETag.
 func (h *handler) tabWrite(w http.ResponseWriter, r *http.Request, status int, do func(id, tab string) (any, service.PeopleResult, error)) {
-	id, err := noteID(r)
-	var tab string
-	if err == nil {
-		tab, err = pathID(r, "tab_id")
-	}
+	id, tab, err := noteAndTab(r)
 	var out any
 	var res service.PeopleResult
 	if err == nil {
@@ -264,12 +270,7 @@ func (h *handler) putCells(w http.ResponseWriter, r *http.Request, c *caller) {
 }
 
 func (h *handler) getCells(w http.ResponseWriter, r *http.Request, c *caller) {
-	id, err := noteID(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	tab, err := pathID(r, "tab_id")
+	id, tab, err := noteAndTab(r)
 	if err != nil {
 		h.fail(w, r, err)
 		return
