@@ -101,6 +101,12 @@ func (h *handler) createNote(w http.ResponseWriter, r *http.Request, c *caller) 
 
 // written answers a write's result, its ETag and whether it was replayed.
 func (h *handler) written(w http.ResponseWriter, status int, res service.PeopleResult) {
+	h.answer(w, status, res, res)
+}
+
+// answer is written with a body of its own (a write that also names what
+// it made: a tab, a slide, a source).
+func (h *handler) answer(w http.ResponseWriter, status int, res service.PeopleResult, body any) {
 	w.Header().Set("ETag", etag(res.Version))
 	if res.Replayed {
 		w.Header().Set(HeaderReplayed, "true")
@@ -109,7 +115,7 @@ func (h *handler) written(w http.ResponseWriter, status int, res service.PeopleR
 		w.WriteHeader(status)
 		return
 	}
-	writeJSON(w, status, res)
+	writeJSON(w, status, body)
 }
 
 // NoteView is GET /api/notes/{id}'s answer.

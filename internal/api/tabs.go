@@ -84,15 +84,7 @@ func (h *handler) tabWrite(w http.ResponseWriter, r *http.Request, status int, d
 		h.fail(w, r, err)
 		return
 	}
-	w.Header().Set("ETag", etag(res.Version))
-	if res.Replayed {
-		w.Header().Set(HeaderReplayed, "true")
-	}
-	if status == http.StatusNoContent {
-		w.WriteHeader(status)
-		return
-	}
-	writeJSON(w, status, out)
+	h.answer(w, status, res, out)
 }
 
 func (h *handler) createTab(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -119,11 +111,7 @@ func (h *handler) createTab(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	}
 	w.Header().Set("Location", Prefix+"notes/"+url.PathEscape(id)+"/tabs/"+url.PathEscape(res.TabID))
-	w.Header().Set("ETag", etag(res.Version))
-	if res.Replayed {
-		w.Header().Set(HeaderReplayed, "true")
-	}
-	writeJSON(w, http.StatusCreated, res)
+	h.answer(w, http.StatusCreated, res.PeopleResult, res)
 }
 
 func (h *handler) updateTab(w http.ResponseWriter, r *http.Request, c *caller) {
@@ -174,11 +162,7 @@ func (h *handler) addSource(w http.ResponseWriter, r *http.Request, c *caller) {
 		h.fail(w, r, err)
 		return
 	}
-	w.Header().Set("ETag", etag(res.Version))
-	if res.Replayed {
-		w.Header().Set(HeaderReplayed, "true")
-	}
-	writeJSON(w, http.StatusCreated, res)
+	h.answer(w, http.StatusCreated, res.PeopleResult, res)
 }
 
 func (h *handler) deleteSource(w http.ResponseWriter, r *http.Request, c *caller) {
