@@ -83,7 +83,7 @@ function Shell({ me }: { me: Me }) {
       </nav>
       <main id="main" className="content" tabIndex={-1}>
         {section === "notes" && !path.startsWith("/notes/") ? <NotesPage me={me.user.name || me.user.email} /> : null}
-        {path.startsWith("/notes/") ? <NotePage key={path} id={safeDecode(path.slice("/notes/".length))} me={me.user.name || me.user.email} /> : null}
+        {path.startsWith("/notes/") ? <NotePage key={path} id={safeDecode(path.slice("/notes/".length))} me={me.user.name || me.user.email} meId={me.user.id} /> : null}
         {section === "connected" ? <ConnectedPage /> : null}
         {section === "" ? <NotFound /> : null}
       </main>

@@ -6,6 +6,7 @@ import DOMPurify from "dompurify";
 import { api, ApiError, writers, type Change } from "./api";
 import { clearDraft, loadDraft, saveDraft, type Draft } from "./draft";
 import { changedLines, merge3 } from "./merge";
+import type { RemoteChange } from "./tabs";
 
 // The markdown tab: CodeMirror beside a sanitized preview. It saves as the
 // person types (debounced) and on Ctrl/Cmd+S, with the version it last saw
@@ -49,6 +50,7 @@ type Props = {
   text: string; // the server's text
   version: number; // the Note's version that text is
   me: string;
+  remote?: RemoteChange | null; // the newest write the page learned of
   onVersion: (v: number) => void;
   onState: (s: SaveState) => void;
 };

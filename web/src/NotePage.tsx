@@ -3,6 +3,12 @@ import { api, type NoteView, type TabContent, type TabRef } from "./api";
 import { Link, navigate } from "./router";
 import { ErrorBox, Loading } from "./ui";
 import { MarkdownTab, type SaveState } from "./MarkdownTab";
+import { SlidesTab } from "./SlidesTab";
+import { SheetTab } from "./SheetTab";
+import { SourcesTab } from "./SourcesTab";
+import { FilesTab } from "./FilesTab";
+import { LiveMarker, useLive } from "./live";
+import type { RemoteChange, TabProps } from "./tabs";
 
 // The Note page: its header (title, version, saving state), its tab strip
 // (exact tab IDs in the URL), and the open tab.
@@ -19,7 +25,7 @@ function tabFromURL(): string {
   return new URLSearchParams(location.search).get("tab") ?? "";
 }
 
-export function NotePage({ id, me }: { id: string; me: string }) {
+export function NotePage({ id, me, meId }: { id: string; me: string; meId: string }) {
   const [note, setNote] = useState<NoteView | null>(null);
   const [error, setError] = useState("");
   const [tab, setTab] = useState(tabFromURL);
@@ -43,6 +49,23 @@ export function NotePage({ id, me }: { id: string; me: string }) {
     return () => ctl.abort();
   }, [id]);
   useEffect(load, [load]);
+
+  // The page follows the Note live: a write by anyone else reloads the tab
+  // strip (quietly, keeping the open tab), and the open tab's view gets it
+  // as remote.
+  const live = useLive(id, meId);
+  const seen = useCallback((v: number) => setVersion((cur) => Math.max(cur, v)), []);
+  useEffect(() => {
+    const r = live.remote;
+    if (!r) return;
+    seen(r.version);
+    const ctl = new AbortController();
+    api
+      .note(id, ctl.signal)
+      .then((n) => setNote(n))
+      .catch(() => {});
+    return () => ctl.abort();
+  }, [live.remote, id, seen]);
 
   useEffect(() => {
     const onPop = () => setTab(tabFromURL());
@@ -117,6 +140,7 @@ export function NotePage({ id, me }: { id: string; me: string }) {
         </Link>
         <h1 id="note-title">{note.title}</h1>
         <div className="note-status">
+          <LiveMarker writer={live.writer} />
           <span className="version">Version {version}</span>
           <span className={"save-state is-" + save} role="status" aria-live="polite" id="save-state">
             {stateText[save]}
@@ -152,7 +176,7 @@ export function NotePage({ id, me }: { id: string; me: string }) {
         })}
       </div>
       <div className="tabpanel" role="tabpanel" id="tabpanel" aria-labelledby={"tab-" + current.tab_id}>
-        <TabView key={current.tab_id} noteId={note.id} tab={current} me={me} onVersion={setVersion} onState={setSave} />
+        <TabView key={current.tab_id} noteId={note.id} tab={current} me={me} meId={meId} remote={live.remote} onVersion={seen} onState={setSave} />
       </div>
     </section>
   );
@@ -174,7 +198,7 @@ function typeIcon(type: string): string {
   return "•";
 }
 
-type TabViewProps = { noteId: string; tab: TabRef; me: string; onVersion: (v: number) => void; onState: (s: SaveState) => void };
+type TabViewProps = { noteId: string; tab: TabRef; me: string; meId: string; remote: RemoteChange | null; onVersion: (v: number) => void; onState: (s: SaveState) => void };
 
 function TabView(p: TabViewProps) {
   const [content, setContent] = useState<TabContent | null>(null);
@@ -204,6 +228,7 @@ function TabView(p: TabViewProps) {
 
   if (error) return <ErrorBox text={error} onRetry={load} />;
   if (!content) return <Loading what={`Opening ${p.tab.label || p.tab.type}…`} />;
+  const tp: TabProps = { noteId: p.noteId, content, me: p.me, meId: p.meId, remote: p.remote, onVersion: p.onVersion, onState: p.onState };
   switch (content.type) {
     case "markdown":
       return (
@@ -214,139 +239,19 @@ function TabView(p: TabViewProps) {
           text={content.text ?? ""}
           version={content.version}
           me={p.me}
+          remote={p.remote}
           onVersion={p.onVersion}
           onState={p.onState}
         />
       );
     case "slides":
-      return <SlidesView content={content} />;
+      return <SlidesTab {...tp} />;
     case "sheet":
-      return <SheetView content={content} />;
+      return <SheetTab {...tp} />;
     case "sources":
-      return <SourcesView content={content} />;
+      return <SourcesTab {...tp} />;
     case "files":
-      return <FilesView content={content} />;
+      return <FilesTab {...tp} />;
   }
   return <p className="muted">This tab's type ({content.type}) is not shown here yet.</p>;
-}
-
-function SlidesView({ content }: { content: TabContent }) {
-  const slides = content.slides ?? [];
-  if (slides.length === 0) return <div className="empty"><p>No slides yet: agents can add them with slide_add.</p></div>;
-  return (
-    <ol className="slides-read">
-      {slides.map((s, i) => (
-        <li key={s.slide_id} className="slide-card">
-          <span className="slide-no">Slide {i + 1}</span>
-          <h2>{s.title || "Untitled slide"}</h2>
-          {s.body ? <p>{s.body}</p> : null}
-          {s.notes ? <p className="slide-notes">Notes: {s.notes}</p> : null}
-        </li>
-      ))}
-    </ol>
-  );
-}
-
-function cellText(v: unknown): string {
-  if (v === null || v === undefined) return "";
-  return String(v);
-}
-
-function SheetView({ content }: { content: TabContent }) {
-  const sheets = content.sheets ?? [];
-  if (sheets.length === 0) return <div className="empty"><p>This sheet tab has no sheets yet.</p></div>;
-  return (
-    <div className="sheets-read">
-      {sheets.map((s) => {
-        const rows = s.cells ?? [];
-        const cols = rows.reduce((m, r) => Math.max(m, r?.length ?? 0), 0);
-        return (
-          <div key={s.sheet_id} className="sheet-read" role="region" aria-label={"Sheet " + s.name} tabIndex={0}>
-            <h2>{s.name}</h2>
-            {rows.length === 0 ? (
-              <p className="muted">This sheet is empty.</p>
-            ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">
-                      <span className="sr-only">Row</span>
-                    </th>
-                    {Array.from({ length: cols }, (_, c) => (
-                      <th key={c} scope="col">
-                        {colName(c)}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((r, i) => (
-                    <tr key={i}>
-                      <th scope="row">{i + 1}</th>
-                      {Array.from({ length: cols }, (_, c) => (
-                        <td key={c}>{cellText(r?.[c])}</td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </div>
-        );
-      })}
-    </div>
-  );
-}
-
-function colName(c: number): string {
-  let s = "";
-  let n = c + 1;
-  while (n > 0) {
-    const m = (n - 1) % 26;
-    s = String.fromCharCode(65 + m) + s;
-    n = Math.floor((n - 1) / 26);
-  }
-  return s;
-}
-
-function SourcesView({ content }: { content: TabContent }) {
-  const sources = content.sources ?? [];
-  if (sources.length === 0) return <div className="empty"><p>No sources attached yet.</p></div>;
-  return (
-    <ul className="plain-list">
-      {sources.map((s) => (
-        <li key={s.source_id}>
-          <a href={safeURL(s.url)} rel="noopener noreferrer" target="_blank">
-            {s.title || s.url}
-          </a>
-          <span className="muted"> {s.normalized_url}</span>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-// safeURL keeps only web addresses as links.
-function safeURL(u: string): string | undefined {
-  return /^https?:\/\//i.test(u) ? u : undefined;
-}
-
-function FilesView({ content }: { content: TabContent }) {
-  const files = content.files ?? [];
-  if (files.length === 0) return <div className="empty"><p>No files attached yet.</p></div>;
-  return (
-    <ul className="plain-list">
-      {files.map((f) => (
-        <li key={f.file_id}>
-          <strong>{f.name}</strong> <span className="muted">{f.content_type} · {size(f.size_bytes)}</span>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function size(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
