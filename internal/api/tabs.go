@@ -43,6 +43,8 @@ type slideBody struct {
 	Title           *string `json:"title"`
 	Body            *string `json:"body"`
 	Notes           *string `json:"notes"`
+	Layout          *string `json:"layout"`
+	Theme           *string `json:"theme"`
 	Position        *int    `json:"position"`
 	ExpectedVersion *int64  `json:"expected_version"`
 }
@@ -195,7 +197,14 @@ func (h *handler) addSlide(w http.ResponseWriter, r *http.Request, c *caller) {
 		if b.Notes != nil {
 			in.Notes = *b.Notes
 		}
-		res, err := h.svc.PeopleAddSlide(r.Context(), c.svc, id, tab, in, b.Position, pw)
+		var look service.SlideLook
+		if b.Layout != nil {
+			look.Layout = *b.Layout
+		}
+		if b.Theme != nil {
+			look.Theme = *b.Theme
+		}
+		res, err := h.svc.PeopleAddSlideLook(r.Context(), c.svc, id, tab, in, look, b.Position, pw)
 		return res, res.PeopleResult, err
 	})
 }
@@ -210,7 +219,7 @@ func (h *handler) updateSlide(w http.ResponseWriter, r *http.Request, c *caller)
 		if err != nil {
 			return nil, service.PeopleResult{}, err
 		}
-		res, err := h.svc.PeopleUpdateSlide(r.Context(), c.svc, id, tab, slide, service.SlidePatch{Title: b.Title, Body: b.Body, Notes: b.Notes, Position: b.Position}, pw)
+		res, err := h.svc.PeopleUpdateSlide(r.Context(), c.svc, id, tab, slide, service.SlidePatch{Title: b.Title, Body: b.Body, Notes: b.Notes, Layout: b.Layout, Theme: b.Theme, Position: b.Position}, pw)
 		return res, res.PeopleResult, err
 	})
 }

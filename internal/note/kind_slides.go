@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"foundry/internal/problem"
 )
@@ -35,8 +36,12 @@ var slidesKind = kind{
 		}
 		return TabData{slides: *in.Slides}, nil
 	},
-	replaceData: func(d *Doc, t *Tab, td TabData) { t.Slides = newSlides(d, td.slides) },
-	read:        func(d *Doc, t *Tab, c *Content) { c.Slides = nonNilList(t.Slides) },
+	replaceData: func(d *Doc, t *Tab, td TabData) {
+		next := newSlides(d, td.slides)
+		keepLooks(t.Slides, next)
+		t.Slides = next
+	},
+	read: func(d *Doc, t *Tab, c *Content) { c.Slides = nonNilList(t.Slides) },
 	diff: func(w *writer, base, next *Doc, bt, t *Tab, ht *headTab) error {
 		had := map[string]*Slide{}
 		if bt != nil {
@@ -101,6 +106,69 @@ var slidesKind = kind{
 		return nil
 	},
 	prefix: func(tabID string) string { return "s/" + tabID + "/" },
+}
+
+// Slide layouts and themes: people pick them in the editor; the connector
+// cannot write them. "" is the default (SlideLayoutDefault, SlideThemeDefault).
+var (
+	SlideLayouts = []string{"title-body", "title", "section", "two-column", "quote"}
+	SlideThemes  = []string{"paper", "ink", "ocean", "forest", "sunset"}
+)
+
+// SlideLayoutDefault and SlideThemeDefault are what a slide with no layout
+// or theme set is shown in.
+const (
+	SlideLayoutDefault = "title-body"
+	SlideThemeDefault  = "paper"
+)
+
+// CheckSlideLook checks a layout and a theme a person gives (nil: not
+// given; "": back to the default).
+func CheckSlideLook(layout, theme *string) error {
+	for _, f := range []struct {
+		name    string
+		v       *string
+		allowed []string
+	}{{"layout", layout, SlideLayouts}, {"theme", theme, SlideThemes}} {
+		if f.v == nil || *f.v == "" || slices.Contains(f.allowed, *f.v) {
+			continue
+		}
+		return problem.New(problem.Invalid, f.name, "%s %s is not one of Foundry's slide %ss; give one of: %s (or \"\" for the default, %s)",
+			f.name, Quote(problem.Excerpt(*f.v)), f.name, strings.Join(f.allowed, ", "), f.allowed[0]).With("allowed", f.allowed)
+	}
+	return nil
+}
+
+// keepLooks gives the slides of a replaced deck the layout and theme people
+// set on the slides they replace: replace_tab_data carries no slide IDs
+// (the connector writes title, body and notes only), so a new slide takes
+// the look of the old slide with the same title, or else of the old slide
+// at its position that no other new slide took by title. A look is never
+// set by the connector, only kept.
+func keepLooks(old, next []Slide) {
+	if len(old) == 0 {
+		return
+	}
+	used := make([]bool, len(old))
+	took := make([]bool, len(next))
+	byTitle := map[string][]int{}
+	for i, s := range old {
+		byTitle[s.Title] = append(byTitle[s.Title], i)
+	}
+	for j := range next {
+		if l := byTitle[next[j].Title]; len(l) > 0 {
+			i := l[0]
+			byTitle[next[j].Title] = l[1:]
+			used[i], took[j] = true, true
+			next[j].Layout, next[j].Theme = old[i].Layout, old[i].Theme
+		}
+	}
+	for j := range next {
+		if !took[j] && j < len(old) && !used[j] {
+			used[j] = true
+			next[j].Layout, next[j].Theme = old[j].Layout, old[j].Theme
+		}
+	}
 }
 
 func slideKey(tab, slide string) string { return "s/" + tab + "/" + slide }

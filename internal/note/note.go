@@ -71,7 +71,9 @@ type Tab struct {
 }
 
 // Slide is what the connector may write: title, body, notes. Layout and theme
-// are set by people in the editor.
+// are set by people in the editor (one of SlideLayouts and SlideThemes, or
+// "" for the default); no agent write sets them, and replace_tab_data keeps
+// them (keepLooks).
 type Slide struct {
 	ID     string `json:"slide_id"`
 	Title  string `json:"title"`

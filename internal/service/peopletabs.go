@@ -221,9 +221,17 @@ func (s *Service) PeopleDeleteSource(ctx context.Context, c Caller, id, sourceID
 }
 
 // SlidePatch is what a person may change of a slide (nil: unchanged).
+// Layout and theme are people's only: no agent tool writes them.
 type SlidePatch struct {
 	Title, Body, Notes *string
+	Layout, Theme      *string // one of note.SlideLayouts / note.SlideThemes, or "" for the default
 	Position           *int
+}
+
+// SlideLook is the layout and theme a person gives a new slide ("": the
+// default).
+type SlideLook struct {
+	Layout, Theme string
 }
 
 // PeopleSlideResult is a people's write of one slide.
@@ -235,6 +243,11 @@ type PeopleSlideResult struct {
 // PeopleAddSlide appends a slide to a slides tab (slide_add), then moves
 // it to position when one is given.
 func (s *Service) PeopleAddSlide(ctx context.Context, c Caller, id, tabID string, in note.SlideInput, position *int, pw PeopleWrite) (PeopleSlideResult, error) {
+	return s.PeopleAddSlideLook(ctx, c, id, tabID, in, SlideLook{}, position, pw)
+}
+
+// PeopleAddSlideLook is PeopleAddSlide with the new slide's layout and theme.
+func (s *Service) PeopleAddSlideLook(ctx context.Context, c Caller, id, tabID string, in note.SlideInput, look SlideLook, position *int, pw PeopleWrite) (PeopleSlideResult, error) {
 	if err := CheckID("tab_id", tabID); err != nil {
 		return PeopleSlideResult{}, err
 	}
@@ -249,17 +262,38 @@ func (s *Service) PeopleAddSlide(ctx context.Context, c Caller, id, tabID string
 	if err := checkSlidePosition(position); err != nil {
 		return PeopleSlideResult{}, err
 	}
-	res, err := s.peopleWrite(ctx, c, id, pw, struct {
+	if err := note.CheckSlideLook(&look.Layout, &look.Theme); err != nil {
+		return PeopleSlideResult{}, err
+	}
+	// The request a replay is matched on; a look only when one is given, so
+	// that a slide without one keys the same as before looks existed.
+	var req any = struct {
 		Op, Tab  string
 		In       note.SlideInput
 		Position *int
-	}{"add_slide", tabID, in, position}, "tab_edited", "body", func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
+	}{"add_slide", tabID, in, position}
+	if look != (SlideLook{}) {
+		req = struct {
+			Op, Tab  string
+			In       note.SlideInput
+			Look     SlideLook
+			Position *int
+		}{"add_slide", tabID, in, look, position}
+	}
+	res, err := s.peopleWrite(ctx, c, id, pw, req, "tab_edited", "body", func(cur *store.Resource, d *note.Doc, ch *store.Change) error {
 		sl, err := note.SlideAdd(d, tabID, in)
 		if err != nil {
 			return err
 		}
+		t, _ := note.FindTab(d, tabID)
+		if look != (SlideLook{}) {
+			for i := range t.Slides {
+				if t.Slides[i].ID == sl.ID {
+					t.Slides[i].Layout, t.Slides[i].Theme = look.Layout, look.Theme
+				}
+			}
+		}
 		if position != nil {
-			t, _ := note.FindTab(d, tabID)
 			moveSlide(t, sl.ID, *position)
 		}
 		ch.Changed = []string{tabID}
@@ -329,10 +363,13 @@ func (s *Service) PeopleUpdateSlide(ctx context.Context, c Caller, id, tabID, sl
 			return PeopleSlideResult{}, err
 		}
 	}
-	if p.Title == nil && p.Body == nil && p.Notes == nil && p.Position == nil {
-		return PeopleSlideResult{}, problem.New(problem.Invalid, "title", "give title, body, notes or position: there is nothing to change")
+	if p.Title == nil && p.Body == nil && p.Notes == nil && p.Layout == nil && p.Theme == nil && p.Position == nil {
+		return PeopleSlideResult{}, problem.New(problem.Invalid, "title", "give title, body, notes, layout, theme or position: there is nothing to change")
 	}
 	if err := checkSlidePosition(p.Position); err != nil {
+		return PeopleSlideResult{}, err
+	}
+	if err := note.CheckSlideLook(p.Layout, p.Theme); err != nil {
 		return PeopleSlideResult{}, err
 	}
 	res, err := s.peopleWrite(ctx, c, id, pw, struct {
@@ -359,6 +396,12 @@ func (s *Service) PeopleUpdateSlide(ctx context.Context, c Caller, id, tabID, sl
 		}
 		next := sl
 		next.Title, next.Body, next.Notes = strings.TrimSpace(in.Title), in.Body, in.Notes
+		if p.Layout != nil {
+			next.Layout = *p.Layout
+		}
+		if p.Theme != nil {
+			next.Theme = *p.Theme
+		}
 		before := fmt.Sprint(t.Slides)
 		// A copy of the deck: d's slices may share their arrays with the
 		// cached version.
