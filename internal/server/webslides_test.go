@@ -255,6 +255,20 @@ func TestBrowserNoteSlides(t *testing.T) {
 	do(t, ctx, "keep mine", chromedp.Click(chromedp.CSS(`.sl-clash button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-clash`)), waitSaved())
 	slidesWait(t, e, n.ID, deck, "after Keep mine", func(ss []note.Slide) bool { return len(ss) == 2 && ss[0].Title == "The problem today" })
 
+	// Text typed just before a reload is kept in the browser and saved
+	// after it.
+	do(t, ctx, "type notes and reload at once", chromedp.Focus(chromedp.ID("sl-field-notes")), chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		insertText(" Then the demo."), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("sl-field-notes")), waitSaved())
+	slidesWait(t, e, n.ID, deck, "the notes typed before the reload", func(ss []note.Slide) bool {
+		return len(ss) == 2 && ss[0].Notes == "Open with the survey. Then the demo."
+	})
+	if got := run(t, ctx, "notes after the reload", chromedp.Evaluate[string](`document.getElementById("sl-field-notes").value`)); got != "Open with the survey. Then the demo." {
+		t.Errorf("after the reload the notes field holds %q", got)
+	}
+	if kept := run(t, ctx, "kept drafts", chromedp.Evaluate[int](`Object.keys(localStorage).filter(k => k.startsWith("foundry.slides-draft:")).length`)); kept != 0 {
+		t.Errorf("%d slide drafts are kept after the server has the text", kept)
+	}
+
 	// An agent replaces the whole deck (new slide IDs) while the person
 	// types in a slide: the person's text is kept and can be added back;
 	// the looks people set stay on the slide the agent kept by title.

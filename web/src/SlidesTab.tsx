@@ -5,6 +5,7 @@ import type { SaveState } from "./MarkdownTab";
 import { Dialog } from "./ui";
 import { SlideView } from "./slides/SlideView";
 import { layoutOf, layouts, newKey, slidesApi, textFields, themeOf, themes, type SlidePatch, type TextField } from "./slides/api";
+import { keepDrafts, restoreDrafts, type Clash, type Drafts, type Lost } from "./slides/draft";
 import "./slides.css";
 
 // The slides editor: the deck as cards (drag or Alt+↑/↓ to reorder) and
@@ -19,9 +20,6 @@ import "./slides.css";
 const DEBOUNCE_MS = 700;
 const RETRY_MS = 4000;
 
-type Drafts = Record<string, Partial<Record<TextField, string>>>;
-type Clash = { theirs: string; who: string };
-type Lost = { title: string; body: string; notes: string; who: string };
 
 const fieldName: Record<TextField, string> = { title: "Title", body: "Body", notes: "Speaker notes" };
 
@@ -50,9 +48,11 @@ const sleep = (ms: number) => new Promise((r) => window.setTimeout(r, ms));
 export function SlidesTab(p: TabProps) {
   const tabId = p.content.tab_id;
   const [base, setBaseState] = useState<Slide[]>(p.content.slides ?? []);
-  const [drafts, setDraftsState] = useState<Drafts>({});
-  const [clashes, setClashesState] = useState<Record<string, Clash>>({});
-  const [lost, setLost] = useState<Lost[]>([]);
+  // Text kept in the browser from before (a reload, a closed window).
+  const [kept] = useState(() => restoreDrafts(p.noteId, p.content.tab_id, p.content.slides ?? []));
+  const [drafts, setDraftsState] = useState<Drafts>(kept.drafts);
+  const [clashes, setClashesState] = useState<Record<string, Clash>>(kept.clashes);
+  const [lost, setLost] = useState<Lost[]>(kept.lost);
   const [selected, setSelected] = useState<string>(p.content.slides?.[0]?.slide_id ?? "");
   const [busy, setBusy] = useState(0);
   const [error, setError] = useState("");
@@ -300,6 +300,15 @@ export function SlidesTab(p: TabProps) {
     };
   }, [saveText]);
 
+  // The unsaved text is kept in the browser until the server has it; kept
+  // text from before is saved at once.
+  useEffect(() => {
+    keepDrafts(p.noteId, tabId, drafts, base, clashes, lost);
+  }, [drafts, base, clashes, lost]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    if (Object.keys(kept.drafts).length) saveText();
+  }, []); // eslint-disable-line react-hooks/exhaustive-deps
+
   useEffect(() => {
     if (!focusId) return;
     cards.current[focusId]?.focus();
@@ -309,6 +318,8 @@ export function SlidesTab(p: TabProps) {
   const type = (id: string, f: TextField, v: string) => {
     const d = { ...draftsRef.current, [id]: { ...draftsRef.current[id], [f]: v } };
     setDrafts(d);
+    // At once, not after the render: a reload may come before it.
+    keepDrafts(p.noteId, tabId, d, baseRef.current, clashRef.current, lost);
     window.clearTimeout(timer.current);
     timer.current = window.setTimeout(saveText, DEBOUNCE_MS);
   };
