@@ -37,13 +37,13 @@ function scopeText(s: string): string {
 export function grantText(e: Pick<Entry, "notes" | "rooms" | "names">): string {
   if (e.notes === null && e.rooms === null) return "All Notes and Rooms";
   const names = e.names ?? {};
-  const list = (ids: string[], one: string, many: string, deleted: string) => {
-    if (ids.length === 0) return `no ${many}`;
-    const shown = ids.map((id) => (names[id] !== undefined ? `“${names[id] || "Untitled"}”` : deleted));
-    return (ids.length === 1 ? one : many) + " " + shown.join(", ");
+  const list = (ids: string[], what: "Note" | "Room") => {
+    if (ids.length === 0) return `no ${what}s`;
+    const shown = ids.map((id) => (names[id] !== undefined ? `“${names[id] || "Untitled"}”` : `a deleted ${what}`));
+    return `the ${what}${ids.length === 1 ? "" : "s"} ${shown.join(", ")}`;
   };
-  const notes = e.notes === null ? "all Notes" : list(e.notes, "the Note", "the Notes", "a deleted Note");
-  const rooms = e.rooms === null ? "all Rooms" : list(e.rooms, "the Room", "the Rooms", "a deleted Room");
+  const notes = e.notes === null ? "all Notes" : list(e.notes, "Note");
+  const rooms = e.rooms === null ? "all Rooms" : list(e.rooms, "Room");
   const s = notes + "; " + rooms;
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
@@ -180,7 +180,7 @@ function Group({ title, id, entries, onRevoke }: { title: string; id: string; en
                 </span>
                 <dl className="conn-facts">
                   <div>
-                    <dt>May</dt>
+                    <dt>Can</dt>
                     <dd>
                       {c.scopes.length === 0 ? (
                         "nothing"
