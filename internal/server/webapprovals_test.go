@@ -49,6 +49,7 @@ type inboxXFake struct {
 	posts      []inboxXPost
 	pollOK     bool // GET /api/proposals/count answers (else 503)
 	eventsDown bool // GET /api/proposals/events answers 404
+	listDown   bool // GET /api/proposals answers 500
 	streams    int  // event-stream requests answered
 }
 
@@ -113,6 +114,8 @@ func (f *inboxXFake) serve(method, raw string, header map[string]any) (int, stri
 			return inboxXJSON(503, map[string]any{"detail": "the count is unavailable"})
 		}
 		return inboxXJSON(200, map[string]any{"pending": len(f.pending)})
+	case rest == "" && method == "GET" && f.listDown:
+		return inboxXJSON(500, map[string]any{"detail": "The proposals cannot be listed right now; try again in a moment."})
 	case rest == "" && method == "GET":
 		if s := u.Query().Get("status"); s != "" && s != "pending" {
 			return inboxXJSON(200, map[string]any{"proposals": []any{}})
@@ -249,7 +252,8 @@ func inboxXLong() string {
 // POST …/approve with the session's CSRF token and the card goes; Decline
 // asks first (Cancel sends nothing) and the card goes; a 409 says who
 // decided and how and the card goes; a 403 says who may decide and keeps
-// the card; when the stream is refused the badge falls back to polling.
+// the card; when the stream is refused the badge falls back to polling;
+// a refused list shows the server's words and Try again.
 // axe-core on each state; on a phone nothing overflows.
 func TestBrowserApprovals(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
@@ -483,6 +487,17 @@ func TestBrowserApprovals(t *testing.T) {
 		t.Errorf("Connected's approvals section says %q", text)
 	}
 	do(t, ctx, "to the inbox", chromedp.Click(chromedp.CSS(`.approvals-link a`)), chromedp.WaitVisible(inboxXCard("Late", "")))
+
+	// The list refused: the server's words and a way to try again.
+	f.mu.Lock()
+	f.listDown = true
+	f.mu.Unlock()
+	do(t, ctx, "a refused list", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`.error-box`)), waitText(".error-box", "cannot be listed right now"))
+	accessible(t, ctx, "approvals-error")
+	f.mu.Lock()
+	f.listDown = false
+	f.mu.Unlock()
+	do(t, ctx, "try again", chromedp.Click(chromedp.CSS(`.error-box button`)), chromedp.WaitVisible(inboxXCard("Late", "")), chromedp.WaitNotPresent(chromedp.CSS(`.error-box`)))
 }
 
 // add0 adds a proposal without files; f.mu is held.
