@@ -43,12 +43,16 @@ type Entry struct {
 	Scopes     []string `json:"scopes"`
 	// Notes and Rooms: null is every one (approved Notes), now and later;
 	// [] is none.
-	Notes      []string   `json:"notes"`
-	Rooms      []string   `json:"rooms"`
-	CreatedAt  time.Time  `json:"created_at"`
-	LastUsedAt *time.Time `json:"last_used_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
-	Revoked    bool       `json:"revoked"`
+	Notes []string `json:"notes"`
+	Rooms []string `json:"rooms"`
+	// Names are the titles of the Notes and the names of the Rooms that
+	// Notes and Rooms list, by ID; an ID whose Note or Room was deleted
+	// since is absent. Never null.
+	Names      map[string]string `json:"names"`
+	CreatedAt  time.Time         `json:"created_at"`
+	LastUsedAt *time.Time        `json:"last_used_at"`
+	RevokedAt  *time.Time        `json:"revoked_at"`
+	Revoked    bool              `json:"revoked"`
 }
 
 // List is every connection and personal access token of the workspace
@@ -107,6 +111,9 @@ func List(ctx context.Context, st store.Store, workspace, user string) ([]Entry,
 			CreatedAt: t.CreatedAt.UTC(), LastUsedAt: t.LastUsed, RevokedAt: t.RevokedAt, Revoked: t.RevokedAt != nil,
 		})
 	}
+	if err := name(ctx, st, workspace, out); err != nil {
+		return nil, err
+	}
 	slices.SortStableFunc(out, func(a, b Entry) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
@@ -114,6 +121,65 @@ func List(ctx context.Context, st store.Store, workspace, user string) ([]Entry,
 		return cmp.Compare(b.ID, a.ID)
 	})
 	return out, nil
+}
+
+// name fills each entry's Names: one look-up per resource type for every
+// ID the entries' grants list.
+func name(ctx context.Context, st store.Store, workspace string, out []Entry) error {
+	for _, typ := range []string{store.TypeNote, store.TypeRoom} {
+		seen := map[string]bool{}
+		var ids []string
+		for _, e := range out {
+			list := e.Notes
+			if typ == store.TypeRoom {
+				list = e.Rooms
+			}
+			for _, id := range list {
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+		}
+		titles := map[string]string{}
+		// The IDs go in batches, so that no query gets an unbounded IN list.
+		for len(ids) > 0 {
+			batch := ids[:min(len(ids), 200)]
+			ids = ids[len(batch):]
+			rs, err := st.List(ctx, store.ListQuery{Workspace: workspace, Type: typ, IDs: batch, Limit: len(batch)})
+			if err != nil {
+				return fmt.Errorf("look up the granted %ss: %w", typ, err)
+			}
+			for _, r := range rs {
+				if typ == store.TypeNote {
+					// A deleted Note keeps its row, marked by an object.
+					_, err := st.GetObject(ctx, service.KindNoteDeleted, r.ID)
+					if err == nil {
+						continue
+					}
+					if !errors.Is(err, store.ErrNotFound) {
+						return fmt.Errorf("look up whether Note %s is deleted: %w", r.ID, err)
+					}
+				}
+				titles[r.ID] = r.Title
+			}
+		}
+		for i := range out {
+			if out[i].Names == nil {
+				out[i].Names = map[string]string{}
+			}
+			list := out[i].Notes
+			if typ == store.TypeRoom {
+				list = out[i].Rooms
+			}
+			for _, id := range list {
+				if t, ok := titles[id]; ok {
+					out[i].Names[id] = t
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Revoke revokes the connection or personal access token id of the

@@ -25,7 +25,7 @@ const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-
 
 // Routes are the app's client routes: each serves index.html. A pattern
 // ending in "/" covers every path below it (/notes/{id}, …).
-var Routes = []string{"/{$}", "/notes", "/notes/", "/connected"}
+var Routes = []string{"/{$}", "/notes", "/notes/", "/connected", "/approvals"}
 
 // AssetPrefix is where the bundle's files are served.
 const AssetPrefix = "/assets/"

@@ -5,6 +5,7 @@ import { ErrorBox, Loading } from "./ui";
 import { NotesPage } from "./NotesPage";
 import { ConnectedPage } from "./ConnectedPage";
 import { NotePage } from "./NotePage";
+import { ApprovalsPage, PendingBadge, usePendingCount } from "./ApprovalsPage";
 
 export function App() {
   const [me, setMe] = useState<Me | null>(null);
@@ -43,9 +44,12 @@ export function App() {
 
 function Shell({ me }: { me: Me }) {
   const path = usePath();
-  const section = path === "/" || path === "/notes" || path.startsWith("/notes/") ? "notes" : path === "/connected" ? "connected" : "";
+  const pending = usePendingCount();
+  const section =
+    path === "/" || path === "/notes" || path.startsWith("/notes/") ? "notes" : path === "/connected" ? "connected" : path === "/approvals" ? "approvals" : "";
   useEffect(() => {
-    document.title = section === "connected" ? "Connected · Foundry" : section === "notes" ? "Notes · Foundry" : "Foundry";
+    document.title =
+      section === "connected" ? "Connected · Foundry" : section === "approvals" ? "Needs your approval · Foundry" : section === "notes" ? "Notes · Foundry" : "Foundry";
   }, [section]);
   return (
     <div className="shell">
@@ -80,11 +84,16 @@ function Shell({ me }: { me: Me }) {
         <Link to="/connected" className="navlink" current={section === "connected"}>
           Connected
         </Link>
+        <Link to="/approvals" className="navlink" current={section === "approvals"}>
+          Needs your approval
+          <PendingBadge count={pending} />
+        </Link>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
         {section === "notes" && !path.startsWith("/notes/") ? <NotesPage me={me.user.name || me.user.email} /> : null}
         {path.startsWith("/notes/") ? <NotePage key={path} id={safeDecode(path.slice("/notes/".length))} me={me.user.name || me.user.email} meId={me.user.id} /> : null}
-        {section === "connected" ? <ConnectedPage /> : null}
+        {section === "connected" ? <ConnectedPage pending={pending} /> : null}
+        {section === "approvals" ? <ApprovalsPage pending={pending} /> : null}
         {section === "" ? <NotFound /> : null}
       </main>
     </div>
