@@ -53,6 +53,14 @@ function whoText(w: Who, me: string): string {
   return name;
 }
 
+// goneTab names a tab no longer in the strip by its type (a tab ID starts
+// with it: "slides-2-…").
+function goneTab(id: string): string {
+  const type = id.split("-")[0];
+  const names: Record<string, string> = { slides: "a Slides tab", sheet: "a Sheet tab" };
+  return (names[type] ?? "a tab") + " since deleted";
+}
+
 export type HistoryProps = {
   noteId: string;
   tabs: TabRef[]; // the strip now, to name changed tabs
@@ -116,7 +124,7 @@ export function HistoryView(p: HistoryProps) {
       <div className="history-split">
         <ol className="history-list" aria-labelledby="history-title">
           {versions.map((v) => {
-            const changed = v.changed.map((id) => labels[id] ?? id);
+            const changed = v.changed.map((id) => labels[id] ?? goneTab(id));
             return (
               <li key={v.version}>
                 <button

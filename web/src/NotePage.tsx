@@ -62,6 +62,7 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
   const [dropAt, setDropAt] = useState<number | null>(null);
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
   const versionRef = useRef(0);
+  const dragRef = useRef<string | null>(null);
 
   const seen = useCallback((v: number) => {
     versionRef.current = Math.max(versionRef.current, v);
@@ -287,24 +288,27 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
 
   // Dragging a tab onto another puts it at that tab's place.
   const onDragStart = (e: DragEvent<HTMLButtonElement>, t: TabRef) => {
+    dragRef.current = t.tab_id;
     setDragId(t.tab_id);
-    e.dataTransfer.effectAllowed = "move";
-    e.dataTransfer.setData("text/plain", t.tab_id);
+    if (e.dataTransfer) e.dataTransfer.effectAllowed = "move";
+    e.dataTransfer?.setData("text/plain", t.tab_id);
   };
   const onDragOver = (e: DragEvent<HTMLButtonElement>, i: number) => {
-    if (dragId === null) return;
+    if (dragRef.current === null) return;
     e.preventDefault();
-    e.dataTransfer.dropEffect = "move";
+    if (e.dataTransfer) e.dataTransfer.dropEffect = "move";
     if (dropAt !== i) setDropAt(i);
   };
   const onDrop = (e: DragEvent<HTMLButtonElement>, i: number) => {
     e.preventDefault();
-    const t = tabs.find((x) => x.tab_id === dragId);
+    const t = tabs.find((x) => x.tab_id === dragRef.current);
+    dragRef.current = null;
     setDragId(null);
     setDropAt(null);
     if (t) void move(t, i);
   };
   const onDragEnd = () => {
+    dragRef.current = null;
     setDragId(null);
     setDropAt(null);
   };
@@ -355,10 +359,12 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
           onBack={closeHistory}
           onRestored={(v) => {
             seen(v);
-            void reloadStrip().then(() => {
+            void reloadStrip().then((n) => {
+              // The tab that was open, if the restored strip has it.
+              const keep = n?.tabs.some((t) => t.tab_id === current.tab_id) ? current.tab_id : "";
               setHist(null);
-              setTab(tabs.some((t) => t.tab_id === current.tab_id) ? current.tab_id : "");
-              navigate(notePath, true);
+              setTab(keep);
+              navigate(notePath + (keep ? "?tab=" + encodeURIComponent(keep) : ""), true);
               setNotice(`Restored: the Note is at version ${v} now.`);
             });
           }}
