@@ -3,7 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
-		"slices"
+	"slices"
 	"strings"
 	"testing"
 
