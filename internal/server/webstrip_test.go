@@ -44,26 +44,6 @@ func stripOfType(t *testing.T, e *servertest.Env, id, typ string) []note.TabRef 
 	return out
 }
 
-// stripNoOverflow is noOverflow for a page with a strip that scrolls
-// sideways: the page is no wider than the window, and nothing sticks out
-// of its right edge but what a scrolling box holds.
-func stripNoOverflow(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	wide := run(t, ctx, "overflow", chromedp.Evaluate[string](`(() => {
-		const w = document.documentElement.clientWidth;
-		if (document.documentElement.scrollWidth > w) return "the page is " + document.documentElement.scrollWidth + "px wide in a " + w + "px window";
-		const scrolled = el => { for (let p = el.parentElement; p; p = p.parentElement) { const o = getComputedStyle(p).overflowX; if (o === "auto" || o === "scroll" || o === "hidden") return true; } return false; };
-		for (const el of document.querySelectorAll("body *")) {
-			const r = el.getBoundingClientRect();
-			if (r.width > 0 && r.right > w + 0.5 && !scrolled(el)) return el.tagName.toLowerCase() + (el.className ? "." + el.className : "") + " ends at " + Math.round(r.right) + "px in a " + w + "px window";
-		}
-		return "";
-	})()`))
-	if wide != "" {
-		t.Errorf("%s overflows: %s", name, wide)
-	}
-}
-
 // stripVersion is the Note's version.
 func stripVersion(t *testing.T, e *servertest.Env, id string) int64 {
 	t.Helper()
@@ -220,7 +200,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "note-strip")
 	do(t, ctx, "close the menu", chromedp.KeyEvent(kb.Escape), chromedp.WaitNotPresent(chromedp.ID("add-tab-menu")))
 	do(t, ctx, "phone width", browsertest.Phone(), chromedp.Sleep(200))
-	stripNoOverflow(t, ctx, "note-strip at 390 px")
+	noOverflow(t, ctx, "note-strip at 390 px")
 	if sw := run(t, ctx, "strip scrolls", chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".strip-bar .tabstrip")).overflowX`)); sw != "auto" {
 		t.Errorf("the tab strip's overflow-x is %q at phone width; want it to scroll", sw)
 	}
@@ -329,7 +309,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 	accessible(t, ctx, "note-history")
 	browsertest.Screenshot(t, ctx, "note-history")
 	do(t, ctx, "phone width", browsertest.Phone(), chromedp.Sleep(200))
-	stripNoOverflow(t, ctx, "note-history at 390 px")
+	noOverflow(t, ctx, "note-history at 390 px")
 	browsertest.Screenshot(t, ctx, "note-history-phone")
 	do(t, ctx, "desktop width", browsertest.Desktop(), chromedp.Sleep(200))
 
