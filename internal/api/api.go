@@ -157,6 +157,8 @@ func (h *handler) routes() []route {
 		{"GET", "/api/notes/{id}/tabs/{tab_id}/cells", sessionOrToken, read, MaxBody, h.getCells},
 		{"PUT", "/api/notes/{id}/tabs/{tab_id}/cells", sessionOrToken, write, MaxCellsBody, h.putCells},
 		{"GET", "/api/notes/{id}/history", sessionOrToken, read, MaxBody, h.history},
+		{"GET", "/api/notes/{id}/versions/{version}", sessionOrToken, read, MaxBody, h.getVersion},
+		{"GET", "/api/notes/{id}/versions/{version}/tabs/{tab_id}", sessionOrToken, read, MaxBody, h.getVersionTab},
 		{"GET", "/api/events", sessionOrToken, read, MaxBody, h.events},
 		{"POST", "/api/notes/{id}/restore", sessionOrToken, write, MaxBody, h.restore},
 	}

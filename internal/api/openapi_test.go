@@ -218,6 +218,12 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("GET", "/api/events", e.do(t, req{method: "GET", path: "/api/events"}))
 	v.check("GET", "/api/events", e.do(t, req{method: "GET", path: "/api/events?note_id=note_nope"}))
 
+	// One version of a Note, and a tab of it.
+	v.check("GET", "/api/notes/{id}/versions/{version}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/2"}))
+	v.check("GET", "/api/notes/{id}/versions/{version}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/999"}))
+	v.check("GET", "/api/notes/{id}/versions/{version}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/2/tabs/" + deckID}))
+	v.check("GET", "/api/notes/{id}/versions/{version}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/1/tabs/" + deckID}))
+
 	// Every route's success was sampled.
 	for _, r := range api.Routes() {
 		ok := false
