@@ -59,6 +59,10 @@ func (h *handler) uploadFile(w http.ResponseWriter, r *http.Request, c *caller) 
 			With("limit", "file_bytes").With("max", service.MaxFileBytes))
 		return
 	}
+	if len(r.Header.Values("If-Match")) == 0 {
+		writeProblem(w, 0, problem.New(CodePreconditionRequired, "If-Match", "an upload must say which version of the Note it was based on: send If-Match: \"<version>\" (the ETag of GET /api/notes/%s or of its files tab)", problem.Excerpt(id)))
+		return
+	}
 	pw, err := write(r, nil)
 	if err != nil {
 		h.fail(w, r, err)
