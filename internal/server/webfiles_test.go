@@ -188,7 +188,8 @@ func TestFilesNeverReachAgents(t *testing.T) {
 
 // TestBrowserNoteFiles: a person opens a Note's Files tab, uploads a file
 // (the progress bar fills, the list shows it), downloads it byte for byte,
-// sees a file another page added appear, is told before sending that a
+// sees a file another page added appear, drops a file on the tab, is
+// told before sending that a
 // file is too large, and deletes a file after confirming.
 func TestBrowserNoteFiles(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
@@ -238,6 +239,15 @@ func TestBrowserNoteFiles(t *testing.T) {
 	filesXUpload(t, e, e.NoteID, "notes-from-elsewhere.txt", []byte("hello from another page\n"))
 	do(t, ctx, "the other page's file", waitText(".files-list", "notes-from-elsewhere.txt"))
 
+	// A file dropped on the tab is uploaded too.
+	do(t, ctx, "drop a file", chromedp.Evaluate[chromedp.Void](`(() => {
+		const dt = new DataTransfer();
+		dt.items.add(new File(["dropped bytes\n"], "dropped.txt", {type: "text/plain"}));
+		const zone = document.querySelector(".files-drop");
+		zone.dispatchEvent(new DragEvent("dragover", {dataTransfer: dt, bubbles: true, cancelable: true}));
+		zone.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+	})()`), waitText(".files-list", "dropped.txt"))
+
 	// Too large: told at once, nothing sent.
 	big := filepath.Join(dir, "huge.iso")
 	if err := os.WriteFile(big, nil, 0o600); err != nil {
@@ -247,8 +257,8 @@ func TestBrowserNoteFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	do(t, ctx, "too large", chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{big}), waitText(".files-uploads", "a file may be at most 25 MB"))
-	if tab, _ := e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), e.NoteID, "files"); len(tab.Files) != 2 {
-		t.Fatalf("after a refused file the tab has %d files", len(tab.Files))
+	if tab, _ := e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), e.NoteID, "files"); len(tab.Files) != 3 {
+		t.Fatalf("after a refused file the tab has %d files, want 3", len(tab.Files))
 	}
 	noOverflow(t, ctx, "note-files")
 	accessible(t, ctx, "note-files")
@@ -270,7 +280,7 @@ func TestBrowserNoteFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tab.Files) != 1 || tab.Files[0].Name != "Quarterly report é.pdf" {
+	if len(tab.Files) != 2 || tab.Files[0].Name != "Quarterly report é.pdf" || tab.Files[1].Name != "dropped.txt" {
 		t.Fatalf("after the delete the server has %+v", tab.Files)
 	}
 	if txt := pageText(t, ctx); strings.Contains(txt, "Error") || strings.Contains(txt, "refused") {
