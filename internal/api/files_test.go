@@ -199,6 +199,9 @@ func TestFilesRefusals(t *testing.T) {
 			{"a path", "../etc/passwd", "name"},
 			{"a Windows path", `C:\x.txt`, "name"},
 			{"dot-dot", "..", "name"},
+			{"invalid UTF-8", "\xff\xfe.txt", "name"},
+			{"a NUL", "a\x00.txt", "name"},
+			{"a zero-width joiner only", "\u2066", "name"},
 			{"too long", strings.Repeat("é", service.MaxFileNameRunes+1), "name"},
 		}
 		for _, c := range bad {
