@@ -204,6 +204,21 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("POST", "/api/notes/{id}/sources", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/sources", body: map[string]any{"title": "Again", "url": "https://EXAMPLE.com"}, header: ifMatch(10)}))
 	v.check("DELETE", "/api/notes/{id}/sources/{source_id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + nid + "/sources/" + src.body["source_id"].(string), header: ifMatch(10)}))
 
+	// Files: the upload and the delete answer JSON or nothing; a download
+	// is the file's bytes, which the document gives as any media type.
+	up := e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/files?name=s.json", body: `{"a":1}`, header: ifMatch(11)})
+	v.check("POST", "/api/notes/{id}/files", up)
+	filePath := "/api/notes/" + nid + "/files/" + up.body["file"].(map[string]any)["file_id"].(string)
+	v.check("GET", "/api/notes/{id}/files/{file_id}", e.do(t, req{method: "GET", path: filePath, bearer: tok}))
+	if res, raw := e.filesDo(t, filesRaw{method: "GET", path: filePath}); res.StatusCode != http.StatusOK || string(raw) != `{"a":1}` {
+		t.Fatalf("download: %d %s", res.StatusCode, raw)
+	}
+	if _, ok := v.doc["paths"].(map[string]any)["/api/notes/{id}/files/{file_id}"].(map[string]any)["get"].(map[string]any)["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["*/*"]; !ok {
+		t.Fatal("the document does not give a download's 200 as */*")
+	}
+	v.checked["GET /api/notes/{id}/files/{file_id} 200"] = true
+	v.check("DELETE", "/api/notes/{id}/files/{file_id}", e.do(t, req{method: "DELETE", path: filePath, header: ifMatch(12)}))
+
 	// The event stream answers text/event-stream, as the document says.
 	es := e.open(t, nid, "", "")
 	if es.res.StatusCode != http.StatusOK {

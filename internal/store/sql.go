@@ -32,6 +32,10 @@ type Dialect struct {
 	// pg_trgm, which a database may refuse, so each start tries to make it
 	// (postgres.ensureTitleIndex) and queries work the same without it.
 	titleIndex string
+	// blobTables is the migration that makes the tables of file bytes
+	// (see Blobs): PostgreSQL keeps them in rows; SQLite keeps them as files
+	// in the data folder and needs none.
+	blobTables string
 }
 
 // MigrationLock is the PostgreSQL advisory lock key that whole migrations
@@ -39,11 +43,11 @@ type Dialect struct {
 const MigrationLock = 7204302
 
 var (
-	SQLite   = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`, titleIndex: sqliteTitleIndex}
+	SQLite   = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`, titleIndex: sqliteTitleIndex, blobTables: `SELECT 1`}
 	Postgres = Dialect{Name: "postgres", dollar: true, ForUpdate: " FOR UPDATE",
 		BootstrapLock: []string{`SET LOCAL lock_timeout = 0`, `SET LOCAL statement_timeout = 0`,
 			`SELECT pg_advisory_xact_lock(` + strconv.Itoa(MigrationLock) + `)`},
-		docName: `(doc::json ->> 'name')`}
+		docName: `(doc::json ->> 'name')`, blobTables: postgresBlobTables}
 )
 
 // Q adapts a query written with ? placeholders to the dialect.
@@ -266,7 +270,28 @@ var migrations = []string{
 	CREATE INDEX IF NOT EXISTS grants_by_connection ON grants (connection_id);
 	CREATE INDEX IF NOT EXISTS grants_by_client ON grants (client_id);
 	CREATE INDEX IF NOT EXISTS grants_by_expiry ON grants (expires_us)`,
+
+	// File bytes (store.Blobs), per workspace by SHA-256. Idempotent.
+	`{{blob_tables}}`,
 }
+
+// postgresBlobTables keeps each blob as rows of at most BlobChunk bytes
+// (bytea), numbered from 0, and one row that says it is whole: a blob's
+// rows are written in one transaction, the blobs row last.
+const postgresBlobTables = `CREATE TABLE IF NOT EXISTS blobs (
+		workspace_id TEXT NOT NULL,
+		sha256 TEXT NOT NULL,
+		size BIGINT NOT NULL,
+		created_us BIGINT NOT NULL,
+		PRIMARY KEY (workspace_id, sha256)
+	);
+	CREATE TABLE IF NOT EXISTS blob_chunks (
+		workspace_id TEXT NOT NULL,
+		sha256 TEXT NOT NULL,
+		seq INTEGER NOT NULL,
+		data BYTEA NOT NULL,
+		PRIMARY KEY (workspace_id, sha256, seq)
+	)`
 
 // sqliteTitleIndex indexes every resource's title in the FTS5 table
 // resource_titles (trigram tokenizer, so any substring of three or more
@@ -340,7 +365,7 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 				continue
 			}
 		}
-		stmt := strings.NewReplacer("{{serial}}", serial, "{{doc_name}}", d.docName, "{{without_rowid}}", withoutRowid, "{{title_index}}", d.titleIndex).Replace(migrations[i])
+		stmt := strings.NewReplacer("{{serial}}", serial, "{{doc_name}}", d.docName, "{{without_rowid}}", withoutRowid, "{{title_index}}", d.titleIndex, "{{blob_tables}}", d.blobTables).Replace(migrations[i])
 		for _, s := range statements(stmt) {
 			if have, err := columnExists(ctx, tx, d, s); err != nil || have {
 				if err != nil {

@@ -66,6 +66,7 @@ let csrf = "";
 export function setCSRF(token: string) {
   csrf = token;
 }
+export const getCSRF = (): string => csrf;
 
 // signInPath is where a signed-out visit goes, coming back here after.
 export function signInPath(): string {

@@ -79,6 +79,7 @@ type Store struct {
 	watchDone chan struct{}
 	faults    *faults // tests only
 	pruner    *store.Pruner
+	dir       string // the data folder (blobs.go keeps files in it)
 
 	// Kept by the writer's connection hooks, which SQLite calls on the
 	// writer goroutine in the middle of a statement.
@@ -265,7 +266,7 @@ func open(ctx context.Context, dir string, opts Options, f *faults) (*Store, err
 		w.Close()
 		return nil, fmt.Errorf("migrate %s: %w", path, err)
 	}
-	s := &Store{w: w, jobs: make(chan *job, 1024), done: make(chan struct{}), stopped: make(chan struct{}), opts: opts, faults: f}
+	s := &Store{w: w, jobs: make(chan *job, 1024), done: make(chan struct{}), stopped: make(chan struct{}), opts: opts, faults: f, dir: dir}
 	if s.wc, err = w.Conn(ctx); err == nil {
 		err = s.wc.Raw(s.hook)
 	}
