@@ -138,7 +138,13 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 				}
 				fmt.Fprintf(&b, "id: %s\nevent: %s\ndata: %s\n\n", e.Cursor, "write", data)
 			}
-			if !h.send(rc, w, b.String()) {
+			// A deleted Note has nothing more to follow: the stream ends
+			// with its last event, rather than at the next recheck.
+			deleted := evs[len(evs)-1].Kind == service.KindNoteDeleted
+			if deleted {
+				b.WriteString("event: end\ndata: " + mustQuote("Note "+id+" was deleted") + "\n\n")
+			}
+			if !h.send(rc, w, b.String()) || deleted {
 				return
 			}
 			after = next
