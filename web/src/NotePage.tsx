@@ -7,7 +7,7 @@ import { SlidesTab } from "./SlidesTab";
 import { SheetTab } from "./SheetTab";
 import { SourcesTab } from "./SourcesTab";
 import { FilesTab } from "./FilesTab";
-import { LiveMarker, useLive } from "./live";
+import { LiveGone, LiveMarker, useLive } from "./live";
 import type { RemoteChange, TabProps } from "./tabs";
 
 // The Note page: its header (title, version, saving state), its tab strip
@@ -147,6 +147,7 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
           </span>
         </div>
       </div>
+      <LiveGone gone={live.gone} />
       <div className="tabstrip" role="tablist" aria-labelledby="note-title" onKeyDown={onStripKey}>
         {tabs.map((t, i) => {
           const selected = t.tab_id === current.tab_id;
