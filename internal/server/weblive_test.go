@@ -228,6 +228,33 @@ func TestBrowserNoteLive(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "note-live-phone")
 	do(t, ctx, "desktop", browsertest.Desktop())
 
+	// A long text, read far down: an agent's lines above what is in view
+	// do not move what the person is looking at.
+	var long strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&long, "Line %03d of a long text.\n", i)
+	}
+	liveWrite(t, e, agent, id, "live-0005", func(string) string { return long.String() })
+	do(t, ctx, "the long text", waitText(".md-preview", "Line 119 of a long text."))
+	// The editor draws only the lines near the window: scroll down, then
+	// take the first line drawn in view.
+	do(t, ctx, "scroll down", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, document.querySelector(".md-editor").getBoundingClientRect().top + window.scrollY + 1500)`))
+	time.Sleep(200 * time.Millisecond) // the editor draws the lines now in view
+	seen := run(t, ctx, "a line in view", chromedp.Evaluate[string](`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].find(l => l.getBoundingClientRect().top > 60)?.textContent ?? ""`))
+	if !strings.HasPrefix(seen, "Line ") || seen < "Line 020" {
+		t.Fatalf("after scrolling down the first line in view is %q", seen)
+	}
+	lineTop := fmt.Sprintf(`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].find(l => l.textContent === %q)?.getBoundingClientRect().top ?? -1`, seen)
+	before := run(t, ctx, "its place", chromedp.Evaluate[float64](lineTop))
+	liveWrite(t, e, agent, id, "live-0006", func(s string) string { return "Five lines on top.\n\nTwo.\n\nThree.\n" + s })
+	do(t, ctx, "the lines on top", waitText(".md-preview", "Five lines on top."))
+	time.Sleep(200 * time.Millisecond) // the editor measures its layout again
+	after := run(t, ctx, "its place after", chromedp.Evaluate[float64](lineTop))
+	t.Logf("%q was %.1f px from the top of the window before the agent's lines above it, %.1f after", seen, before, after)
+	if d := after - before; d > 2 || d < -2 {
+		t.Errorf("the agent's lines above moved the text in view by %.1f px", d)
+	}
+
 	// The Note is deleted while open: the page says so.
 	_, v = serverText(t, e, id)
 	if _, err := e.Server.Service.PeopleDeleteNote(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id, service.PeopleWrite{Expected: v}); err != nil {

@@ -113,7 +113,7 @@ export function LiveGone({ gone }: { gone: Gone | null }) {
   return createElement(
     "div",
     { className: "live-gone notice", role: "alert" },
-    createElement("p", null, createElement("strong", null, gone.reason), gone.deleted ? " What is open here is no longer saved anywhere; copy out anything you need." : null),
+    createElement("p", null, createElement("strong", null, gone.reason), gone.deleted ? " Nothing typed here can be saved any more: copy out anything you need." : null),
     createElement("a", { href: "/", className: "secondary button" }, "Back to Notes"),
   );
 }
