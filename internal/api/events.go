@@ -99,6 +99,9 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 
 	names, err := h.actors(r, c.ws)
 	if err != nil {
+		if ctx.Err() != nil {
+			return // the browser went away
+		}
 		h.log.Error("api: naming the actors of a stream", "cause", err)
 		names = map[string]Who{}
 	}

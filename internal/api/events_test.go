@@ -95,19 +95,31 @@ func (s *stream) next(t *testing.T) (sse, api.StreamEvent) {
 	t.Helper()
 	select {
 	case ev := <-s.events:
-		var data api.StreamEvent
-		if ev.event == "write" {
-			if err := json.Unmarshal([]byte(ev.data), &data); err != nil {
-				t.Fatalf("event data %q: %v", ev.data, err)
-			}
-		}
-		return ev, data
+		return streamDecode(t, ev)
 	case <-s.done:
+		// An event read before the stream closed comes first.
+		select {
+		case ev := <-s.events:
+			return streamDecode(t, ev)
+		default:
+		}
 		t.Fatal("the stream ended before the next event")
 	case <-time.After(streamWait):
 		t.Fatal("no event came")
 	}
 	return sse{}, api.StreamEvent{}
+}
+
+// streamDecode is ev with its data decoded, if it is a write.
+func streamDecode(t *testing.T, ev sse) (sse, api.StreamEvent) {
+	t.Helper()
+	var data api.StreamEvent
+	if ev.event == "write" {
+		if err := json.Unmarshal([]byte(ev.data), &data); err != nil {
+			t.Fatalf("event data %q: %v", ev.data, err)
+		}
+	}
+	return ev, data
 }
 
 // ends waits for the stream to send its end event and close.
