@@ -219,6 +219,23 @@ func TestBrowserNoteLive(t *testing.T) {
 		t.Errorf("after the page's own save the cursor is at %q", got)
 	}
 
+	// Both write the same place, live: the editor keeps the person's text
+	// untouched, the save meets the agent's write and shows both side by
+	// side; Edit both puts both on the server.
+	do(t, ctx, "type at the end", typeAtEnd("The person's last words."))
+	liveWrite(t, e, agent, id, "live-0007", func(s string) string { return s + "The agent's last words.\n" })
+	do(t, ctx, "side by side", chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
+	if got := editorText(t, ctx); !strings.HasSuffix(got, "The person's last words.") || strings.Contains(got, "The agent's last words.") {
+		t.Errorf("with the same place written by both, the editor holds %q: want the person's text, untouched", got)
+	}
+	do(t, ctx, "edit both", chromedp.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	both, _ := serverText(t, e, id)
+	for _, s := range []string{"The person's last words.", "The agent's last words.", "(typed) !with the cursor"} {
+		if !strings.Contains(both, s) {
+			t.Errorf("after Edit both the server's text lacks %q:\n%s", s, both)
+		}
+	}
+
 	// A phone's width: the header with the marker fits.
 	do(t, ctx, "phone", browsertest.Phone(), chromedp.WaitVisible(cmContent))
 	liveWrite(t, e, agent, id, "live-0004", func(s string) string { return "Echo.\n" + s })

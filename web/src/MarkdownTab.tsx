@@ -42,6 +42,31 @@ const theme = EditorView.theme({
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "color-mix(in srgb, var(--accent) 30%, transparent)" },
 });
 
+// An anchor is a place in the text and where it is on screen.
+type Anchor = { pos: number; top: number };
+
+// viewAnchor is the first line of the editor in view (null: none is).
+function viewAnchor(v: EditorView): Anchor | null {
+  const r = v.scrollDOM.getBoundingClientRect();
+  const y = Math.max(r.top, 0) + 1;
+  if (y >= Math.min(r.bottom, window.innerHeight)) return null;
+  const pos = v.lineBlockAtHeight(y - v.documentTop).from;
+  const c = v.coordsAtPos(pos);
+  return c ? { pos, top: c.top } : null;
+}
+
+// keepInView scrolls the page so that a.pos is where a.top was: lines an
+// editor above what the person reads does not push it away. (The
+// editor's own scroller keeps its place by itself; the page's does not.)
+function keepInView(v: EditorView, a: Anchor) {
+  const fix = (top: number | null | undefined) => {
+    if (top != null && Math.abs(top - a.top) > 0.5) window.scrollBy(0, top - a.top);
+  };
+  fix(v.coordsAtPos(a.pos)?.top);
+  // Once the editor has measured its new lines, again.
+  v.requestMeasure({ read: (view) => view.coordsAtPos(a.pos)?.top, write: fix });
+}
+
 const md = new MarkdownIt({ html: false, linkify: true });
 
 function newKey(): string {
@@ -276,10 +301,14 @@ function Editor(p: Props & { restored: Draft | null }) {
             base.current = { text: theirs, version: cur.version };
             props.current.onVersion(cur.version);
             const changes = textChanges(mine, target);
-            if (changes.length) // Not in the person's undo history: Ctrl+Z undoes their own typing,
-              // mapped over this change, never the other writer's.
-              v.dispatch({ changes, annotations: [Transaction.addToHistory.of(false), Transaction.remote.of(true)] });
-            else {
+            if (changes.length) {
+              // Not in the person's undo history: Ctrl+Z undoes their own
+              // typing, mapped over this change, never the other writer's.
+              const anchor = viewAnchor(v);
+              const tr = v.state.update({ changes, annotations: [Transaction.addToHistory.of(false), Transaction.remote.of(true)] });
+              v.dispatch(tr);
+              if (anchor) keepInView(v, { pos: tr.changes.mapPos(anchor.pos, 1), top: anchor.top });
+            } else {
               keep(mine);
               setState(mine === theirs ? "saved" : "unsaved");
             }
