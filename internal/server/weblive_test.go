@@ -193,6 +193,16 @@ func TestBrowserNoteLive(t *testing.T) {
 	if got := run(t, ctx, "the cursor after the merge", chromedp.Evaluate[string](liveCaret)); got != "(typed) |with the" {
 		t.Errorf("after the merge the cursor is at %q, want right after what the person typed", got)
 	}
+	// The person's own undo history survived the agent's paragraph: Ctrl+Z
+	// takes back what they typed (only that), Ctrl+Y puts it back.
+	do(t, ctx, "undo the typing", chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	if got := editorText(t, ctx); strings.Contains(got, "(typed)") || !strings.Contains(got, "Delta, the agent's new paragraph.") {
+		t.Errorf("after Ctrl+Z the editor holds %q: want the person's typing undone, the agent's paragraph kept", got)
+	}
+	do(t, ctx, "redo the typing", chromedp.KeyEvent("y", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	if got := run(t, ctx, "the cursor after redo", chromedp.Evaluate[string](liveCaret)); got != "(typed) |with the" {
+		t.Errorf("after Ctrl+Y the cursor is at %q", got)
+	}
 	do(t, ctx, "saved", waitSaved())
 	final, _ := serverText(t, e, id)
 	for _, s := range []string{"Bravo paragraph two, (typed) with the cursor here.", "Delta, the agent's new paragraph.", "An agent added this first."} {
