@@ -283,6 +283,8 @@ func TestBrowserNoteLive(t *testing.T) {
 	}
 
 	// The Note is deleted while open: the page says so.
+	liveWrite(t, e, agent, id, "live-0008", func(string) string { return "# Plan\n\nShort again.\n" })
+	do(t, ctx, "short again", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`), waitText(".md-preview", "Short again."))
 	_, v = serverText(t, e, id)
 	if _, err := e.Server.Service.PeopleDeleteNote(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id, service.PeopleWrite{Expected: v}); err != nil {
 		t.Fatal(err)
