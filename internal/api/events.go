@@ -99,6 +99,9 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 
 	names, err := h.actors(r, c.ws)
 	if err != nil {
+		if ctx.Err() != nil {
+			return // the browser went away
+		}
 		h.log.Error("api: naming the actors of a stream", "cause", err)
 		names = map[string]Who{}
 	}
@@ -138,7 +141,13 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 				}
 				fmt.Fprintf(&b, "id: %s\nevent: %s\ndata: %s\n\n", e.Cursor, "write", data)
 			}
-			if !h.send(rc, w, b.String()) {
+			// A deleted Note has nothing more to follow: the stream ends
+			// with its last event, rather than at the next recheck.
+			deleted := evs[len(evs)-1].Kind == service.KindNoteDeleted
+			if deleted {
+				b.WriteString("event: end\ndata: " + mustQuote("Note "+id+" was deleted") + "\n\n")
+			}
+			if !h.send(rc, w, b.String()) || deleted {
 				return
 			}
 			after = next

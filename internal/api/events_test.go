@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -94,19 +95,31 @@ func (s *stream) next(t *testing.T) (sse, api.StreamEvent) {
 	t.Helper()
 	select {
 	case ev := <-s.events:
-		var data api.StreamEvent
-		if ev.event == "write" {
-			if err := json.Unmarshal([]byte(ev.data), &data); err != nil {
-				t.Fatalf("event data %q: %v", ev.data, err)
-			}
-		}
-		return ev, data
+		return streamDecode(t, ev)
 	case <-s.done:
+		// An event read before the stream closed comes first.
+		select {
+		case ev := <-s.events:
+			return streamDecode(t, ev)
+		default:
+		}
 		t.Fatal("the stream ended before the next event")
 	case <-time.After(streamWait):
 		t.Fatal("no event came")
 	}
 	return sse{}, api.StreamEvent{}
+}
+
+// streamDecode is ev with its data decoded, if it is a write.
+func streamDecode(t *testing.T, ev sse) (sse, api.StreamEvent) {
+	t.Helper()
+	var data api.StreamEvent
+	if ev.event == "write" {
+		if err := json.Unmarshal([]byte(ev.data), &data); err != nil {
+			t.Fatalf("event data %q: %v", ev.data, err)
+		}
+	}
+	return ev, data
 }
 
 // ends waits for the stream to send its end event and close.
@@ -125,6 +138,18 @@ func (s *stream) ends(t *testing.T, reason string) {
 				}
 			}
 		case <-s.done:
+			// Events read before the close may still be waiting.
+			for {
+				select {
+				case ev := <-s.events:
+					if ev.event == "end" && strings.Contains(ev.data, reason) {
+						return
+					}
+					continue
+				default:
+				}
+				break
+			}
 			t.Fatalf("the stream closed without an end event saying %q", reason)
 		case <-deadline:
 			t.Fatalf("the stream did not end (%s)", reason)
@@ -231,7 +256,7 @@ func TestEventStreamRefusals(t *testing.T) {
 	}
 	// Deleting the Note ends the stream.
 	e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(1)}).want(t, "delete", http.StatusNoContent, "")
-	first.ends(t, "was not found")
+	first.ends(t, "was deleted")
 	// Its place is free again.
 	third := e.open(t, hidden, "", "")
 	if third.res.StatusCode != http.StatusOK {
@@ -246,4 +271,66 @@ func TestEventStreamLifetime(t *testing.T) {
 	id, _ := e.create(t, "Short", true)
 	s := e.open(t, id, "", "")
 	s.ends(t, "lifetime")
+}
+
+// A Note deleted while followed: the stream sends the deletion, then ends
+// at once (not at the next recheck, set here to a minute), and a
+// reconnect is refused with not_found.
+func TestEventStreamNoteDeleted(t *testing.T) {
+	restore := api.SetStreamTimings(time.Minute, time.Minute, time.Minute)
+	t.Cleanup(restore)
+	stores(t, func(t *testing.T, e *notesEnv) {
+		id, _ := e.create(t, "Doomed", true)
+		md := e.markdownTab(t, id)
+		s := e.open(t, id, "", "")
+		cs := e.Client(t, e.WriteToken(t), "")
+		v := agentText(t, cs, id, md, 1, "agent-doom-0001", "last words")
+		ev, _ := s.next(t)
+		e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(v)}).want(t, "delete", http.StatusNoContent, "")
+		_, d := s.next(t)
+		if d.Kind != "note_deleted" || d.Version != v+1 || d.Actor.Kind != "person" {
+			t.Fatalf("the event after the delete = %+v; want note_deleted at version %d by the person", d, v+1)
+		}
+		s.ends(t, "was deleted")
+		r := e.do(t, req{method: "GET", path: "/api/events?note_id=" + id, header: map[string]string{"Last-Event-ID": ev.id}})
+		r.want(t, "reconnect to a deleted Note", http.StatusNotFound, "not_found")
+	})
+}
+
+// A resume after more writes than one read of the feed sends (100) gets
+// every one of them, once each, in order, then what comes next.
+func TestEventStreamResumeAcrossPages(t *testing.T) {
+	restore := api.SetStreamTimings(time.Minute, time.Minute, time.Minute)
+	t.Cleanup(restore)
+	stores(t, func(t *testing.T, e *notesEnv) {
+		id, _ := e.create(t, "Busy", true)
+		md := e.markdownTab(t, id)
+		cs := e.Client(t, e.WriteToken(t), "")
+		s := e.open(t, id, "", "")
+		v := agentText(t, cs, id, md, 1, "agent-page-0000", "start")
+		first, d := s.next(t)
+		if d.Version != v {
+			t.Fatalf("first event version %d, want %d", d.Version, v)
+		}
+		s.close()
+		const n = 130
+		for i := 1; i <= n; i++ { // bounded: n writes while away
+			v = agentText(t, cs, id, md, v, fmt.Sprintf("agent-page-%04d", i), fmt.Sprintf("write %d", i))
+		}
+		r := e.open(t, id, "", first.id)
+		want := d.Version
+		seen := map[string]bool{first.id: true}
+		for i := 0; i < n; i++ {
+			ev, got := r.next(t)
+			want++
+			if got.Version != want || seen[ev.id] || ev.id != got.Cursor {
+				t.Fatalf("resumed event %d: id %q version %d; want version %d, a new id", i, ev.id, got.Version, want)
+			}
+			seen[ev.id] = true
+		}
+		v = agentText(t, cs, id, md, v, "agent-page-last", "after the resume")
+		if _, got := r.next(t); got.Version != v {
+			t.Fatalf("the write after the resume came as version %d, want %d", got.Version, v)
+		}
+	})
 }

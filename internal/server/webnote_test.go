@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -147,8 +149,11 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	accessible(t, ctx, "note-markdown")
 	browsertest.Screenshot(t, ctx, "note-markdown")
 
-	// An agent changes the first line; the person, not knowing, types at
-	// the end: the save is refused (412), and the merge is offered.
+	// With the live stream cut (a flaky network), the page does not learn
+	// of the agent's writes until it saves. An agent changes the first
+	// line; the person, not knowing, types at the end: the save is refused
+	// (412), and the merge is offered.
+	do(t, ctx, "cut the live stream", liveBlockStream(true), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
 	agentWrites(t, e, id, func(s string) string {
 		return strings.Replace(s, "# Welcome to Foundry", "# Welcome to Foundry, with an agent", 1)
 	})
@@ -211,6 +216,8 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 		t.Errorf("after the save %d drafts are still kept", n)
 	}
 
+	do(t, ctx, "the live stream back", liveBlockStream(false), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
+
 	// Ctrl+S saves at once; then a phone's width, stacked.
 	do(t, ctx, "Ctrl+S", typeAtEnd("Saved with a shortcut."), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)), waitSaved())
 	if got, _ := serverText(t, e, id); !strings.HasSuffix(got, "Saved with a shortcut.") {
@@ -266,4 +273,17 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 		}
 	}
 	accessible(t, ctx, "note-missing")
+}
+
+// liveBlockStream makes the page's requests for the live event stream
+// fail, as a network that drops them does (or lets them through again).
+func liveBlockStream(block bool) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		var ps []*network.BlockPattern
+		if block {
+			ps = []*network.BlockPattern{{URLPattern: "*://*:*/api/events?*", Block: true}}
+		}
+		_, err := cdp.Call(ctx, t, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: ps})
+		return err
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -190,7 +191,14 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 }
 
 func (b *Base) History(ctx context.Context, typ, id string) ([]VersionInfo, error) {
-	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT version, kind, actor, changed, at_us, change_bytes FROM resource_versions WHERE type = ? AND id = ? ORDER BY version`), typ, id)
+	return b.VersionRange(ctx, typ, id, 0, math.MaxInt64)
+}
+
+// VersionRange is History from version from to version to (both
+// included): what a reader of a few new events needs, read by the primary
+// key instead of the whole history.
+func (b *Base) VersionRange(ctx context.Context, typ, id string, from, to int64) ([]VersionInfo, error) {
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT version, kind, actor, changed, at_us, change_bytes FROM resource_versions WHERE type = ? AND id = ? AND version >= ? AND version <= ? ORDER BY version`), typ, id, from, to)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { EditorView, basicSetup } from "codemirror";
+import { Transaction } from "@codemirror/state";
 import { markdown } from "@codemirror/lang-markdown";
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
 import { api, ApiError, writers, type Change } from "./api";
 import { clearDraft, loadDraft, saveDraft, type Draft } from "./draft";
-import { changedLines, merge3 } from "./merge";
+import { changedLines, merge3, textChanges } from "./merge";
 import type { RemoteChange } from "./tabs";
 
 // The markdown tab: CodeMirror beside a sanitized preview. It saves as the
@@ -13,6 +14,14 @@ import type { RemoteChange } from "./tabs";
 // and an Idempotency-Key per attempt; the unsaved text is a local draft
 // until the server has it. A save refused because someone wrote in between
 // (412) keeps the person's text and offers a merge.
+//
+// Live: when someone else writes this tab, the editor takes their text in
+// as a small set of changes (the cursor, selection, scroll, focus and undo
+// history stay). If the person has unsaved text, their change is merged in
+// around it at once when the two touch different lines (the person's text
+// stays unsaved and is saved on the new version); when they touch the same
+// lines the editor is left alone and the next save meets the 412 path,
+// which keeps the person's text and shows both side by side.
 
 export type SaveState = "saved" | "saving" | "unsaved" | "conflict" | "error";
 
@@ -32,6 +41,31 @@ const theme = EditorView.theme({
   ".cm-activeLineGutter": { backgroundColor: "color-mix(in srgb, var(--note-bg) 80%, transparent)", color: "var(--fg)" },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "color-mix(in srgb, var(--accent) 30%, transparent)" },
 });
+
+// An anchor is a place in the text and where it is on screen.
+type Anchor = { pos: number; top: number };
+
+// viewAnchor is the first line of the editor in view (null: none is).
+function viewAnchor(v: EditorView): Anchor | null {
+  const r = v.scrollDOM.getBoundingClientRect();
+  const y = Math.max(r.top, 0) + 1;
+  if (y >= Math.min(r.bottom, window.innerHeight)) return null;
+  const pos = v.lineBlockAtHeight(y - v.documentTop).from;
+  const c = v.coordsAtPos(pos);
+  return c ? { pos, top: c.top } : null;
+}
+
+// keepInView scrolls the page so that a.pos is where a.top was: lines an
+// editor above what the person reads does not push it away. (The
+// editor's own scroller keeps its place by itself; the page's does not.)
+function keepInView(v: EditorView, a: Anchor) {
+  const fix = (top: number | null | undefined) => {
+    if (top != null && Math.abs(top - a.top) > 0.5) window.scrollBy(0, top - a.top);
+  };
+  fix(v.coordsAtPos(a.pos)?.top);
+  // Once the editor has measured its new lines, again.
+  v.requestMeasure({ read: (view) => view.coordsAtPos(a.pos)?.top, write: fix });
+}
 
 const md = new MarkdownIt({ html: false, linkify: true });
 
@@ -125,6 +159,11 @@ function Editor(p: Props & { restored: Draft | null }) {
     conflictRef.current = c;
     setConflictState(c);
   };
+  // behind: a remote write to this tab is not in the editor yet (it was
+  // learned of while a save or a fetch was under way).
+  const behind = useRef(false);
+  const wanted = useRef(0); // the newest version of this tab learned of
+  const fetching = useRef(false);
   const doc = () => view.current?.state.doc.toString() ?? "";
   const setDoc = (t: string) => {
     const v = view.current;
@@ -168,7 +207,11 @@ function Editor(p: Props & { restored: Draft | null }) {
           if (loadDraft(noteId, tabId)?.text === sent.text) clearDraft(noteId, tabId);
           return;
         }
-        if (doc() === sent.text) {
+        if (behind.current) {
+          if (wanted.current > base.current.version) catchUp();
+          else behind.current = false;
+        }
+        if (doc() === base.current.text) {
           clearDraft(noteId, tabId);
           setState("saved");
         } else {
@@ -221,6 +264,79 @@ function Editor(p: Props & { restored: Draft | null }) {
         setError(e instanceof Error ? e.message : String(e));
       });
   };
+
+  // catchUp brings the editor to the server's text of this tab, keeping
+  // what the person has not saved (see the top of this file).
+  const catchUp = () => {
+    if (!alive.current) return;
+    if (inflight.current || fetching.current || conflictRef.current) {
+      behind.current = true;
+      return;
+    }
+    behind.current = false;
+    fetching.current = true;
+    const { noteId, tabId } = props.current;
+    api
+      .tab(noteId, tabId)
+      .then((cur) => {
+        fetching.current = false;
+        const v = view.current;
+        if (!alive.current || !v) return;
+        if (inflight.current || conflictRef.current) {
+          behind.current = true;
+          return;
+        }
+        if (cur.version > base.current.version) {
+          const theirs = cur.text ?? "";
+          const mine = doc();
+          let target: string | null = null;
+          if (mine === base.current.text) target = theirs;
+          else {
+            const m = merge3(base.current.text, theirs, mine);
+            if (m.clean) target = m.text;
+          }
+          if (target !== null) {
+            // The base moves first: the update listener then sees the
+            // editor's text against the server's.
+            base.current = { text: theirs, version: cur.version };
+            props.current.onVersion(cur.version);
+            const changes = textChanges(mine, target);
+            if (changes.length) {
+              // Not in the person's undo history: Ctrl+Z undoes their own
+              // typing, mapped over this change, never the other writer's.
+              const anchor = viewAnchor(v);
+              const tr = v.state.update({ changes, annotations: [Transaction.addToHistory.of(false), Transaction.remote.of(true)] });
+              v.dispatch(tr);
+              if (anchor) keepInView(v, { pos: tr.changes.mapPos(anchor.pos, 1), top: anchor.top });
+            } else {
+              keep(mine);
+              setState(mine === theirs ? "saved" : "unsaved");
+            }
+          }
+        }
+        if (behind.current) catchUp();
+      })
+      .catch(() => {
+        fetching.current = false;
+        // The next write, or the next save's 412, catches up.
+      });
+  };
+  const remote = p.remote;
+  const lastSeq = useRef(remote?.seq ?? 0);
+  useEffect(() => {
+    if (!remote || remote.seq <= lastSeq.current) return;
+    lastSeq.current = remote.seq;
+    if (remote.changed.length > 0 && !remote.changed.includes(p.tabId)) return;
+    // This page's own save: the editor has it already.
+    if (remote.version <= base.current.version) return;
+    wanted.current = Math.max(wanted.current, remote.version);
+    if (remote.mine && inflight.current) {
+      behind.current = true; // may be this save: decided when it answers
+      return;
+    }
+    catchUp();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [remote]);
 
   useEffect(() => {
     alive.current = true;

@@ -8,7 +8,7 @@ import { SheetTab } from "./SheetTab";
 import { SourcesTab } from "./SourcesTab";
 import { FilesTab } from "./FilesTab";
 import { HistoryView } from "./HistoryView";
-import { LiveMarker, useLive } from "./live";
+import { LiveGone, LiveMarker, useLive } from "./live";
 import type { RemoteChange, TabProps } from "./tabs";
 import "./strip.css";
 
@@ -340,6 +340,7 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
           </button>
         </div>
       </div>
+      <LiveGone gone={live.gone} />
       {notice ? (
         <div className="notice strip-notice" role="alert">
           <p>{notice}</p>
