@@ -5,6 +5,8 @@ import { ErrorBox, Loading } from "./ui";
 import { NotesPage } from "./NotesPage";
 import { ConnectedPage } from "./ConnectedPage";
 import { NotePage } from "./NotePage";
+import { RoomsPage } from "./RoomsPage";
+import { RoomPage } from "./RoomPage";
 
 export function App() {
   const [me, setMe] = useState<Me | null>(null);
@@ -43,9 +45,10 @@ export function App() {
 
 function Shell({ me }: { me: Me }) {
   const path = usePath();
-  const section = path === "/" || path === "/notes" || path.startsWith("/notes/") ? "notes" : path === "/connected" ? "connected" : "";
+  const rooms = path === "/rooms" || path.startsWith("/rooms/");
+  const section = path === "/" || path === "/notes" || path.startsWith("/notes/") ? "notes" : path === "/connected" ? "connected" : rooms ? "rooms" : "";
   useEffect(() => {
-    document.title = section === "connected" ? "Connected · Foundry" : section === "notes" ? "Notes · Foundry" : "Foundry";
+    document.title = section === "connected" ? "Connected · Foundry" : section === "notes" ? "Notes · Foundry" : section === "rooms" ? "Rooms · Foundry" : "Foundry";
   }, [section]);
   return (
     <div className="shell">
@@ -80,11 +83,16 @@ function Shell({ me }: { me: Me }) {
         <Link to="/connected" className="navlink" current={section === "connected"}>
           Connected
         </Link>
+        <Link to="/rooms" className="navlink" current={section === "rooms"}>
+          Rooms
+        </Link>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
         {section === "notes" && !path.startsWith("/notes/") ? <NotesPage me={me.user.name || me.user.email} /> : null}
         {path.startsWith("/notes/") ? <NotePage key={path} id={safeDecode(path.slice("/notes/".length))} me={me.user.name || me.user.email} meId={me.user.id} /> : null}
         {section === "connected" ? <ConnectedPage /> : null}
+        {path === "/rooms" ? <RoomsPage /> : null}
+        {path.startsWith("/rooms/") ? <RoomPage key={path} id={safeDecode(path.slice("/rooms/".length))} /> : null}
         {section === "" ? <NotFound /> : null}
       </main>
     </div>
