@@ -315,32 +315,48 @@ const (
 `
 )
 
-// sandboxXFrame is a context whose actions run inside the app's frame (a
-// target of its own: Chromium runs the opaque-origin frame out of the
-// page's process), once its runtime has started the app.
-func sandboxXFrame(t *testing.T, ctx context.Context) context.Context {
+// sandboxXFrame is a context whose actions run inside the frame of the app
+// named name (a target of its own: Chromium runs the opaque-origin frame
+// out of the page's process), once its runtime has its code (the runtime
+// titles the frame's document with the app's name).
+func sandboxXFrame(t *testing.T, ctx context.Context, name string) context.Context {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
+	tried := map[string]context.Context{}
+	var seen []string
 	for time.Now().Before(deadline) {
 		infos, err := chromedp.Targets(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
+		seen = seen[:0]
 		for _, info := range infos {
-			if info.Type == "iframe" && strings.Contains(info.URL, sandbox.Path) {
-				fctx, cancel := chromedp.NewContext(ctx, chromedp.WithTargetID(info.TargetID))
+			seen = append(seen, info.Type+" "+info.URL)
+			if info.Type != "iframe" || !strings.Contains(info.URL, sandbox.Path) {
+				continue
+			}
+			fctx, ok := tried[string(info.TargetID)]
+			if !ok {
+				var cancel context.CancelFunc
+				fctx, cancel = chromedp.NewContext(ctx, chromedp.WithTargetID(info.TargetID))
 				t.Cleanup(cancel)
+				// The first action attaches the target, for as long as
+				// fctx lives: it runs under fctx itself.
+				if err := chromedp.Do(fctx); err != nil {
+					continue
+				}
+				tried[string(info.TargetID)] = fctx
+			}
+			short, cancel := context.WithTimeout(fctx, 2*time.Second)
+			title, err := chromedp.Run(short, chromedp.Evaluate[string](`document.title`))
+			cancel()
+			if err == nil && title == name {
 				return fctx
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	var types []string
-	infos, _ := chromedp.Targets(ctx)
-	for _, i := range infos {
-		types = append(types, i.Type+" "+i.URL)
-	}
-	t.Fatalf("no frame target for the sandbox page; targets: %v", types)
+	t.Fatalf("no frame running %q; targets: %v", name, seen)
 	return nil
 }
 
@@ -421,7 +437,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	if attrs["sandbox"] != "allow-scripts" || attrs["src"] != sandbox.Path || attrs["title"] != "App: Counter" || attrs["doc"] != true {
 		t.Errorf("the app's iframe: %v; want sandbox=allow-scripts, src %s, a title, and no contentDocument for the host", attrs, sandbox.Path)
 	}
-	frame := sandboxXFrame(t, ctx)
+	frame := sandboxXFrame(t, ctx, "Counter")
 	sandboxXWait(t, frame, "the app renders in the frame", sandboxXText("#count", "Count: 0"))
 	inside := run(t, frame, "inside the frame", chromedp.Evaluate[map[string]any](`({
 		origin: origin, title: document.getElementById("app-title").innerText,
@@ -531,12 +547,12 @@ func TestBrowserRoomLauncher(t *testing.T) {
 
 	// A reload: a new frame, a new channel, and the count is still there.
 	do(t, ctx, "reload the launcher", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`iframe.app-frame`)))
-	frame = sandboxXFrame(t, ctx)
+	frame = sandboxXFrame(t, ctx, "Counter")
 	sandboxXWait(t, frame, "the stored count after a reload", sandboxXText("#count", "Count: 2"))
 
 	// A throwing app shows what it threw, with the stack.
 	do(t, ctx, "the broken app", chromedp.Click(chromedp.CSS(`#app-tab-app_broken`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_broken]`)))
-	frame = sandboxXFrame(t, ctx)
+	frame = sandboxXFrame(t, ctx, "Broken chart")
 	sandboxXWait(t, frame, "its error", `document.querySelector(".app-error") !== null`)
 	shown := run(t, frame, "error text", chromedp.Evaluate[map[string]string](`({message: document.querySelector(".app-error-message").innerText, stack: document.querySelector(".app-error-stack")?.innerText ?? "", role: document.querySelector(".app-error").getAttribute("role")})`))
 	if shown["message"] != "Error: the chart has no data: pass data to Chart" || !strings.Contains(shown["stack"], "Chart") || shown["role"] != "alert" {
@@ -603,7 +619,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	// A phone.
 	do(t, ctx, "the counter again", chromedp.Click(chromedp.CSS(`#app-tab-app_counter`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_counter]`)))
 	do(t, ctx, "phone width", browsertest.Phone())
-	frame = sandboxXFrame(t, ctx)
+	frame = sandboxXFrame(t, ctx, "Counter (shared)")
 	sandboxXWait(t, frame, "the app on a phone", sandboxXText("#count", "Count: 2"))
 	noOverflow(t, ctx, "launcher at 390 px")
 	browsertest.Screenshot(t, ctx, "launcher-phone")
@@ -636,4 +652,42 @@ func (s *sandboxXRooms) name(id string) string {
 		}
 	}
 	return ""
+}
+
+// TestBrowserSandboxErrors: an app that throws while its script loads, one
+// whose promise fails unhandled, and one with no default export each show
+// a readable error in the frame, never a blank one.
+func TestBrowserSandboxErrors(t *testing.T) {
+	e, ctx := startBrowserEnv(t, server.Config{})
+	rooms := &sandboxXRooms{rooms: true, version: 1, apps: []*sandboxXApp{
+		{InstanceID: "app_load", Name: "Throws at load", Kind: "snippet", js: "var __foundryApp = (() => { const cfg = undefined; return { default: cfg.widget }; })();\n"},
+		{InstanceID: "app_reject", Name: "Rejects", Kind: "snippet", js: `var __foundryApp = (() => {
+  const { React, jsxRuntime } = globalThis.__foundry;
+  function App() {
+    React.useEffect(() => { Promise.reject(new RangeError("the page size must be 1 to 100")); }, []);
+    return jsxRuntime.jsx("p", { id: "ok", children: "started" });
+  }
+  return { default: App };
+})();
+`},
+		{InstanceID: "app_nodefault", Name: "No default", Kind: "snippet", js: "var __foundryApp = (() => ({ App: 1 }))();\n"},
+	}}
+	do(t, ctx, "open the Room", chromedp.Navigate(e.URL+"/rooms"), chromedp.WaitVisible(chromedp.ID("password")))
+	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
+	do(t, ctx, "signed in", chromedp.WaitVisible(chromedp.ID("rooms-title")))
+	sandboxXIntercept(t, ctx, rooms)
+	do(t, ctx, "the launcher", chromedp.Navigate(e.URL+"/rooms/"+sandboxXRoomID), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_load]`)))
+	for _, c := range []struct{ tab, name, message, stack string }{
+		{"app_load", "Throws at load", "TypeError: Cannot read properties of undefined (reading 'widget')", "blob:"},
+		{"app_reject", "Rejects", "RangeError: the page size must be 1 to 100", "blob:"},
+		{"app_nodefault", "No default", "src/App.tsx has no default export", ""},
+	} {
+		do(t, ctx, "open "+c.tab, chromedp.Click(chromedp.ID("app-tab-"+c.tab)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+c.tab+`]`)))
+		frame := sandboxXFrame(t, ctx, c.name)
+		sandboxXWait(t, frame, c.tab+" shows its error", `document.querySelector(".app-error") !== null`)
+		shown := run(t, frame, "error text", chromedp.Evaluate[map[string]string](`({message: document.querySelector(".app-error-message").innerText, stack: document.querySelector(".app-error-stack")?.innerText ?? ""})`))
+		if !strings.Contains(shown["message"], c.message) || !strings.Contains(shown["stack"], c.stack) {
+			t.Errorf("%s shows %v; want %q with a stack holding %q", c.tab, shown, c.message, c.stack)
+		}
+	}
 }
