@@ -473,13 +473,21 @@ func TestBrowserRoomLauncher(t *testing.T) {
 		let fill = "";
 		try { for (let i = 0; i < 6; i++) await s.set("part" + i, "y".repeat(200000)); } catch (e) { fill = e.message; }
 		for (let i = 0; i < 6; i++) await s.remove("part" + i);
-		return {back: JSON.stringify(back), gone: gone === undefined, longKey, quota, fill};
+		await new Promise(r => setTimeout(r, 1100));
+		const flood = await Promise.allSettled(Array.from({length: 700}, () => s.keys()));
+		const slowed = flood.filter(r => r.status === "rejected" && /calls in a second/.test(r.reason.message)).length;
+		await new Promise(r => setTimeout(r, 1100));
+		const after = (await s.keys()).join(",");
+		return {back: JSON.stringify(back), gone: gone === undefined, longKey, quota, fill, slowed, after};
 	})()`, chromedp.EvalAwaitPromise))
 	if rt["back"] != `{"title":"Plan ✓","items":[1,2,{"deep":null}]}` || rt["gone"] != true {
 		t.Errorf("storage round trip: %v", rt)
 	}
 	if !strings.Contains(fmt.Sprint(rt["longKey"]), "256") {
 		t.Errorf("a 257-character key: %q, want a refusal naming the limit", rt["longKey"])
+	}
+	if n, _ := rt["slowed"].(float64); n < 100 || n > 600 || rt["after"] != "count" {
+		t.Errorf("700 storage calls at once: %v refused as too fast (want the ones past 500), then keys %q", rt["slowed"], rt["after"])
 	}
 	for _, k := range []string{"quota", "fill"} {
 		if !strings.Contains(fmt.Sprint(rt[k]), "1 MiB") {
@@ -515,6 +523,9 @@ func TestBrowserRoomLauncher(t *testing.T) {
 		await tryit("nested iframe", () => { const f = document.createElement("iframe"); f.src = L + "/frame"; document.body.append(f); return f.contentWindow && f.contentWindow.RTCPeerConnection; });
 		await tryit("nested iframe (markup)", async () => { const d = document.createElement("div"); d.innerHTML = '<iframe src="' + L + '/frame2"></iframe>'; document.body.append(d); await settle(300); return window.length; });
 		await tryit("blank iframe realm", () => { const d = document.createElement("div"); d.insertAdjacentHTML("beforeend", "<iframe></iframe>"); document.body.append(d); const w = window[0]; if (!w) throw {name: "no window"}; return typeof w.RTCPeerConnection; });
+		await tryit("declarative shadow root", () => { const d = document.createElement("div"); d.setHTMLUnsafe('<div><template shadowrootmode="open"><iframe src="' + L + '/shadow"></iframe></template></div>'); document.body.append(d); return window.length || "no frame"; });
+		await tryit("custom element extending iframe", () => { class F extends HTMLIFrameElement {} customElements.define("x-frame-" + Date.now(), F, {extends: "iframe"}); const f = new F(); f.src = L + "/custom"; document.body.append(f); return window.length; });
+		await tryit("execCommand insertHTML", () => { const d = document.createElement("div"); d.contentEditable = "true"; document.body.append(d); d.focus(); document.execCommand("insertHTML", false, '<iframe src="' + L + '/exec"></iframe>'); return window.length; });
 		await tryit("object element", () => { const d = document.createElement("div"); d.innerHTML = '<object data="' + L + '/obj"></object>'; return "made"; });
 		await tryit("worker", () => { if (typeof Worker === "undefined") throw {name: "undefined"}; return new Worker(URL.createObjectURL(new Blob(["fetch('" + L + "/worker')"], {type: "text/javascript"}))); });
 		await tryit("worker from listener", () => new Worker(L + "/worker.js"));

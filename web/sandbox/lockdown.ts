@@ -66,15 +66,26 @@ function refuse(what: string): never {
   throw new DOMException(what + " is not available to apps in a Room: they run without network access.", "SecurityError");
 }
 
+const frameSelector = "iframe,frame,frameset,object,embed,portal,fencedframe";
+
 // hasFrame reports whether node is, or holds, an element that would open a
-// nested browsing context.
-function hasFrame(node: unknown): boolean {
+// nested browsing context: in its subtree, in the content of any template
+// in it (a declarative shadow root becomes live when parsed), and in any
+// open shadow root.
+function hasFrame(node: unknown, depth = 0): boolean {
   if (!(node instanceof Node)) return false;
+  if (depth > 32) return true; // deeper than any app needs: refused
   if (node instanceof Element && framing.has(node.tagName.toUpperCase())) return true;
-  if (node instanceof Element || node instanceof DocumentFragment || node instanceof Document) {
-    return node.querySelector("iframe,frame,frameset,object,embed,portal,fencedframe") !== null;
-  }
-  return false;
+  if (!(node instanceof Element || node instanceof DocumentFragment || node instanceof Document)) return false;
+  if (node.querySelector(frameSelector) !== null) return true;
+  const inner: Node[] = [];
+  if (node instanceof HTMLTemplateElement) inner.push(node.content);
+  if (node instanceof Element && node.shadowRoot) inner.push(node.shadowRoot);
+  node.querySelectorAll("*").forEach((el) => {
+    if (el instanceof HTMLTemplateElement) inner.push(el.content);
+    if (el.shadowRoot) inner.push(el.shadowRoot);
+  });
+  return inner.some((n) => hasFrame(n, depth + 1));
 }
 
 export function lockdown() {
@@ -124,8 +135,12 @@ export function lockdown() {
     });
   };
   for (const name of ["appendChild", "insertBefore", "replaceChild"]) guardArgs(Node.prototype, name);
-  for (const name of ["append", "prepend", "before", "after", "replaceWith", "replaceChildren", "insertAdjacentElement"]) guardArgs(Element.prototype, name);
-  for (const name of ["append", "prepend", "replaceChildren"]) {
+  for (const name of ["append", "prepend", "before", "after", "replaceWith", "replaceChildren", "insertAdjacentElement", "moveBefore"]) guardArgs(Element.prototype, name);
+  for (const name of ["before", "after", "replaceWith"]) {
+    guardArgs(CharacterData.prototype, name);
+    guardArgs(DocumentType.prototype, name);
+  }
+  for (const name of ["append", "prepend", "replaceChildren", "moveBefore"]) {
     guardArgs(DocumentFragment.prototype, name);
     guardArgs(Document.prototype, name);
   }
@@ -180,8 +195,15 @@ export function lockdown() {
   };
   guardHTML(Element.prototype, "insertAdjacentHTML", 1);
   guardHTML(Element.prototype, "setHTMLUnsafe", 0);
+  guardHTML(Element.prototype, "setHTML", 0);
   guardHTML(ShadowRoot.prototype, "setHTMLUnsafe", 0);
   guardHTML(Range.prototype, "createContextualFragment", 0);
+  const exec = Document.prototype.execCommand;
+  seal(Document.prototype, "execCommand", function (this: Document, cmd: string, ui?: boolean, value?: string) {
+    const c = String(cmd).toLowerCase();
+    if (c === "inserthtml" || c === "paste") refuse("document.execCommand(" + c + ")");
+    return exec.call(this, cmd, ui, value);
+  });
   seal(Document.prototype, "write", () => refuse("document.write"));
   seal(Document.prototype, "writeln", () => refuse("document.writeln"));
   seal(Document.prototype, "open", () => refuse("document.open"));
@@ -196,7 +218,7 @@ export function lockdown() {
     for (const r of records) {
       r.addedNodes.forEach((n) => {
         if (n instanceof Element && framing.has(n.tagName.toUpperCase())) n.remove();
-        else if (n instanceof Element) n.querySelectorAll("iframe,frame,frameset,object,embed,portal,fencedframe").forEach((f) => f.remove());
+        else if (n instanceof Element) n.querySelectorAll(frameSelector).forEach((f) => f.remove());
       });
     }
   }).observe(document, { childList: true, subtree: true });

@@ -18,6 +18,10 @@ export const SandboxPath = "/sandbox/app";
 // (UTF-16 code units of its keys and values, as localStorage counts).
 export const Quota = 1 << 20;
 export const MaxKey = 256;
+export const MaxKeys = 1024;
+// MaxRate is how many storage calls a second one app may make; past it
+// they are refused, and an app that keeps flooding loses its port.
+export const MaxRate = 500;
 
 const bundlePath = (room: string, instance: string) =>
   "/api/rooms/" + encodeURIComponent(room) + "/apps/" + encodeURIComponent(instance) + "/bundle";
@@ -57,9 +61,21 @@ export function AppFrame(props: { roomId: string; instanceId: string; name: stri
       const ch = new MessageChannel();
       port = ch.port1;
       const mine = port;
+      let second = 0;
+      let calls = 0;
       mine.onmessage = (ev) => {
         if (mine !== port) return;
-        const reply = store.handle(ev.data);
+        const now = Math.floor(performance.now() / 1000);
+        if (now !== second) {
+          second = now;
+          calls = 0;
+        }
+        calls++;
+        if (calls > MaxRate * 10) {
+          mine.close();
+          return;
+        }
+        const reply = calls > MaxRate ? store.refuse(ev.data, `storage: more than ${MaxRate} calls in a second; slow down.`) : store.handle(ev.data);
         if (reply) mine.postMessage(reply);
       };
       // The frame's origin is opaque ("null"): "*" is the only target
@@ -106,6 +122,13 @@ export class AppStore {
     this.prefix = "foundry.app:" + encodeURIComponent(room) + ":" + encodeURIComponent(instance) + ":";
   }
 
+  // refuse answers a storage call with an error, unread.
+  refuse(msg: unknown, error: string): Reply | null {
+    const id = msg && typeof msg === "object" ? (msg as Record<string, unknown>).id : undefined;
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return null;
+    return { type: "storage-result", id, ok: false, error };
+  }
+
   handle(msg: unknown): Reply | null {
     if (!msg || typeof msg !== "object") return null;
     const m = msg as Record<string, unknown>;
@@ -137,7 +160,11 @@ export class AppStore {
         return fail("storage.set: value must be JSON.");
       }
       const old = localStorage.getItem(this.prefix + key);
-      const used = this.used() - (old === null ? 0 : key.length + old.length);
+      const keys = this.keys();
+      if (old === null && keys.length >= MaxKeys) {
+        return fail(`storage quota exceeded: this app keeps ${keys.length} keys, the most it may (${MaxKeys}). Remove keys it no longer needs.`);
+      }
+      const used = this.used(keys) - (old === null ? 0 : key.length + old.length);
       if (used + key.length + value.length > Quota) {
         return fail(`storage quota exceeded: this app keeps ${used} of its ${Quota} (1 MiB) in this browser, and ${JSON.stringify(key)} needs ${key.length + value.length} more. Remove keys it no longer needs.`);
       }
@@ -157,9 +184,9 @@ export class AppStore {
     return out.sort();
   }
 
-  used(): number {
+  used(keys = this.keys()): number {
     let n = 0;
-    for (const k of this.keys()) n += k.length + (localStorage.getItem(this.prefix + k)?.length ?? 0);
+    for (const k of keys) n += k.length + (localStorage.getItem(this.prefix + k)?.length ?? 0);
     return n;
   }
 }
