@@ -611,19 +611,24 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	if rooms.order() != "app_counter,app_repo,app_broken" {
 		t.Errorf("a refused move changed the order: %s", rooms.order())
 	}
+	// Drag a tab onto the first one: it takes its place.
+	do(t, ctx, "drag a tab", chromedp.DragAndDrop(chromedp.CSS(`#app-tab-app_broken`), chromedp.CSS(`#app-tab-app_counter`)), waitText(".notice", "Broken chart moved to place 1"))
+	if rooms.order() != "app_broken,app_counter,app_repo" {
+		t.Errorf("after dragging Broken chart first the server has %s", rooms.order())
+	}
 	// Remove, with a confirmation first.
 	do(t, ctx, "remove: cancel", chromedp.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
 		chromedp.Click(chromedp.CSS(`dialog[open] .secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
-	if rooms.order() != "app_counter,app_repo,app_broken" {
+	if rooms.order() != "app_broken,app_counter,app_repo" {
 		t.Errorf("Cancel removed an app: %s", rooms.order())
 	}
 	do(t, ctx, "remove", chromedp.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
 		chromedp.Click(chromedp.CSS(`dialog[open] .danger`)), waitText(".notice", "is removed"))
-	if rooms.order() != "app_counter,app_broken" {
+	if rooms.order() != "app_broken,app_counter" {
 		t.Errorf("after Remove the server has %s", rooms.order())
 	}
 	tabs = run(t, ctx, "tabs", chromedp.Evaluate[[]string](`[...document.querySelectorAll("[role=tab]")].map(b => b.dataset.instanceId)`))
-	if strings.Join(tabs, ",") != "app_counter,app_broken" {
+	if strings.Join(tabs, ",") != "app_broken,app_counter" {
 		t.Errorf("after Remove the page has %v", tabs)
 	}
 
