@@ -496,6 +496,11 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	}
 	browsertest.Screenshot(t, ctx, "app-running")
 
+	// The app reloads its own frame: the page hands the new document a new
+	// channel and the code again.
+	run(t, frame, "the frame reloads itself", chromedp.Evaluate[chromedp.Void](`window.__before = 1; setTimeout(() => location.reload(), 0); undefined`))
+	sandboxXWait(t, frame, "the reloaded frame", `window.__before === undefined && document.title === "Counter" && (document.querySelector("#count")?.innerText ?? "") === "Count: 2"`)
+
 	// The frame cannot reach out: each way is tried from inside it.
 	port := listener.URL[strings.LastIndex(listener.URL, ":")+1:]
 	escapes := run(t, frame, "escape attempts", chromedp.Evaluate[map[string]string](`(async (L) => {
