@@ -34,6 +34,14 @@ const CSP = "sandbox allow-scripts; default-src 'none'; script-src 'self' blob:;
 	"frame-src 'none'; child-src 'none'; worker-src 'none'; manifest-src 'none'; form-action 'none'; " +
 	"base-uri 'none'; frame-ancestors 'self'; webrtc 'block'"
 
+// PermissionsPolicy turns off every powerful feature for the page: an app
+// asks for no camera, microphone, location, USB, payment or clipboard.
+const PermissionsPolicy = "accelerometer=(), ambient-light-sensor=(), autoplay=(), bluetooth=(), camera=(), clipboard-read=(), " +
+	"clipboard-write=(), display-capture=(), encrypted-media=(), fullscreen=(), gamepad=(), geolocation=(), gyroscope=(), hid=(), " +
+	"idle-detection=(), local-fonts=(), magnetometer=(), microphone=(), midi=(), payment=(), picture-in-picture=(), " +
+	"publickey-credentials-create=(), publickey-credentials-get=(), screen-wake-lock=(), serial=(), storage-access=(), usb=(), " +
+	"web-share=(), window-management=(), xr-spatial-tracking=()"
+
 // Handler serves the page and its runtime.
 type Handler struct {
 	page   []byte
@@ -94,6 +102,7 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Content-Security-Policy", CSP)
+	hd.Set("Permissions-Policy", PermissionsPolicy)
 	hd.Set("X-Frame-Options", "SAMEORIGIN")
 	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
 	hd.Set("Cache-Control", "no-cache")

@@ -61,10 +61,15 @@ func TestSandboxPageHeaders(t *testing.T) {
 			t.Errorf("the sandbox CSP has %s %q, want %q", name, got, want)
 		}
 	}
+	for _, f := range []string{"camera=()", "microphone=()", "geolocation=()", "usb=()", "payment=()", "clipboard-read=()", "display-capture=()"} {
+		if !strings.Contains(h.Get("Permissions-Policy"), f) {
+			t.Errorf("the sandbox page's Permissions-Policy lacks %s", f)
+		}
+	}
 	if strings.Contains(csp, "allow-same-origin") || strings.Contains(csp, "unsafe") {
 		t.Errorf("the sandbox CSP loosens the sandbox: %q", csp)
 	}
-	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cross-Origin-Resource-Policy": "same-origin", "X-Frame-Options": "SAMEORIGIN"} {
+	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cross-Origin-Resource-Policy": "same-origin", "X-Frame-Options": "SAMEORIGIN", "Permissions-Policy": sandbox.PermissionsPolicy} {
 		if got := h.Get(k); got != want {
 			t.Errorf("sandbox page %s: %q, want %q", k, got, want)
 		}

@@ -32,6 +32,9 @@ export function AppFrame(props: { roomId: string; instanceId: string; name: stri
   const [error, setError] = useState("");
   const [attempt, setAttempt] = useState(0);
   const frame = useRef<HTMLIFrameElement>(null);
+  // A rename titles the next load; the running app is not reloaded for it.
+  const nameRef = useRef(name);
+  nameRef.current = name;
 
   useEffect(() => {
     const ac = new AbortController();
@@ -81,7 +84,7 @@ export function AppFrame(props: { roomId: string; instanceId: string; name: stri
       // The frame's origin is opaque ("null"): "*" is the only target
       // that reaches it. What goes is a port and this app's own code.
       win.postMessage({ type: "foundry:connect" }, "*", [ch.port2]);
-      mine.postMessage({ type: "load", js: bundle.js, css: bundle.css, name });
+      mine.postMessage({ type: "load", js: bundle.js, css: bundle.css, name: nameRef.current });
     };
     el.addEventListener("load", connect);
     // The frame's address is set only now, so its first load comes after
@@ -92,7 +95,7 @@ export function AppFrame(props: { roomId: string; instanceId: string; name: stri
       port?.close();
       port = null;
     };
-  }, [bundle, roomId, instanceId, name]);
+  }, [bundle, roomId, instanceId]);
 
   if (error) return <ErrorBox text={error} onRetry={() => setAttempt((n) => n + 1)} />;
   return (
@@ -104,6 +107,7 @@ export function AppFrame(props: { roomId: string; instanceId: string; name: stri
         sandbox="allow-scripts"
         title={`App: ${name}`}
         referrerPolicy="no-referrer"
+        allow="camera 'none'; microphone 'none'; geolocation 'none'; display-capture 'none'; usb 'none'; serial 'none'; hid 'none'; bluetooth 'none'; payment 'none'; clipboard-read 'none'; clipboard-write 'none'; fullscreen 'none'"
         hidden={!bundle}
         data-instance-id={instanceId}
       />
