@@ -536,6 +536,9 @@ func TestBrowserRoomLauncher(t *testing.T) {
 		await tryit("declarative shadow root", () => { const d = document.createElement("div"); d.setHTMLUnsafe('<div><template shadowrootmode="open"><iframe src="' + L + '/shadow"></iframe></template></div>'); document.body.append(d); return window.length || "no frame"; });
 		await tryit("custom element extending iframe", () => { class F extends HTMLIFrameElement {} customElements.define("x-frame-" + Date.now(), F, {extends: "iframe"}); const f = new F(); f.src = L + "/custom"; document.body.append(f); return window.length; });
 		await tryit("execCommand insertHTML", () => { const d = document.createElement("div"); d.contentEditable = "true"; document.body.append(d); d.focus(); document.execCommand("insertHTML", false, '<iframe src="' + L + '/exec"></iframe>'); return window.length; });
+		await tryit("DOMParser frameset as body", () => { const d = new DOMParser().parseFromString('<frameset><frame src="' + L + '/frameset"></frameset>', "text/html"); document.body = d.body; return window.length; });
+		await tryit("DOMParser caption", () => { const d = new DOMParser().parseFromString('<table><caption><iframe src="' + L + '/caption"></iframe></caption></table>', "text/html"); const t = document.createElement("table"); t.caption = d.querySelector("caption"); document.body.append(t); return window.length; });
+		await tryit("XSLTProcessor", () => { if (typeof XSLTProcessor === "undefined") throw {name: "undefined"}; return "there"; });
 		await tryit("object element", () => { const d = document.createElement("div"); d.innerHTML = '<object data="' + L + '/obj"></object>'; return "made"; });
 		await tryit("worker", () => { if (typeof Worker === "undefined") throw {name: "undefined"}; return new Worker(URL.createObjectURL(new Blob(["fetch('" + L + "/worker')"], {type: "text/javascript"}))); });
 		await tryit("worker from listener", () => new Worker(L + "/worker.js"));

@@ -33,6 +33,8 @@ const networkGlobals = [
   "WebTransportError",
   "PresentationRequest",
   "PresentationConnection",
+  // Its documents are parsed out of reach of the checks below.
+  "XSLTProcessor",
   // Workers are fresh realms of their own (with WebTransport and, in
   // some browsers, WebRTC): apps get none.
   "Worker",
@@ -211,6 +213,33 @@ export function lockdown() {
     for (const name of ["contentWindow", "contentDocument", "getSVGDocument"]) {
       if (name in proto) seal(proto, name, name === "getSVGDocument" ? () => null : null);
     }
+  }
+  // Documents parsed apart from this one (inert, but their nodes could be
+  // moved in): none may hold a frame at all.
+  const guardResult = (target: object, name: string) => {
+    const orig = (target as Record<string, unknown>)[name];
+    if (typeof orig !== "function") return;
+    seal(target, name, function (this: unknown, ...args: unknown[]) {
+      const out = (orig as (...a: unknown[]) => unknown).apply(this, args);
+      if (hasFrame(out)) refuse("A nested frame");
+      return out;
+    });
+  };
+  guardResult(DOMParser.prototype, "parseFromString");
+  guardResult(Document, "parseHTMLUnsafe");
+  guardResult(Document, "parseHTML");
+  const bodyDesc = Object.getOwnPropertyDescriptor(Document.prototype, "body");
+  if (bodyDesc?.set) {
+    const setBody = bodyDesc.set;
+    Object.defineProperty(Document.prototype, "body", {
+      configurable: false,
+      enumerable: bodyDesc.enumerable,
+      get: bodyDesc.get,
+      set(this: Document, v: unknown) {
+        if (hasFrame(v)) refuse("A nested frame");
+        setBody.call(this, v);
+      },
+    });
   }
   // Anything that still slips in (a path not thought of) is taken out as
   // soon as the document changes.

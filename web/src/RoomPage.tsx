@@ -334,12 +334,17 @@ function RepositoryApp({ app }: { app: RoomApp }) {
 }
 
 function RenameDialog(props: { app: RoomApp | null; busy: boolean; onClose: () => void; onSave: (name: string) => void }) {
-  const [name, setName] = useState("");
+  return (
+    <Dialog open={props.app !== null} title="Rename app" onClose={props.onClose} id="rename-app">
+      {props.app ? <RenameForm key={props.app.instance_id} initial={props.app.name} busy={props.busy} onClose={props.onClose} onSave={props.onSave} /> : null}
+    </Dialog>
+  );
+}
+
+// RenameForm starts from the app's name as it was when the dialog opened.
+function RenameForm(props: { initial: string; busy: boolean; onClose: () => void; onSave: (name: string) => void }) {
+  const [name, setName] = useState(props.initial);
   const [error, setError] = useState("");
-  useEffect(() => {
-    setName(props.app?.name ?? "");
-    setError("");
-  }, [props.app]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const n = name.trim();
@@ -348,34 +353,32 @@ function RenameDialog(props: { app: RoomApp | null; busy: boolean; onClose: () =
     props.onSave(n);
   };
   return (
-    <Dialog open={props.app !== null} title="Rename app" onClose={props.onClose} id="rename-app">
-      <form onSubmit={submit} noValidate>
-        <label className="field">
-          <span>Name</span>
-          <input
-            id="app-name"
-            value={name}
-            maxLength={MaxName + 50}
-            onChange={(e) => setName(e.target.value)}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? "app-name-error" : undefined}
-            autoFocus
-          />
-        </label>
-        {error ? (
-          <p className="field-error" id="app-name-error">
-            {error}
-          </p>
-        ) : null}
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={props.busy}>
-            Rename
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <form onSubmit={submit} noValidate>
+      <label className="field">
+        <span>Name</span>
+        <input
+          id="app-name"
+          value={name}
+          maxLength={MaxName + 50}
+          onChange={(e) => setName(e.target.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? "app-name-error" : undefined}
+          autoFocus
+        />
+      </label>
+      {error ? (
+        <p className="field-error" id="app-name-error">
+          {error}
+        </p>
+      ) : null}
+      <div className="dialog-actions">
+        <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
+          Cancel
+        </button>
+        <button type="submit" className="primary" disabled={props.busy}>
+          Rename
+        </button>
+      </div>
+    </form>
   );
 }
