@@ -539,6 +539,8 @@ func TestBrowserRoomLauncher(t *testing.T) {
 		await tryit("DOMParser frameset as body", () => { const d = new DOMParser().parseFromString('<frameset><frame src="' + L + '/frameset"></frameset>', "text/html"); document.body = d.body; return window.length; });
 		await tryit("DOMParser caption", () => { const d = new DOMParser().parseFromString('<table><caption><iframe src="' + L + '/caption"></iframe></caption></table>', "text/html"); const t = document.createElement("table"); t.caption = d.querySelector("caption"); document.body.append(t); return window.length; });
 		await tryit("XSLTProcessor", () => { if (typeof XSLTProcessor === "undefined") throw {name: "undefined"}; return "there"; });
+		await tryit("top.location =", () => { top.location = L + "/top"; return "navigating"; });
+		await tryit("indexedDB", () => new Promise((res, rej) => { const r = indexedDB.open("x"); r.onsuccess = () => res("opened"); r.onerror = () => rej({name: "error event"}); }));
 		await tryit("object element", () => { const d = document.createElement("div"); d.innerHTML = '<object data="' + L + '/obj"></object>'; return "made"; });
 		await tryit("worker", () => { if (typeof Worker === "undefined") throw {name: "undefined"}; return new Worker(URL.createObjectURL(new Blob(["fetch('" + L + "/worker')"], {type: "text/javascript"}))); });
 		await tryit("worker from listener", () => new Worker(L + "/worker.js"));
