@@ -17,6 +17,7 @@ import (
 	"foundry/internal/mcpserver"
 	"foundry/internal/oauth"
 	"foundry/internal/oauth/clients"
+	"foundry/internal/sandbox"
 	"foundry/internal/service"
 	"foundry/internal/store"
 	"foundry/internal/store/postgres"
@@ -173,6 +174,13 @@ func New(st store.Store, c Config) *Server {
 		root = http.NewServeMux()
 		app.Mount(root)
 		root.Handle("/", mux)
+	}
+	if files, err := web.Sandbox(); err != nil {
+		c.Logger.Error("Room apps cannot run: the sandbox page is not served", "err", err)
+	} else if sb, err := sandbox.New(files); err != nil {
+		c.Logger.Error("Room apps cannot run: the sandbox page is not served", "err", err)
+	} else {
+		sb.Mount(mux)
 	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
 		Handler: Recover(c.Logger, logRequests(c.Logger, root))}

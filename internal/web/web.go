@@ -20,12 +20,14 @@ import (
 var dist embed.FS
 
 // CSP is the page's Content-Security-Policy: everything from this server,
-// nothing inline, no framing.
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+// nothing inline, no framing of the page; the frames it embeds (a Room's
+// apps, in the sandbox page) come from this server alone, so a frame
+// cannot navigate itself anywhere else.
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 // Routes are the app's client routes: each serves index.html. A pattern
 // ending in "/" covers every path below it (/notes/{id}, …).
-var Routes = []string{"/{$}", "/notes", "/notes/", "/connected", "/approvals"}
+var Routes = []string{"/{$}", "/notes", "/notes/", "/connected", "/approvals", "/rooms", "/rooms/"}
 
 // AssetPrefix is where the bundle's files are served.
 const AssetPrefix = "/assets/"
@@ -83,6 +85,27 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 	for name := range h.assets {
 		mux.HandleFunc("GET "+AssetPrefix+name, h.asset)
 	}
+}
+
+// Sandbox is the sandbox runtime's files (the script and stylesheet of the
+// page that runs a Room's apps, package sandbox), by name.
+func Sandbox() (map[string][]byte, error) {
+	entries, err := fs.ReadDir(dist, "dist/sandbox")
+	if err != nil {
+		return nil, fmt.Errorf("the web app's bundle has no sandbox runtime (%v); rebuild it (go generate ./internal/web/...)", err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := fs.ReadFile(dist, "dist/sandbox/"+e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out[e.Name()] = b
+	}
+	return out, nil
 }
 
 // Assets are the names of the bundle's files under AssetPrefix.

@@ -6,6 +6,8 @@ import { NotesPage } from "./NotesPage";
 import { ConnectedPage } from "./ConnectedPage";
 import { NotePage } from "./NotePage";
 import { ApprovalsPage, PendingBadge, usePendingCount } from "./ApprovalsPage";
+import { RoomsPage } from "./RoomsPage";
+import { RoomPage } from "./RoomPage";
 
 export function App() {
   const [me, setMe] = useState<Me | null>(null);
@@ -45,11 +47,28 @@ export function App() {
 function Shell({ me }: { me: Me }) {
   const path = usePath();
   const pending = usePendingCount();
+  const rooms = path === "/rooms" || path.startsWith("/rooms/");
   const section =
-    path === "/" || path === "/notes" || path.startsWith("/notes/") ? "notes" : path === "/connected" ? "connected" : path === "/approvals" ? "approvals" : "";
+    path === "/" || path === "/notes" || path.startsWith("/notes/")
+      ? "notes"
+      : path === "/connected"
+        ? "connected"
+        : path === "/approvals"
+          ? "approvals"
+          : rooms
+            ? "rooms"
+            : "";
   useEffect(() => {
     document.title =
-      section === "connected" ? "Connected · Foundry" : section === "approvals" ? "Needs your approval · Foundry" : section === "notes" ? "Notes · Foundry" : "Foundry";
+      section === "connected"
+        ? "Connected · Foundry"
+        : section === "approvals"
+          ? "Needs your approval · Foundry"
+          : section === "notes"
+            ? "Notes · Foundry"
+            : section === "rooms"
+              ? "Rooms · Foundry"
+              : "Foundry";
   }, [section]);
   return (
     <div className="shell">
@@ -88,12 +107,17 @@ function Shell({ me }: { me: Me }) {
           Needs your approval
           <PendingBadge count={pending} />
         </Link>
+        <Link to="/rooms" className="navlink" current={section === "rooms"}>
+          Rooms
+        </Link>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
         {section === "notes" && !path.startsWith("/notes/") ? <NotesPage me={me.user.name || me.user.email} /> : null}
         {path.startsWith("/notes/") ? <NotePage key={path} id={safeDecode(path.slice("/notes/".length))} me={me.user.name || me.user.email} meId={me.user.id} /> : null}
         {section === "connected" ? <ConnectedPage pending={pending} /> : null}
         {section === "approvals" ? <ApprovalsPage pending={pending} /> : null}
+        {path === "/rooms" ? <RoomsPage /> : null}
+        {path.startsWith("/rooms/") ? <RoomPage key={path} id={safeDecode(path.slice("/rooms/".length))} /> : null}
         {section === "" ? <NotFound /> : null}
       </main>
     </div>

@@ -1,7 +1,9 @@
 // Package bundle builds the web app (web/src/main.tsx and the CSS it
 // imports) with esbuild's Go API: index.html, assets/app-HASH.js and
 // assets/app-HASH.css, minified, without source maps, each named by a hash
-// of its content. The same sources give the same bytes on every run (no
+// of its content. Beside it, the sandbox runtime (web/sandbox/runtime.tsx,
+// the script of the page that runs a Room's apps): sandbox/runtime-HASH.js
+// and sandbox/runtime-HASH.css, built from the same React. The same sources give the same bytes on every run (no
 // timestamps, no absolute paths), so CI rebuilds the committed bundle and
 // fails when it differs.
 package bundle
@@ -30,53 +32,20 @@ func Build(root, dist string) (map[string]int, error) {
 	if _, err := os.Stat(filepath.Join(src, "node_modules", "react", "package.json")); err != nil {
 		return nil, ErrNoPackages
 	}
-	res := api.Build(api.BuildOptions{
-		AbsWorkingDir:     src,
-		EntryPoints:       []string{"src/main.tsx"},
-		EntryNames:        "app-[hash]",
-		AssetNames:        "app-[name]-[hash]",
-		Outdir:            filepath.Join(dist, "assets"),
-		Bundle:            true,
-		Write:             false,
-		Metafile:          false,
-		Format:            api.FormatIIFE,
-		Platform:          api.PlatformBrowser,
-		Target:            api.ES2022,
-		JSX:               api.JSXAutomatic,
-		MinifyWhitespace:  true,
-		MinifyIdentifiers: true,
-		MinifySyntax:      true,
-		LegalComments:     api.LegalCommentsEndOfFile,
-		Sourcemap:         api.SourceMapNone,
-		Charset:           api.CharsetUTF8,
-		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
-		Loader:            map[string]api.Loader{".svg": api.LoaderDataURL},
-		LogLevel:          api.LogLevelWarning,
-		TsconfigRaw:       "",
-		Tsconfig:          filepath.Join(src, "tsconfig.json"),
-	})
-	if len(res.Errors) > 0 {
-		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
-		return nil, fmt.Errorf("esbuild:\n%s", strings.Join(msgs, ""))
-	}
-	var js, css string
 	files := map[string][]byte{}
-	for _, f := range res.OutputFiles {
-		rel, err := filepath.Rel(dist, f.Path)
-		if err != nil {
-			return nil, err
-		}
-		rel = filepath.ToSlash(rel)
-		files[rel] = f.Contents
-		switch {
-		case strings.HasSuffix(rel, ".js"):
-			js = rel
-		case strings.HasSuffix(rel, ".css"):
-			css = rel
-		}
+	js, css, err := build(src, dist, "src/main.tsx", "app", "assets", files)
+	if err != nil {
+		return nil, err
 	}
 	if js == "" || css == "" {
 		return nil, fmt.Errorf("esbuild gave no script or no stylesheet (got %d files): import ./app.css from src/main.tsx", len(files))
+	}
+	rjs, rcss, err := build(src, dist, "sandbox/runtime.tsx", "runtime", "sandbox", files)
+	if err != nil {
+		return nil, err
+	}
+	if rjs == "" || rcss == "" {
+		return nil, fmt.Errorf("esbuild gave no sandbox runtime script or stylesheet: import ./runtime.css from sandbox/runtime.tsx")
 	}
 	var page bytes.Buffer
 	if err := indexPage.Execute(&page, struct{ JS, CSS string }{"/" + js, "/" + css}); err != nil {
@@ -105,6 +74,56 @@ func Build(root, dist string) (map[string]int, error) {
 		wrote[n] = len(files[n])
 	}
 	return wrote, nil
+}
+
+// build bundles one entry point into files (by path under dist, in the
+// folder dir, named prefix-HASH) and answers the paths of its script and
+// stylesheet.
+func build(src, dist, entry, prefix, dir string, files map[string][]byte) (js, css string, err error) {
+	res := api.Build(api.BuildOptions{
+		AbsWorkingDir:     src,
+		EntryPoints:       []string{entry},
+		EntryNames:        prefix + "-[hash]",
+		AssetNames:        prefix + "-[name]-[hash]",
+		Outdir:            filepath.Join(dist, dir),
+		Bundle:            true,
+		Write:             false,
+		Metafile:          false,
+		Format:            api.FormatIIFE,
+		Platform:          api.PlatformBrowser,
+		Target:            api.ES2022,
+		JSX:               api.JSXAutomatic,
+		MinifyWhitespace:  true,
+		MinifyIdentifiers: true,
+		MinifySyntax:      true,
+		LegalComments:     api.LegalCommentsEndOfFile,
+		Sourcemap:         api.SourceMapNone,
+		Charset:           api.CharsetUTF8,
+		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+		Loader:            map[string]api.Loader{".svg": api.LoaderDataURL},
+		LogLevel:          api.LogLevelWarning,
+		TsconfigRaw:       "",
+		Tsconfig:          filepath.Join(src, "tsconfig.json"),
+	})
+	if len(res.Errors) > 0 {
+		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
+		return "", "", fmt.Errorf("esbuild (%s):\n%s", entry, strings.Join(msgs, ""))
+	}
+	for _, f := range res.OutputFiles {
+		rel, err := filepath.Rel(dist, f.Path)
+		if err != nil {
+			return "", "", err
+		}
+		rel = filepath.ToSlash(rel)
+		files[rel] = f.Contents
+		switch {
+		case strings.HasSuffix(rel, ".js"):
+			js = rel
+		case strings.HasSuffix(rel, ".css"):
+			css = rel
+		}
+	}
+	return js, css, nil
 }
 
 // indexPage is the one HTML page of the app; every client route serves it.

@@ -14,8 +14,8 @@ import (
 
 // TestBuildReproducible: two builds of the same sources give the same
 // bytes, and those are the committed bundle (internal/web/dist), which
-// names its script and stylesheet by content and references nothing off
-// this server.
+// names its scripts and stylesheets by content (the app's and the sandbox
+// runtime's) and references nothing off this server.
 func TestBuildReproducible(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
@@ -34,8 +34,8 @@ func TestBuildReproducible(t *testing.T) {
 	}
 	first, second := read(t, a), read(t, b)
 	committed := read(t, filepath.Join(root, "internal", "web", "dist"))
-	if len(first) != len(wroteA) || len(first) != 3 {
-		t.Fatalf("the build wrote %v, want index.html, one script and one stylesheet", wroteA)
+	if len(first) != len(wroteA) || len(first) != 5 {
+		t.Fatalf("the build wrote %v, want index.html, the app's script and stylesheet, and the sandbox runtime's", wroteA)
 	}
 	for name, body := range first {
 		if !bytes.Equal(body, second[name]) {
@@ -44,8 +44,9 @@ func TestBuildReproducible(t *testing.T) {
 		if !bytes.Equal(body, committed[name]) {
 			t.Errorf("%s differs from the committed internal/web/dist: run go generate ./internal/web/... and commit it", name)
 		}
-		if name != "index.html" && !(strings.HasPrefix(name, "assets/app-") && (strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".css"))) {
-			t.Errorf("the build wrote %s, want only assets/app-HASH.js and .css beside index.html", name)
+		code := strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".css")
+		if name != "index.html" && !(code && (strings.HasPrefix(name, "assets/app-") || strings.HasPrefix(name, "sandbox/runtime-"))) {
+			t.Errorf("the build wrote %s, want only assets/app-HASH.js and .css and sandbox/runtime-HASH.js and .css beside index.html", name)
 		}
 	}
 	for name := range committed {
@@ -55,13 +56,25 @@ func TestBuildReproducible(t *testing.T) {
 	}
 	index := string(first["index.html"])
 	for name := range first {
-		if name != "index.html" && !strings.Contains(index, `"/`+name+`"`) {
+		if strings.HasPrefix(name, "assets/") && !strings.Contains(index, `"/`+name+`"`) {
 			t.Errorf("index.html does not load /%s:\n%s", name, index)
 		}
 	}
 	for _, off := range []string{"http://", "https://", "//cdn", "<script>", "style="} {
 		if strings.Contains(index, off) {
 			t.Errorf("index.html has %q: everything must come from this server, nothing inline", off)
+		}
+	}
+	// The runtime is built from the same React as the app: one copy, one
+	// version, inside it.
+	for name, body := range first {
+		if strings.HasPrefix(name, "sandbox/runtime-") && strings.HasSuffix(name, ".js") {
+			if !bytes.Contains(body, []byte(`"19.3.1"`)) {
+				t.Errorf("%s does not carry React 19.3.1", name)
+			}
+			if strings.Contains(index, name) {
+				t.Errorf("index.html loads the sandbox runtime %s", name)
+			}
 		}
 	}
 }

@@ -1,0 +1,384 @@
+import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from "react";
+import { ApiError, call } from "./api";
+import { AppFrame } from "./AppFrame";
+import { Link } from "./router";
+import { roomPath, type Room, type RoomApp } from "./RoomsPage";
+import { Dialog, ErrorBox, Loading, when } from "./ui";
+import "./rooms.css";
+
+const MaxName = 200;
+
+type State = { kind: "loading" } | { kind: "error"; text: string; status: number } | { kind: "ready"; room: Room };
+
+const appPath = (room: string, instance: string) => roomPath(room) + "/apps/" + encodeURIComponent(instance);
+
+// RoomPage is a Room's launcher: a tab bar of its approved apps, the
+// selected one running in the sandbox; its manager renames, reorders and
+// removes them.
+export function RoomPage({ id }: { id: string }) {
+  const [state, setState] = useState<State>({ kind: "loading" });
+  const [reload, setReload] = useState(0);
+  const [selected, setSelected] = useState("");
+  const [notice, setNotice] = useState("");
+  const [renaming, setRenaming] = useState<RoomApp | null>(null);
+  const [removing, setRemoving] = useState<RoomApp | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [dragging, setDragging] = useState("");
+  const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
+
+  useEffect(() => {
+    const ac = new AbortController();
+    call<Room>(roomPath(id), { signal: ac.signal })
+      .then((room) => {
+        const apps = Array.isArray(room.apps) ? [...room.apps].sort((a, b) => a.position - b.position) : [];
+        setState({ kind: "ready", room: { ...room, apps } });
+        setSelected((s) => (apps.some((a) => a.instance_id === s) ? s : (apps[0]?.instance_id ?? "")));
+      })
+      .catch((e: unknown) => {
+        if (ac.signal.aborted) return;
+        setState({ kind: "error", text: e instanceof Error ? e.message : String(e), status: e instanceof ApiError ? e.status : 0 });
+      });
+    return () => ac.abort();
+  }, [id, reload]);
+  const refresh = useCallback(() => setReload((n) => n + 1), []);
+
+  const room = state.kind === "ready" ? state.room : null;
+  useEffect(() => {
+    if (room) document.title = (room.name || "Room") + " · Foundry";
+  }, [room]);
+
+  // failed shows why a change was refused; a Room changed meanwhile (412)
+  // is read again.
+  const failed = (e: unknown) => {
+    const text = e instanceof Error ? e.message : String(e);
+    if (e instanceof ApiError && (e.status === 412 || e.status === 404)) {
+      setNotice((e.status === 412 ? "This Room changed meanwhile, so nothing was changed: it is shown as it is now. " : "") + text);
+      refresh();
+      return;
+    }
+    setNotice(text);
+  };
+
+  const patch = async (app: RoomApp, change: { name?: string; position?: number }) => {
+    if (!room) return false;
+    setBusy(true);
+    try {
+      const r = await call<{ room_id: string; version: number | string }>(appPath(room.room_id, app.instance_id), { method: "PATCH", body: change, ifMatch: room.version });
+      setState((s) =>
+        s.kind === "ready"
+          ? { kind: "ready", room: { ...s.room, version: r.version, apps: applyChange(s.room.apps, app.instance_id, change) } }
+          : s,
+      );
+      return true;
+    } catch (e) {
+      failed(e);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const move = async (app: RoomApp, to: number) => {
+    if (!room || to < 0 || to >= room.apps.length) return;
+    const from = room.apps.findIndex((a) => a.instance_id === app.instance_id);
+    if (from === to || from < 0) return;
+    if (await patch(app, { position: to })) {
+      setNotice(`${app.name} moved to place ${to + 1} of ${room.apps.length}.`);
+      requestAnimationFrame(() => tabRefs.current[app.instance_id]?.focus());
+    }
+  };
+
+  const remove = async () => {
+    if (!room || !removing) return;
+    const app = removing;
+    setBusy(true);
+    try {
+      const res = await call<{ version?: number | string } | undefined>(appPath(room.room_id, app.instance_id), { method: "DELETE", ifMatch: room.version });
+      setState((s) =>
+        s.kind === "ready"
+          ? {
+              kind: "ready",
+              room: { ...s.room, version: res?.version ?? s.room.version, apps: s.room.apps.filter((a) => a.instance_id !== app.instance_id) },
+            }
+          : s,
+      );
+      setNotice(`${app.name} is removed from this Room's launcher.`);
+      setRemoving(null);
+      // Without the Room's new version in the answer, the next change needs it read again.
+      if (res?.version === undefined) refresh();
+    } catch (e) {
+      setRemoving(null);
+      failed(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (state.kind === "loading") return <Loading what="Opening the Room…" />;
+  if (state.kind === "error") {
+    return (
+      <section className="page" aria-labelledby="room-title">
+        <div className="page-head">
+          <h1 id="room-title">{state.status === 404 ? "Room not found" : "This Room did not open"}</h1>
+        </div>
+        <ErrorBox text={state.text} onRetry={state.status === 404 ? undefined : refresh} />
+        <Link to="/rooms" className="button secondary">
+          Back to Rooms
+        </Link>
+      </section>
+    );
+  }
+  const r = state.room;
+  const apps = r.apps;
+  const current = apps.find((a) => a.instance_id === selected) ?? apps[0];
+
+  const onStripKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (!current) return;
+    const i = apps.findIndex((a) => a.instance_id === current.instance_id);
+    let to = -1;
+    if (e.key === "ArrowRight") to = (i + 1) % apps.length;
+    else if (e.key === "ArrowLeft") to = (i - 1 + apps.length) % apps.length;
+    else if (e.key === "Home") to = 0;
+    else if (e.key === "End") to = apps.length - 1;
+    else return;
+    e.preventDefault();
+    if (e.altKey && e.shiftKey) {
+      if (r.can_manage && !busy && (e.key === "ArrowRight" || e.key === "ArrowLeft")) {
+        const dest = e.key === "ArrowRight" ? i + 1 : i - 1;
+        if (dest >= 0 && dest < apps.length) move(current, dest);
+      }
+      return;
+    }
+    setSelected(apps[to].instance_id);
+    tabRefs.current[apps[to].instance_id]?.focus();
+  };
+
+  const onDrop = (e: DragEvent, target: RoomApp) => {
+    e.preventDefault();
+    const app = apps.find((a) => a.instance_id === dragging);
+    setDragging("");
+    if (!app || app.instance_id === target.instance_id) return;
+    move(app, apps.findIndex((a) => a.instance_id === target.instance_id));
+  };
+
+  return (
+    <section className="page room-page" aria-labelledby="room-title">
+      <nav className="crumbs" aria-label="Breadcrumb">
+        <Link to="/rooms">Rooms</Link>
+        <span aria-hidden="true"> / </span>
+        <span aria-current="page">{r.name || "Untitled Room"}</span>
+      </nav>
+      <div className="page-head">
+        <h1 id="room-title">{r.name || "Untitled Room"}</h1>
+        {r.owner?.name ? <span className="room-meta">Owned by {r.owner.name}</span> : null}
+      </div>
+      {notice ? (
+        <div className="notice" role="status">
+          <p>{notice}</p>
+          <button type="button" className="ghost small" onClick={() => setNotice("")} aria-label="Dismiss this message">
+            Dismiss
+          </button>
+        </div>
+      ) : null}
+      {apps.length === 0 || !current ? (
+        <div className="empty">
+          <h2>No apps in this Room yet</h2>
+          <p>An agent proposes an app for this Room; once the Room's owner approves it under Needs your approval, it runs here.</p>
+        </div>
+      ) : (
+        <>
+          {r.can_manage ? (
+            <div className="app-actions" aria-label={`Manage ${current.name}`} role="group">
+              <span className="app-current">{current.name}</span>
+              <button type="button" className="secondary small" disabled={busy} onClick={() => setRenaming(current)}>
+                Rename
+              </button>
+              <button
+                type="button"
+                className="secondary small"
+                disabled={busy || apps.indexOf(current) === 0}
+                onClick={() => move(current, apps.indexOf(current) - 1)}
+                aria-label={`Move left: ${current.name}`}
+              >
+                <span aria-hidden="true">←</span> Move left
+              </button>
+              <button
+                type="button"
+                className="secondary small"
+                disabled={busy || apps.indexOf(current) === apps.length - 1}
+                onClick={() => move(current, apps.indexOf(current) + 1)}
+                aria-label={`Move right: ${current.name}`}
+              >
+                Move right <span aria-hidden="true">→</span>
+              </button>
+              <button type="button" className="ghost small danger-text" disabled={busy} onClick={() => setRemoving(current)}>
+                Remove
+              </button>
+              <span className="app-hint">Drag a tab, or Alt+Shift+Arrow on it, to reorder.</span>
+            </div>
+          ) : null}
+          <div className="launcher-bar">
+            <div className="tabstrip launcher-tabs" role="tablist" aria-labelledby="room-title" onKeyDown={onStripKey}>
+              {apps.map((a) => {
+                const sel = a.instance_id === current.instance_id;
+                return (
+                  <button
+                    key={a.instance_id}
+                    type="button"
+                    role="tab"
+                    id={"app-tab-" + a.instance_id}
+                    data-instance-id={a.instance_id}
+                    aria-selected={sel}
+                    aria-controls="app-panel"
+                    tabIndex={sel ? 0 : -1}
+                    className={"tab" + (dragging === a.instance_id ? " is-dragging" : "")}
+                    draggable={r.can_manage && !busy}
+                    onDragStart={(e) => {
+                      setDragging(a.instance_id);
+                      e.dataTransfer.effectAllowed = "move";
+                      e.dataTransfer.setData("text/plain", a.name);
+                    }}
+                    onDragEnd={() => setDragging("")}
+                    onDragOver={(e) => {
+                      if (dragging) e.preventDefault();
+                    }}
+                    onDrop={(e) => onDrop(e, a)}
+                    ref={(el) => {
+                      tabRefs.current[a.instance_id] = el;
+                    }}
+                    onClick={() => setSelected(a.instance_id)}
+                  >
+                    {a.name || "Untitled app"}
+                    {a.kind === "repository" ? <span className="tab-type"> · repository</span> : null}
+                  </button>
+                );
+              })}
+            </div>
+          </div>
+          <div className="tabpanel app-panel" role="tabpanel" id="app-panel" aria-labelledby={"app-tab-" + current.instance_id}>
+            {current.kind === "repository" ? (
+              <RepositoryApp app={current} />
+            ) : (
+              <AppFrame key={current.instance_id} roomId={r.room_id} instanceId={current.instance_id} name={current.name} />
+            )}
+          </div>
+        </>
+      )}
+      <RenameDialog
+        app={renaming}
+        busy={busy}
+        onClose={() => setRenaming(null)}
+        onSave={async (name) => {
+          if (!renaming) return;
+          const app = renaming;
+          if (await patch(app, { name })) {
+            setRenaming(null);
+            setNotice(`Renamed to ${name}.`);
+          } else setRenaming(null);
+        }}
+      />
+      <Dialog open={removing !== null} title={`Remove ${removing?.name ?? "this app"}?`} onClose={() => setRemoving(null)} id="remove-app">
+        <p>It leaves this Room's launcher for everyone. The data it kept in each person's browser stays there.</p>
+        <div className="dialog-actions">
+          <button type="button" className="secondary" onClick={() => setRemoving(null)} disabled={busy}>
+            Cancel
+          </button>
+          <button type="button" className="danger" onClick={remove} disabled={busy}>
+            Remove app
+          </button>
+        </div>
+      </Dialog>
+    </section>
+  );
+}
+
+// applyChange is the launcher after one app's change: a new name, or a
+// move to position (the others shift).
+function applyChange(apps: RoomApp[], id: string, change: { name?: string; position?: number }): RoomApp[] {
+  let out = apps.map((a) => (a.instance_id === id && change.name !== undefined ? { ...a, name: change.name } : a));
+  if (change.position !== undefined) {
+    const from = out.findIndex((a) => a.instance_id === id);
+    if (from >= 0) {
+      const [a] = out.splice(from, 1);
+      out.splice(change.position, 0, a);
+      out = out.map((x, i) => ({ ...x, position: i }));
+    }
+  }
+  return out;
+}
+
+function RepositoryApp({ app }: { app: RoomApp }) {
+  const repo = app.repository;
+  return (
+    <div className="repo-app">
+      <h2>{app.name}</h2>
+      <dl className="repo-facts">
+        <dt>Repository</dt>
+        <dd>{repo?.name || "—"}</dd>
+        <dt>Pinned version</dt>
+        <dd>
+          <code>{repo?.version_id || "—"}</code>
+        </dd>
+        <dt>Build</dt>
+        <dd>{repo?.build_state || "unknown"}</dd>
+        {app.added_at ? (
+          <>
+            <dt>Added</dt>
+            <dd>{when(app.added_at)}</dd>
+          </>
+        ) : null}
+      </dl>
+      <p className="repo-note">This path does not build or deploy a bundle.</p>
+    </div>
+  );
+}
+
+function RenameDialog(props: { app: RoomApp | null; busy: boolean; onClose: () => void; onSave: (name: string) => void }) {
+  return (
+    <Dialog open={props.app !== null} title="Rename app" onClose={props.onClose} id="rename-app">
+      {props.app ? <RenameForm key={props.app.instance_id} initial={props.app.name} busy={props.busy} onClose={props.onClose} onSave={props.onSave} /> : null}
+    </Dialog>
+  );
+}
+
+// RenameForm starts from the app's name as it was when the dialog opened.
+function RenameForm(props: { initial: string; busy: boolean; onClose: () => void; onSave: (name: string) => void }) {
+  const [name, setName] = useState(props.initial);
+  const [error, setError] = useState("");
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const n = name.trim();
+    if (n === "") return setError("Give the app a name.");
+    if (n.length > MaxName) return setError(`Keep the name to ${MaxName} characters (it has ${n.length}).`);
+    props.onSave(n);
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      <label className="field">
+        <span>Name</span>
+        <input
+          id="app-name"
+          value={name}
+          maxLength={MaxName + 50}
+          onChange={(e) => setName(e.target.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? "app-name-error" : undefined}
+          autoFocus
+        />
+      </label>
+      {error ? (
+        <p className="field-error" id="app-name-error">
+          {error}
+        </p>
+      ) : null}
+      <div className="dialog-actions">
+        <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
+          Cancel
+        </button>
+        <button type="submit" className="primary" disabled={props.busy}>
+          Rename
+        </button>
+      </div>
+    </form>
+  );
+}
