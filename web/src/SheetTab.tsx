@@ -96,6 +96,12 @@ export function SheetTab({ noteId, content, remote, onVersion, onState }: TabPro
   };
 
   const sel = sheets.find((s) => s.sheet_id === current) ?? sheets[0];
+  const selId = sel?.sheet_id ?? "";
+  // A sheet takes its cells from the tab as read only the first time it
+  // is shown (the grid keeps them from then on).
+  useEffect(() => {
+    if (selId) seeded.current.add(selId);
+  }, [selId]);
   if (!sel) {
     return (
       <div className="empty">
@@ -118,7 +124,6 @@ export function SheetTab({ noteId, content, remote, onVersion, onState }: TabPro
   } else {
     seed = { rows: cells.length, cols: width };
   }
-  seeded.current.add(sel.sheet_id);
 
   const onKeyTabs = (e: React.KeyboardEvent) => {
     if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;

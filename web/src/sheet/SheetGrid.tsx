@@ -68,7 +68,8 @@ export function SheetGrid(p: Props) {
     left: number;
     timer: number;
     before: Map<string, Cell>; // cells as they were before the grid's editor changed them
-  }>({ grid: null, models: [], cols: 0, blocks: new Map(), gen: 0, top: 0, left: 0, timer: 0, before: new Map() });
+    seed: unknown[][] | undefined; // the sheet as the tab was first read
+  }>({ grid: null, models: [], cols: 0, blocks: new Map(), gen: 0, top: 0, left: 0, timer: 0, before: new Map(), seed: undefined });
 
   const path = () => "/api/notes/" + encodeURIComponent(props.current.noteId) + "/tabs/" + encodeURIComponent(props.current.tabId);
 
@@ -114,14 +115,27 @@ export function SheetGrid(p: Props) {
     const r0 = Math.floor(s.top / ROW_PX), r1 = Math.ceil((s.top + h) / ROW_PX) + 5;
     const c0 = Math.floor(s.left / COL_PX), c1 = Math.ceil((s.left + w) / COL_PX) + 2;
     const loads: Promise<void>[] = [];
+    let seeded = false;
     for (let br = Math.floor(r0 / BLOCK); br * BLOCK <= Math.min(r1, s.models.length - 1); br++) {
       for (let bc = Math.floor(c0 / BLOCK); bc * BLOCK <= Math.min(c1, s.cols - 1); bc++) {
         const key = br + "." + bc;
         const b = s.blocks.get(key);
         if (b && (b.loading || b.gen === s.gen)) continue;
+        const seed = s.seed;
+        if (!b && seed && s.gen === 0) {
+          // The tab as it was first read: this block at that version.
+          for (let r = br * BLOCK; r < Math.min(seed.length, (br + 1) * BLOCK); r++) {
+            const row = seed[r] ?? [];
+            for (let c = bc * BLOCK; c < Math.min(row.length, (bc + 1) * BLOCK); c++) put(r, c, row[c]);
+          }
+          s.blocks.set(key, { gen: 0, loading: false });
+          seeded = true;
+          continue;
+        }
         loads.push(loadBlock(br, bc));
       }
     }
+    if (seeded) void g.refresh("all");
     if (loads.length > 0) void Promise.all(loads).then(() => g.refresh("all"));
   };
 
@@ -163,12 +177,8 @@ export function SheetGrid(p: Props) {
     g.theme = "compact";
     g.setAttribute("aria-label", "Cells of sheet " + props.current.sheetName);
     s.grid = g;
+    s.seed = seed.cells;
     grow(seed.rows, seed.cols);
-    if (seed.cells) {
-      // The tab as it was read: every block is read at that version.
-      seed.cells.forEach((row, r) => row?.forEach((v, c) => put(r, c, v)));
-      for (let br = 0; br * BLOCK < s.models.length; br++) for (let bc = 0; bc * BLOCK < s.cols; bc++) s.blocks.set(br + "." + bc, { gen: 0, loading: false });
-    }
     g.source = s.models;
     g.columns = columns(s.cols);
 
