@@ -64,14 +64,6 @@ func sheetxSheets(t *testing.T, e *servertest.Env, id, tab string) []string {
 	return out
 }
 
-// sheetxCell is the JS of the grid's DOM cell at (row, col), as shown.
-func sheetxCell(row, col int) string {
-	return fmt.Sprintf(`(() => { const rows = document.querySelectorAll(".sheet-grid revogr-data[type=rgRow] .rgRow");
-		for (const r of rows) { if (r.getAttribute("data-rgrow") !== %q) continue;
-			for (const c of r.querySelectorAll(".rgCell")) if (c.getAttribute("data-rgcol") === %q) return c.innerText; }
-		return null; })()`, fmt.Sprint(row), fmt.Sprint(col))
-}
-
 // sheetxDOMCell is the JS of the text of the grid's DOM cell at (row,
 // col), null when that cell is not in the DOM.
 func sheetxDOMCell(row, col int) string {

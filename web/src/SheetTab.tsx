@@ -34,12 +34,10 @@ export function SheetTab({ noteId, content, remote, onVersion, onState }: TabPro
       onNotice: (t) => hooks.current.onNotice(t),
     });
   }
+  // The writer outlives the view: what the person typed is saved even
+  // when they leave the tab before it is.
   useEffect(() => {
     onVersion(content.version);
-    const w = writer.current;
-    return () => {
-      if (w) w.closed = true;
-    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 

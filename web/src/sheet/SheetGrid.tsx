@@ -91,7 +91,7 @@ export function SheetGrid(p: Props) {
       s.cols = wantCols;
       if (g) g.columns = columns(wantCols);
     }
-    if (changed && g) g.source = s.models;
+    if (changed && g) g.source = s.models.slice(); // a new array, the same rows: the grid sees the change
   };
 
   // put sets cell (r, c) in the grid's models, unless the person has an
