@@ -220,6 +220,21 @@ func TestBrowserNoteSheet(t *testing.T) {
 		t.Fatalf("the agent's cells after the person's write: %v", got)
 	}
 
+	// The agent writes a cell while the person has its editor open: the
+	// person's value is saved, and the page says what it replaced.
+	editor := `document.activeElement?.matches(".sheet-grid revogr-edit input, .sheet-grid revogr-edit textarea")`
+	do(t, ctx, "open A10's editor", sheetxClickCell(9, 0), chromedp.KeyEvent(kb.Enter), chromedp.Poll[chromedp.Void](`!!`+editor))
+	_, v = serverText(t, e, id)
+	r = servertest.MustCall(t, agent, "edit_note_tab", map[string]any{"note_id": id, "tab_id": tab, "expected_version": v,
+		"operation": "sheet_set_range", "start_row": 9, "start_col": 0, "values": [][]any{{"agent value"}}, "idempotency_key": "websheet-agent-2"})
+	if r.IsError {
+		t.Fatalf("the agent's second write: %s", r.Text)
+	}
+	// The page has learned of it (a new version) while the editor stays open.
+	do(t, ctx, "the agent's write is seen", chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.innerText.includes("Version %d")`, v+1)), chromedp.Poll[chromedp.Void](`!!`+editor),
+		insertText("mine"), chromedp.KeyEvent(kb.Enter), waitText(".sheet-notice", "A10: “agent value” was replaced by your “mine”"))
+	sheetxWait(t, "A10 on the server", func() bool { return sheetxCells(t, e, id, tab, first, 9, 0, 1, 1)[0][0] == "mine" })
+
 	// Add a sheet, then rename it (trimmed).
 	do(t, ctx, "add a sheet", chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll(".sheet-actions button")].find(b => b.innerText.trim() === "Add sheet")`)),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".sheet-tabs [role=tab]").length === 2 && document.querySelector(".sheet-tabs [aria-selected=true]")?.innerText.trim() === "Sheet2"`))
@@ -236,6 +251,37 @@ func TestBrowserNoteSheet(t *testing.T) {
 	second := strings.SplitN(sheets[1], "=", 2)[0]
 	do(t, ctx, "type into the new sheet", chromedp.Poll[chromedp.Void](sheetxDOMCell(0, 0)+` !== null`), sheetxType(0, 0, "true"))
 	sheetxWait(t, "the new sheet's A1", func() bool { return sheetxCells(t, e, id, tab, second, 0, 0, 1, 1)[0][0] == true })
+	// A paste larger than 100 × 100 (150 × 120 at B3) is saved in several
+	// writes of at most 100 × 100; the grid grows to hold it.
+	var big strings.Builder
+	for i := range 150 {
+		for j := range 120 {
+			if j > 0 {
+				big.WriteByte('\t')
+			}
+			fmt.Fprint(&big, i*1000+j)
+		}
+		big.WriteByte('\n')
+	}
+	do(t, ctx, "paste 150 × 120 at B3", sheetxClickCell(2, 1), sheetxPaste(big.String()))
+	bigCheck := func() string {
+		for _, q := range [][4]int{{2, 1, 100, 100}, {102, 1, 50, 100}, {2, 101, 100, 20}, {102, 101, 50, 20}} {
+			got := sheetxCells(t, e, id, tab, second, q[0], q[1], q[2], q[3])
+			for i := range q[2] {
+				for j := range q[3] {
+					if want := float64((q[0]-2+i)*1000 + q[1] - 1 + j); got[i][j] != want {
+						return fmt.Sprintf("cell (%d, %d) is %#v, want %v", q[0]+i, q[1]+j, got[i][j], want)
+					}
+				}
+			}
+		}
+		return ""
+	}
+	sheetxWait(t, "the 150 × 120 paste on the server", func() bool { return bigCheck() == "" })
+	if got := sheetxCells(t, e, id, tab, second, 0, 0, 1, 1)[0][0]; got != true {
+		t.Errorf("the large paste changed A1 of the new sheet: %#v", got)
+	}
+	do(t, ctx, "saved", waitSaved())
 	do(t, ctx, "back to Sheet1", chromedp.Click(chromedp.CSS(`.sheet-tabs [role=tab]`)), chromedp.Poll[chromedp.Void](sheetxDOMCell(3, 0)+` === "from the agent" && `+sheetxDOMCell(4, 0)+` === "after"`))
 
 	// A phone.

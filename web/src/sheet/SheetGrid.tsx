@@ -69,7 +69,25 @@ export function SheetGrid(p: Props) {
     timer: number;
     before: Map<string, Cell>; // cells as they were before the grid's editor changed them
     seed: unknown[][] | undefined; // the sheet as the tab was first read
-  }>({ grid: null, models: [], cols: 0, blocks: new Map(), gen: 0, top: 0, left: 0, timer: 0, before: new Map(), seed: undefined });
+    editing: string; // "row,col" of the cell whose editor is open ("" none)
+    held: boolean; // a redraw waits for the open editor to close
+    skipped: boolean; // a read left the edited cell alone: read it again after
+  }>({ grid: null, models: [], cols: 0, blocks: new Map(), gen: 0, top: 0, left: 0, timer: 0, before: new Map(), seed: undefined, editing: "", held: false, skipped: false });
+
+  // editorOpen says whether the grid's cell editor is open.
+  const editorOpen = () => !!st.current.grid?.querySelector("revogr-edit");
+
+  // redraw shows the models again, once the person closes an open editor
+  // (a redraw under it would reset what they are typing).
+  const redraw = () => {
+    const s = st.current;
+    if (!s.grid) return;
+    if (editorOpen()) {
+      s.held = true;
+      return;
+    }
+    void s.grid.refresh("all");
+  };
 
   const path = () => "/api/notes/" + encodeURIComponent(props.current.noteId) + "/tabs/" + encodeURIComponent(props.current.tabId);
 
@@ -99,6 +117,10 @@ export function SheetGrid(p: Props) {
   const put = (r: number, c: number, v: unknown) => {
     const s = st.current;
     if (r >= s.models.length || props.current.writer.pending(props.current.sheetId, r, c)) return;
+    if (s.editing === r + "," + c && editorOpen()) {
+      s.skipped = true;
+      return;
+    }
     const val = parseStored(v);
     if (val === null) delete s.models[r][prop(c)];
     else s.models[r][prop(c)] = val;
@@ -135,8 +157,8 @@ export function SheetGrid(p: Props) {
         loads.push(loadBlock(br, bc));
       }
     }
-    if (seeded) void g.refresh("all");
-    if (loads.length > 0) void Promise.all(loads).then(() => g.refresh("all"));
+    if (seeded) redraw();
+    if (loads.length > 0) void Promise.all(loads).then(redraw);
   };
 
   const loadBlock = async (br: number, bc: number) => {
@@ -210,9 +232,19 @@ export function SheetGrid(p: Props) {
       }
     };
 
+    // The value a cell had when its editor opened is what the person
+    // changed: if someone else changes it meanwhile, the save says so.
+    const onEditStart = (e: Event) => {
+      const d = (e as CustomEvent).detail as any;
+      if (d && typeof d.prop === "string" && d.model) {
+        s.editing = d.rowIndex + "," + d.prop.slice(1);
+        s.before.set(s.editing, (d.model[d.prop] ?? null) as Cell);
+      }
+    };
     const onBeforeEdit = (e: Event) => {
       const d = (e as CustomEvent).detail as any;
-      if (d && typeof d.prop === "string" && d.model) s.before.set(d.rowIndex + "," + d.prop.slice(1), (d.model[d.prop] ?? null) as Cell);
+      const k = d && typeof d.prop === "string" && d.model ? d.rowIndex + "," + d.prop.slice(1) : "";
+      if (k && !s.before.has(k)) s.before.set(k, (d.model[d.prop] ?? null) as Cell);
     };
     const onBeforeRange = (e: Event) => {
       const d = (e as CustomEvent).detail as any;
@@ -237,7 +269,7 @@ export function SheetGrid(p: Props) {
       }
       void g.getFocused().then((f) => {
         const r0 = f?.cell.y ?? 0, c0 = f?.cell.x ?? 0;
-        write(r0, c0, vals);
+        write(r0, c0, vals, false);
       });
     };
 
@@ -268,9 +300,23 @@ export function SheetGrid(p: Props) {
       for (const a of g.querySelectorAll("revogr-attribution:not([aria-hidden])")) a.setAttribute("aria-hidden", "true");
       for (const a of g.querySelectorAll("revogr-attribution a:not([tabindex])")) a.setAttribute("tabindex", "-1");
     };
-    const mo = new MutationObserver(roles);
+    const mo = new MutationObserver(() => {
+      roles();
+      if (!editorOpen() && (s.held || s.skipped)) {
+        // The editor closed: what waited for it is shown now.
+        s.held = false;
+        s.editing = "";
+        if (s.skipped) {
+          s.skipped = false;
+          s.gen++;
+          ensureVisible();
+        }
+        void g.refresh("all");
+      }
+    });
     mo.observe(g, { childList: true, subtree: true, attributes: true, attributeFilter: ["class", "role"] });
 
+    g.addEventListener("beforeeditstart", onEditStart);
     g.addEventListener("beforeedit", onBeforeEdit);
     g.addEventListener("beforerangeedit", onBeforeRange);
     g.addEventListener("afteredit", onEdit);
@@ -283,6 +329,7 @@ export function SheetGrid(p: Props) {
     return () => {
       window.clearTimeout(s.timer);
       mo.disconnect();
+      g.removeEventListener("beforeeditstart", onEditStart);
       g.removeEventListener("beforeedit", onBeforeEdit);
       g.removeEventListener("beforerangeedit", onBeforeRange);
       g.removeEventListener("afteredit", onEdit);
@@ -312,7 +359,7 @@ export function SheetGrid(p: Props) {
 
   // write shows values at (r0, c0) and saves them in writes of at most
   // BLOCK × BLOCK cells, each with the values the person saw before.
-  const write = (r0: number, c0: number, vals: Cell[][]) => {
+  const write = (r0: number, c0: number, vals: Cell[][], edited = true) => {
     const s = st.current;
     const g = s.grid;
     const width = vals.reduce((m, r) => Math.max(m, r.length), 0);
@@ -323,7 +370,7 @@ export function SheetGrid(p: Props) {
         const base = part.map((row, a) =>
           row.map((_, b) => {
             const k = r0 + i + a + "," + (c0 + j + b);
-            const was = s.before.get(k);
+            const was = edited ? s.before.get(k) : undefined;
             s.before.delete(k);
             return was !== undefined ? was : ((s.models[r0 + i + a]?.[prop(c0 + j + b)] ?? null) as Cell);
           }),
@@ -351,7 +398,7 @@ export function SheetGrid(p: Props) {
           refused: (server) => {
             // A refused write: the server's cells are shown again.
             if (server) server.forEach((row, a) => row.forEach((v, b) => put(r0 + i + a, c0 + j + b, v)));
-            void g?.refresh("all");
+            redraw();
           },
         });
       }
