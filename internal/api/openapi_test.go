@@ -203,6 +203,12 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("POST", "/api/notes/{id}/sources", src)
 	v.check("POST", "/api/notes/{id}/sources", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/sources", body: map[string]any{"title": "Again", "url": "https://EXAMPLE.com"}, header: ifMatch(10)}))
 	v.check("DELETE", "/api/notes/{id}/sources/{source_id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + nid + "/sources/" + src.body["source_id"].(string), header: ifMatch(10)}))
+	sheets := tabs + "/" + grid.body["tab_id"].(string) + "/sheets"
+	sheet := e.do(t, req{method: "POST", path: sheets, body: map[string]any{"name": "Sheet2"}, header: ifMatch(11)})
+	v.check("POST", "/api/notes/{id}/tabs/{tab_id}/sheets", sheet)
+	v.check("POST", "/api/notes/{id}/tabs/{tab_id}/sheets", e.do(t, req{method: "POST", path: sheets, body: map[string]any{"name": " "}, header: ifMatch(12)}))
+	v.check("PATCH", "/api/notes/{id}/tabs/{tab_id}/sheets/{sheet_id}", e.do(t, req{method: "PATCH", path: sheets + "/" + sheet.body["sheet_id"].(string), body: map[string]any{"name": "Costs"}, header: ifMatch(12)}))
+	v.check("DELETE", "/api/notes/{id}/tabs/{tab_id}/sheets/{sheet_id}", e.do(t, req{method: "DELETE", path: sheets + "/" + sheet.body["sheet_id"].(string), header: ifMatch(13)}))
 
 	// Files: the upload and the delete answer JSON or nothing; a download
 	// is the file's bytes, which the document gives as any media type.

@@ -287,3 +287,92 @@ func assembleSheet(a *assembler, tab string, hs headSheet, old *Sheet) (Sheet, e
 	}
 	return sh, nil
 }
+
+// CheckSheetName trims name and applies the rules of a sheet's name.
+func CheckSheetName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", problem.New(problem.Invalid, "name", "name is empty; give the sheet a name such as \"Sheet2\"")
+	}
+	if err := checkName("name", "sheet name", name, MaxSheetNameRunes, MaxSheetNameBytes); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// AddSheet appends an empty sheet named name (trimmed) to sheet tab tabID.
+func AddSheet(d *Doc, tabID, name string) (Sheet, error) {
+	name, err := CheckSheetName(name)
+	if err != nil {
+		return Sheet{}, err
+	}
+	t, err := sheetTab(d, tabID)
+	if err != nil {
+		return Sheet{}, err
+	}
+	if len(t.Sheets) >= MaxSheetsPerTab {
+		return Sheet{}, problem.New(problem.Limit, "name", "tab %s has %d sheets already; at most %d sheets per tab (sheet tab limit); add a sheet tab instead", Quote(tabID), len(t.Sheets), MaxSheetsPerTab)
+	}
+	sh := Sheet{ID: nextItemID(d, "sheet"), Name: name, Cells: [][]any{}}
+	t.Sheets = append(slices.Clip(t.Sheets), sh)
+	return sh, nil
+}
+
+// RenameSheet renames sheet sheetID of tab tabID (the name trimmed).
+func RenameSheet(d *Doc, tabID, sheetID, name string) error {
+	name, err := CheckSheetName(name)
+	if err != nil {
+		return err
+	}
+	t, err := sheetTab(d, tabID)
+	if err != nil {
+		return err
+	}
+	sh, err := findSheet(t, sheetID)
+	if err != nil {
+		return err
+	}
+	sh.Name = name
+	return nil
+}
+
+// DeleteSheet deletes sheet sheetID of tab tabID, and its cells; a tab's
+// last sheet stays (delete the tab instead).
+func DeleteSheet(d *Doc, tabID, sheetID string) error {
+	t, err := sheetTab(d, tabID)
+	if err != nil {
+		return err
+	}
+	sh, err := findSheet(t, sheetID)
+	if err != nil {
+		return err
+	}
+	if len(t.Sheets) == 1 {
+		return problem.New(problem.Invalid, "sheet_id", "sheet %s is the last sheet of tab %s; a sheet tab keeps at least one sheet, so delete the tab instead", Quote(sh.ID), Quote(tabID))
+	}
+	next := make([]Sheet, 0, len(t.Sheets)-1)
+	for i := range t.Sheets {
+		if &t.Sheets[i] != sh {
+			next = append(next, t.Sheets[i])
+		}
+	}
+	t.Sheets = next
+	return nil
+}
+
+// NotSheetTab is the answer to adding, renaming or deleting a sheet of a
+// tab of another type.
+func NotSheetTab(tabID, typ string) *problem.Problem {
+	return problem.New(CodeWrongTabType, "tab_id", "tab %s is a %s tab; only a sheet tab has sheets: give the tab_id of a sheet tab", Quote(tabID), typ).With("tab_type", typ)
+}
+
+func sheetTab(d *Doc, tabID string) (*Tab, error) {
+	t, err := FindTab(d, tabID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Type != TypeSheet {
+		return nil, NotSheetTab(t.ID, t.Type)
+	}
+	return t, nil
+}

@@ -1,66 +1,224 @@
+import { useEffect, useRef, useState } from "react";
+import { call } from "./api";
 import type { TabProps } from "./tabs";
+import { SheetGrid, type GridCells } from "./sheet/SheetGrid";
+import { Writer } from "./sheet/writer";
+import "./sheet.css";
 
-// The sheet tab.
+// The sheet tab: its sheets as sub-tabs (add, rename), and the selected
+// sheet in a virtualized grid. Edits and pastes are guarded writes of at
+// most 100 × 100 cells; what someone else writes shows as it lands.
 
-function cellText(v: unknown): string {
-  if (v === null || v === undefined) return "";
-  return String(v);
-}
+type SheetRef = { sheet_id: string; name: string };
+type SheetWritten = { version: number; sheet_id: string; name: string };
 
-export function SheetTab({ content }: TabProps) {
-  const sheets = content.sheets ?? [];
-  if (sheets.length === 0) return <div className="empty"><p>This sheet tab has no sheets yet.</p></div>;
+const MAX_SHEETS = 20;
+const MAX_NAME = 100;
+
+export function SheetTab({ noteId, content, remote, onVersion, onState }: TabProps) {
+  const [sheets, setSheets] = useState<SheetRef[]>(() => (content.sheets ?? []).map((s) => ({ sheet_id: s.sheet_id, name: s.name })));
+  const [current, setCurrent] = useState<string>(() => content.sheets?.[0]?.sheet_id ?? "");
+  const [notice, setNotice] = useState("");
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [reload, setReload] = useState(0);
+  const seeded = useRef(new Set<string>());
+  const seen = useRef(remote?.seq ?? 0);
+  const hooks = useRef({ onVersion, onState, onNotice: setNotice });
+  hooks.current = { onVersion, onState, onNotice: setNotice };
+  const writer = useRef<Writer | null>(null);
+  if (!writer.current) {
+    writer.current = new Writer(noteId, content.tab_id, content.version, {
+      onVersion: (v) => hooks.current.onVersion(v),
+      onState: (s) => hooks.current.onState(s),
+      onNotice: (t) => hooks.current.onNotice(t),
+    });
+  }
+  // The writer outlives the view: what the person typed is saved even
+  // when they leave the tab before it is.
+  useEffect(() => {
+    onVersion(content.version);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // Someone else wrote this tab: the grid reads what is in view again.
+  useEffect(() => {
+    if (!remote || remote.seq <= seen.current) return;
+    seen.current = remote.seq;
+    if (remote.mine || !remote.changed.includes(content.tab_id)) return;
+    setReload((n) => n + 1);
+  }, [remote, content.tab_id]);
+
+  const base = "/api/notes/" + encodeURIComponent(noteId) + "/tabs/" + encodeURIComponent(content.tab_id) + "/sheets";
+
+  const addSheet = async () => {
+    if (sheets.length >= MAX_SHEETS) {
+      setNotice(`A sheet tab holds at most ${MAX_SHEETS} sheets: add another sheet tab for more.`);
+      return;
+    }
+    const names = new Set(sheets.map((s) => s.name));
+    let n = sheets.length + 1;
+    while (names.has("Sheet" + n)) n++;
+    setBusy(true);
+    try {
+      const res = await writer.current!.op((v, key) => call<SheetWritten>(base, { method: "POST", body: { name: "Sheet" + n }, ifMatch: v, idempotencyKey: key }));
+      setSheets((xs) => [...xs, { sheet_id: res.sheet_id, name: res.name }]);
+      setCurrent(res.sheet_id);
+      setNotice("");
+    } catch (e) {
+      setNotice(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const rename = async (id: string, name: string) => {
+    const clean = name.trim();
+    if (clean === "") {
+      setNotice("A sheet needs a name: type one, such as “Costs”.");
+      return;
+    }
+    setBusy(true);
+    try {
+      const res = await writer.current!.op((v, key) =>
+        call<SheetWritten>(base + "/" + encodeURIComponent(id), { method: "PATCH", body: { name: clean }, ifMatch: v, idempotencyKey: key }),
+      );
+      setSheets((xs) => xs.map((s) => (s.sheet_id === id ? { ...s, name: res.name } : s)));
+      setRenaming(null);
+      setNotice("");
+    } catch (e) {
+      setNotice(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const sel = sheets.find((s) => s.sheet_id === current) ?? sheets[0];
+  const selId = sel?.sheet_id ?? "";
+  // A sheet takes its cells from the tab as read only the first time it
+  // is shown (the grid keeps them from then on).
+  useEffect(() => {
+    if (selId) seeded.current.add(selId);
+  }, [selId]);
+  if (!sel) {
+    return (
+      <div className="empty">
+        <p>This sheet tab has no sheets yet. Add one to start typing.</p>
+        <button type="button" className="primary" onClick={addSheet} disabled={busy}>
+          Add sheet
+        </button>
+      </div>
+    );
+  }
+
+  // The sheet as the tab was read, the first time it is shown; after that
+  // (or after someone else wrote) its cells come in blocks.
+  let seed: GridCells;
+  const read = content.sheets?.find((s) => s.sheet_id === sel.sheet_id);
+  const cells = read?.cells ?? [];
+  const width = cells.reduce((m, r) => Math.max(m, r?.length ?? 0), 0);
+  if (read && !seeded.current.has(sel.sheet_id) && reload === 0) {
+    seed = { rows: cells.length, cols: width, cells };
+  } else {
+    seed = { rows: cells.length, cols: width };
+  }
+
+  const onKeyTabs = (e: React.KeyboardEvent) => {
+    if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
+    const i = sheets.findIndex((s) => s.sheet_id === sel.sheet_id);
+    const j = (i + (e.key === "ArrowRight" ? 1 : sheets.length - 1)) % sheets.length;
+    setCurrent(sheets[j].sheet_id);
+    e.preventDefault();
+    requestAnimationFrame(() => document.getElementById("sheet-tab-" + sheets[j].sheet_id)?.focus());
+  };
+
   return (
-    <div className="sheets-read">
-      {sheets.map((s) => {
-        const rows = s.cells ?? [];
-        const cols = rows.reduce((m, r) => Math.max(m, r?.length ?? 0), 0);
-        return (
-          <div key={s.sheet_id} className="sheet-read" role="region" aria-label={"Sheet " + s.name} tabIndex={0}>
-            <h2>{s.name}</h2>
-            {rows.length === 0 ? (
-              <p className="muted">This sheet is empty.</p>
-            ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">
-                      <span className="sr-only">Row</span>
-                    </th>
-                    {Array.from({ length: cols }, (_, c) => (
-                      <th key={c} scope="col">
-                        {colName(c)}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((r, i) => (
-                    <tr key={i}>
-                      <th scope="row">{i + 1}</th>
-                      {Array.from({ length: cols }, (_, c) => (
-                        <td key={c}>{cellText(r?.[c])}</td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </div>
-        );
-      })}
+    <div className="sheet-tab">
+      <div className="sheet-bar">
+        <div className="sheet-tabs" role="tablist" aria-label="Sheets" onKeyDown={onKeyTabs}>
+          {sheets.map((s) => (
+            <button
+              key={s.sheet_id}
+              id={"sheet-tab-" + s.sheet_id}
+              type="button"
+              role="tab"
+              aria-selected={s.sheet_id === sel.sheet_id}
+              aria-controls="sheet-panel"
+              tabIndex={s.sheet_id === sel.sheet_id ? 0 : -1}
+              className="sheet-subtab"
+              onClick={() => setCurrent(s.sheet_id)}
+              onDoubleClick={() => setRenaming(s.sheet_id)}
+            >
+              {s.name}
+            </button>
+          ))}
+        </div>
+        <div className="sheet-actions">
+          <button type="button" className="secondary small" onClick={addSheet} disabled={busy}>
+            Add sheet
+          </button>
+          <button type="button" className="secondary small" onClick={() => setRenaming(sel.sheet_id)} disabled={busy || renaming !== null}>
+            Rename sheet
+          </button>
+        </div>
+      </div>
+      {renaming === sel.sheet_id && <RenameForm name={sel.name} busy={busy} onSave={(n) => rename(sel.sheet_id, n)} onCancel={() => setRenaming(null)} />}
+      {notice && (
+        <div className="notice sheet-notice" role="status">
+          <p>{notice}</p>
+          <button type="button" className="secondary small" onClick={() => setNotice("")}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      <p className="muted sheet-hint">Click a cell and type, or paste a range from a spreadsheet. Numbers, TRUE and FALSE are kept as such.</p>
+      <div id="sheet-panel" role="tabpanel" aria-labelledby={"sheet-tab-" + sel.sheet_id}>
+        <SheetGrid
+          key={sel.sheet_id}
+          noteId={noteId}
+          tabId={content.tab_id}
+          sheetId={sel.sheet_id}
+          sheetName={sel.name}
+          seed={seed}
+          seedVersion={content.version}
+          writer={writer.current!}
+          reload={reload}
+          onVersion={onVersion}
+          onNotice={setNotice}
+        />
+      </div>
     </div>
   );
 }
 
-function colName(c: number): string {
-  let s = "";
-  let n = c + 1;
-  while (n > 0) {
-    const m = (n - 1) % 26;
-    s = String.fromCharCode(65 + m) + s;
-    n = Math.floor((n - 1) / 26);
-  }
-  return s;
+function RenameForm(p: { name: string; busy: boolean; onSave: (name: string) => void; onCancel: () => void }) {
+  const [name, setName] = useState(p.name);
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+    ref.current?.select();
+  }, []);
+  return (
+    <form
+      className="sheet-rename"
+      onSubmit={(e) => {
+        e.preventDefault();
+        p.onSave(name);
+      }}
+      onKeyDown={(e) => {
+        if (e.key === "Escape") p.onCancel();
+      }}
+    >
+      <label className="field">
+        <span>Sheet name</span>
+        <input ref={ref} value={name} maxLength={MAX_NAME} onChange={(e) => setName(e.target.value)} name="sheet-name" autoComplete="off" />
+      </label>
+      <button type="submit" className="primary small" disabled={p.busy}>
+        Save
+      </button>
+      <button type="button" className="secondary small" onClick={p.onCancel}>
+        Cancel
+      </button>
+    </form>
+  );
 }
-
