@@ -212,7 +212,7 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 
 	// Files: the upload and the delete answer JSON or nothing; a download
 	// is the file's bytes, which the document gives as any media type.
-	up := e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/files?name=s.json", body: `{"a":1}`, header: ifMatch(11)})
+	up := e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/files?name=s.json", body: `{"a":1}`, header: ifMatch(14)})
 	v.check("POST", "/api/notes/{id}/files", up)
 	filePath := "/api/notes/" + nid + "/files/" + up.body["file"].(map[string]any)["file_id"].(string)
 	v.check("GET", "/api/notes/{id}/files/{file_id}", e.do(t, req{method: "GET", path: filePath, bearer: tok}))
@@ -223,7 +223,7 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 		t.Fatal("the document does not give a download's 200 as */*")
 	}
 	v.checked["GET /api/notes/{id}/files/{file_id} 200"] = true
-	v.check("DELETE", "/api/notes/{id}/files/{file_id}", e.do(t, req{method: "DELETE", path: filePath, header: ifMatch(12)}))
+	v.check("DELETE", "/api/notes/{id}/files/{file_id}", e.do(t, req{method: "DELETE", path: filePath, header: ifMatch(15)}))
 
 	// The event stream answers text/event-stream, as the document says.
 	es := e.open(t, nid, "", "")
