@@ -31,8 +31,8 @@ export function Button(props: { onClick: () => void; children: ReactNode }) {
 }
 `,
 		"src/components/button.css": ".btn { color: rebeccapurple; }\n",
-		"src/app.css":                `.app { padding: 8px; }` + "\n",
-		"src/data.json":              `{"title": "Counter ✓"}`,
+		"src/app.css":               `.app { padding: 8px; }` + "\n",
+		"src/data.json":             `{"title": "Counter ✓"}`,
 	}
 }
 
