@@ -15,6 +15,9 @@ import (
 	"foundry/internal/room"
 	"foundry/internal/service"
 	"foundry/internal/store"
+	"foundry/internal/store/postgres"
+	"foundry/internal/store/postgres/pgtest"
+	"foundry/internal/store/sqlite"
 )
 
 // rmEnv is a server with a member signed in beside the owner, a Room the
@@ -393,5 +396,52 @@ func TestPendingCountStreamsLive(t *testing.T) {
 		if n := rmNextCount(t, ch); n != 1 {
 			t.Fatalf("after a decline: %d, want 1", n)
 		}
+	})
+}
+
+// rmCountReachesTheOtherNode opens the count stream on node b and proposes
+// through node a: b's stream hears it (the store's change notifications
+// cross nodes).
+func rmCountReachesTheOtherNode(t *testing.T, a, b store.Store) {
+	na := startNotes(t, a)
+	nb := startNotes(t, b)
+	if na.Owner.Workspace.ID != nb.Owner.Workspace.ID {
+		t.Fatal("the two nodes serve different workspaces")
+	}
+	x := rmStart(t, na)
+	onB := &rmEnv{notesEnv: nb, agent: x.agent}
+	ch, stop := rmCounts(t, onB)
+	defer stop()
+	first := rmNextCount(t, ch)
+	x.propose(t, x.RoomID, "From node a", rmFiles("a"))
+	if n := rmNextCount(t, ch); n != first+1 {
+		t.Fatalf("node b's count after a proposal on node a: %d, want %d", n, first+1)
+	}
+}
+
+func TestPendingCountReachesEveryNode(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		dir := t.TempDir()
+		var nodes []store.Store
+		for range 2 {
+			s, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes = append(nodes, s)
+		}
+		rmCountReachesTheOtherNode(t, nodes[0], nodes[1])
+	})
+	t.Run("postgres", func(t *testing.T) {
+		u, _ := pgtest.Schema(t)
+		var nodes []store.Store
+		for range 2 {
+			s, err := postgres.Open(context.Background(), u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes = append(nodes, s)
+		}
+		rmCountReachesTheOtherNode(t, nodes[0], nodes[1])
 	})
 }
