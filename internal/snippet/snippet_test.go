@@ -124,6 +124,33 @@ func TestAFileOnDiskIsNotReachableEvenBesideTheEntry(t *testing.T) {
 	}
 }
 
+func TestEveryWayToImportGoesThroughTheResolver(t *testing.T) {
+	for _, c := range []struct{ file, src, spec string }{
+		{"src/App.tsx", "const m = import(\"https://x.example/m.js\");\nexport default () => <p/>;\n", "https://x.example/m.js"},
+		{"src/App.tsx", "const fs = require(\"fs\");\nexport default () => <p/>;\n", "fs"},
+		{"src/App.tsx", "export { readFile } from \"node:fs/promises\";\nexport default () => <p/>;\n", "node:fs/promises"},
+		{"src/a.css", "@import url(\"https://evil.example/x.css\");\n", "https://evil.example/x.css"},
+		{"src/a.css", ".a { background: url(https://evil.example/x.png) }\n", "https://evil.example/x.png"},
+		{"src/a.css", ".a { background: url(//evil.example/x.png) }\n", "//evil.example/x.png"},
+	} {
+		files := map[string]string{"src/App.tsx": "import \"./a.css\";\nexport default () => <p/>;\n", "src/a.css": ".a {}\n"}
+		files[c.file] = c.src
+		if c.file != "src/App.tsx" {
+			files["src/App.tsx"] = "import \"./a.css\";\nexport default () => <p/>;\n"
+		}
+		r := snippet.Compile(files)
+		found := false
+		for _, m := range r.Errors {
+			if m.File == c.file && m.Line == 1 && strings.Contains(m.Text, fmt.Sprintf("%q is not allowed", c.spec)) {
+				found = true
+			}
+		}
+		if !found || r.JS != "" || r.CSS != "" {
+			t.Errorf("%s: %s compiled or was refused for something else: %+v", c.file, c.src, r.Errors)
+		}
+	}
+}
+
 func TestSyntaxErrorNamesFileAndLine(t *testing.T) {
 	files := map[string]string{
 		"src/App.tsx":  "import { Part } from \"./Part\";\nexport default function App() { return <Part/> }\n",
