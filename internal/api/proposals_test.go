@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"foundry/internal/api"
 	"foundry/internal/auth"
 	"foundry/internal/room"
 	"foundry/internal/service"
@@ -444,4 +445,55 @@ func TestPendingCountReachesEveryNode(t *testing.T) {
 		}
 		rmCountReachesTheOtherNode(t, nodes[0], nodes[1])
 	})
+}
+
+func TestPendingCountStreamHeartbeatAndLifetime(t *testing.T) {
+	defer api.SetStreamTimings(800*time.Millisecond, 100*time.Millisecond, 100*time.Millisecond)()
+	e := startNotes(t, nil)
+	x := rmStart(t, e)
+	ctx, cancel := context.WithTimeout(context.Background(), streamWait)
+	defer cancel()
+	r, err := http.NewRequestWithContext(ctx, "GET", x.URL+"/api/proposals/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.AddCookie(&http.Cookie{Name: auth.SessionCookie, Value: x.owner.secret})
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var lines []string
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	all := strings.Join(lines, "\n")
+	if !strings.Contains(all, "event: count\ndata: {\"pending\":0}") || !strings.Contains(all, ": heartbeat") ||
+		!strings.Contains(all, "event: end\ndata: {\"reason\":\"the stream's lifetime is over: reconnect\"}") {
+		t.Fatalf("the stream said:\n%s", all)
+	}
+	// A stray parameter is refused before any stream opens.
+	x.do(t, req{method: "GET", path: "/api/proposals/events?room_id=x"}).want(t, "stray parameter", http.StatusBadRequest, "invalid_argument")
+	x.do(t, req{method: "GET", path: "/api/proposals/events", anon: true}).want(t, "signed out", http.StatusUnauthorized, "")
+}
+
+func TestPendingCountStreamEndsWhenSignedOut(t *testing.T) {
+	defer api.SetStreamTimings(time.Minute, time.Minute, 100*time.Millisecond)()
+	e := startNotes(t, nil)
+	x := rmStart(t, e)
+	ch, stop := rmCounts(t, x)
+	defer stop()
+	rmNextCount(t, ch)
+	if err := x.Server.Store.DeleteSession(context.Background(), auth.HashToken(x.owner.secret)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, ok := <-ch:
+		if ok {
+			t.Fatal("a count came after signing out")
+		}
+	case <-time.After(streamWait):
+		t.Fatal("the stream stayed open after signing out")
+	}
 }
