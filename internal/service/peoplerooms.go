@@ -70,13 +70,20 @@ func roomNotFound(id string) *problem.Problem {
 
 // PeopleRooms lists every cloud Room of c's workspace, by ID.
 func (s *Service) PeopleRooms(ctx context.Context, c Caller) ([]PeopleRoom, error) {
+	return s.peopleRooms(ctx, c, true)
+}
+
+// peopleRooms lists the Rooms, counting their pending proposals if count.
+func (s *Service) peopleRooms(ctx context.Context, c Caller, count bool) ([]PeopleRoom, error) {
 	rv, err := s.reviewerOf(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	pending, err := s.pendingByRoom(ctx, c.Workspace)
-	if err != nil {
-		return nil, err
+	pending := map[string]int{}
+	if count {
+		if pending, err = s.pendingByRoom(ctx, c.Workspace); err != nil {
+			return nil, err
+		}
 	}
 	out := []PeopleRoom{}
 	after := ""
@@ -300,7 +307,7 @@ func (s *Service) PeopleProposals(ctx context.Context, c Caller, status string) 
 	if !slices.Contains(ProposalStatuses, status) {
 		return nil, problem.New(problem.Invalid, "status", "must be pending, approved or declined (default pending); got %q", problem.Excerpt(status))
 	}
-	rooms, err := s.PeopleRooms(ctx, c)
+	rooms, err := s.peopleRooms(ctx, c, false)
 	if err != nil {
 		return nil, err
 	}
