@@ -123,7 +123,7 @@ func TestFirstRunAsTheREADMESays(t *testing.T) {
 		t.Fatalf("proposals list lacks %s:\n%s", p.Str("proposal_id"), out)
 	}
 	out, _ = runCLI(t, bin, "proposals", "show", p.Str("proposal_id"), "--data", data)
-	if !strings.Contains(out, "export default () => null") || !strings.Contains(out, "Review all proposed files (1)") {
+	if !strings.Contains(out, "export default () => null") || !strings.Contains(out, "Review all proposed files (1)") || !strings.Contains(out, "Compile: ok") {
 		t.Fatalf("proposals show:\n%s", out)
 	}
 	// A long poll already waiting in the server hears the approval made by

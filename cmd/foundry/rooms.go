@@ -58,6 +58,19 @@ func proposalsShowFlags(fs *flag.FlagSet) func([]string) error {
 			if p.Kind == "repository" {
 				fmt.Printf("Repository %s, pinned version %s. Review repository code before approving.\n", p.RepositoryID, p.VersionID)
 			}
+			if c := service.CompileOf(&p); c != nil {
+				if c.OK {
+					fmt.Printf("Compile: ok (%d warnings)\n", len(c.Warnings))
+				} else {
+					fmt.Printf("Compile: %d errors; the app will show them instead of running\n", len(c.Errors))
+				}
+				for _, m := range c.Errors {
+					fmt.Printf("  error %s:%d:%d: %s\n", m.File, m.Line, m.Column, m.Text)
+				}
+				for _, m := range c.Warnings {
+					fmt.Printf("  warning %s:%d:%d: %s\n", m.File, m.Line, m.Column, m.Text)
+				}
+			}
 			paths := make([]string, 0, len(p.Files))
 			for path := range p.Files {
 				paths = append(paths, path)

@@ -167,6 +167,17 @@ func (h *handler) routes() []route {
 		{"GET", "/api/notes/{id}/versions/{version}/tabs/{tab_id}", sessionOrToken, read, MaxBody, h.getVersionTab},
 		{"GET", "/api/events", sessionOrToken, read, MaxBody, h.events},
 		{"POST", "/api/notes/{id}/restore", sessionOrToken, write, MaxBody, h.restore},
+		{"GET", "/api/rooms", sessionOnly, "", MaxBody, h.listRooms},
+		{"GET", "/api/rooms/{room_id}", sessionOnly, "", MaxBody, h.getRoom},
+		{"PATCH", "/api/rooms/{room_id}/apps/{instance_id}", sessionOnly, "", MaxBody, h.updateApp},
+		{"DELETE", "/api/rooms/{room_id}/apps/{instance_id}", sessionOnly, "", MaxBody, h.removeApp},
+		{"GET", "/api/rooms/{room_id}/apps/{instance_id}/bundle", sessionOnly, "", MaxBody, h.appBundle},
+		{"GET", "/api/proposals", sessionOnly, "", MaxBody, h.listProposals},
+		{"GET", "/api/proposals/count", sessionOnly, "", MaxBody, h.proposalCount},
+		{"GET", "/api/proposals/events", sessionOnly, "", MaxBody, h.proposalEvents},
+		{"GET", "/api/proposals/{proposal_id}", sessionOnly, "", MaxBody, h.getProposal},
+		{"POST", "/api/proposals/{proposal_id}/approve", sessionOnly, "", MaxBody, h.approveProposal},
+		{"POST", "/api/proposals/{proposal_id}/decline", sessionOnly, "", MaxBody, h.declineProposal},
 	}
 }
 

@@ -61,6 +61,9 @@ func TestOpenAPIMatchesTheRoutes(t *testing.T) {
 	// Every route is really served: no call to it answers "not an API path"
 	// or a wrong method.
 	for _, r := range api.Routes() {
+		if r.Path == "/api/proposals/events" {
+			continue // a stream that stays open; TestPendingCountStreamsLive reads it
+		}
 		path := strings.NewReplacer("{id}", "note_x", "{tab_id}", "markdown").Replace(r.Path)
 		res := e.do(t, req{method: r.Method, path: path})
 		if res.status == http.StatusMethodNotAllowed || res.body["field"] == "path" {
@@ -244,6 +247,8 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("GET", "/api/notes/{id}/versions/{version}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/999"}))
 	v.check("GET", "/api/notes/{id}/versions/{version}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/2/tabs/" + deckID}))
 	v.check("GET", "/api/notes/{id}/versions/{version}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/1/tabs/" + deckID}))
+
+	rmSamples(t, e, v) // the Rooms and proposals routes (rooms_test.go)
 
 	// Every route's success was sampled.
 	for _, r := range api.Routes() {

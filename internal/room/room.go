@@ -113,6 +113,10 @@ type Proposal struct {
 	CreatedAt    string            `json:"created_at"`
 	DecidedAt    string            `json:"decided_at,omitempty"`
 	DecidedBy    string            `json:"decided_by,omitempty"`
+	// Compile is the result of compiling a snippet when it was proposed
+	// (nil for repository apps, and for snippets proposed before Foundry
+	// compiled them).
+	Compile *Compile `json:"compile,omitempty"`
 }
 
 // New returns an empty Room.

@@ -13,6 +13,7 @@ import (
 	"foundry/internal/auth"
 	"foundry/internal/problem"
 	"foundry/internal/room"
+	"foundry/internal/snippet"
 	"foundry/internal/store"
 )
 
@@ -280,8 +281,15 @@ func (s *Service) ProposeSnippet(ctx context.Context, p auth.Principal, a Propos
 		Files map[string]string
 	}{"propose_room_snippet_app", a.Name, a.Files})
 	now := s.Now()
+	// Compiled now, so the reviewer sees its errors first; the proposal
+	// keeps the result without the code (a pending proposal holds nothing
+	// a browser runs). Deterministic and cached, so a replay compiles to
+	// the same answer at no cost.
+	compiled := snippet.Compile(a.Files).Summary()
 	return s.propose(ctx, p, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc, id string) (room.Proposal, error) {
-		return room.NewSnippetProposal(d, id, a.RoomID, a.Name, a.Files, "token:"+p.TokenID, now)
+		pr, err := room.NewSnippetProposal(d, id, a.RoomID, a.Name, a.Files, "token:"+p.TokenID, now)
+		pr.Compile = compiled
+		return pr, err
 	})
 }
 
@@ -389,9 +397,30 @@ func (s *Service) GetProposal(ctx context.Context, ws, id string) (room.Proposal
 	return s.proposal(ctx, ws, id)
 }
 
+// Decision is what a person's decision on a proposal answers.
+type Decision struct {
+	ProposalID string `json:"proposal_id"`
+	Status     string `json:"status"`
+	RoomID     string `json:"room_id"`
+	InstanceID string `json:"instance_id"`
+	Version    int64  `json:"version"`
+}
+
+// AlreadyDecided is the code of a second decision on a proposal.
+const AlreadyDecided = "already_decided"
+
 // ApproveProposal is "Approve and create": a person's act that adds the app
-// to the launcher, in one guarded write on the Room.
+// to the launcher, in one guarded write on the Room. A proposal decided
+// before (by anyone) answers AlreadyDecided, naming how and by whom.
+//
+// From the CLI, the same person approving again is told nothing new (their
+// decision stands); the REST door answers every second decision 409.
 func (s *Service) ApproveProposal(ctx context.Context, ws, user, id string) error {
+	_, err := s.approve(ctx, ws, user, id)
+	return sameDecision(err, room.StatusApproved, user)
+}
+
+func (s *Service) approve(ctx context.Context, ws, user, id string) (Decision, error) {
 	now := s.Now()
 	return s.decide(ctx, ws, user, id, "app_approved", func(d *room.Doc, pr *room.Proposal) error {
 		return room.Approve(d, pr, "user:"+user, now)
@@ -400,6 +429,21 @@ func (s *Service) ApproveProposal(ctx context.Context, ws, user, id string) erro
 
 // DeclineProposal: the app never reaches the launcher.
 func (s *Service) DeclineProposal(ctx context.Context, ws, user, id string) error {
+	_, err := s.decline(ctx, ws, user, id)
+	return sameDecision(err, room.StatusDeclined, user)
+}
+
+// sameDecision forgives err when it only says that user already decided
+// the proposal as status.
+func sameDecision(err error, status, user string) error {
+	var pr *problem.Problem
+	if errors.As(err, &pr) && pr.Code == AlreadyDecided && pr.Details["decision"] == status && pr.Details["decided_by_actor"] == "user:"+user {
+		return nil
+	}
+	return err
+}
+
+func (s *Service) decline(ctx context.Context, ws, user, id string) (Decision, error) {
 	now := s.Now()
 	return s.decide(ctx, ws, user, id, "app_declined", func(d *room.Doc, pr *room.Proposal) error {
 		return room.Decline(pr, "user:"+user, now)
@@ -411,20 +455,77 @@ func (s *Service) DeclineProposal(ctx context.Context, ws, user, id string) erro
 // key can reach, whatever the agent names its key.
 func decideKey(proposalID string) string { return "decide:" + proposalID }
 
-func (s *Service) decide(ctx context.Context, ws, user, id, kind string, act func(d *room.Doc, pr *room.Proposal) error) error {
+// decidedError is a decision on a proposal that was decided already (found
+// inside the write's transaction; named outside it).
+type decidedError struct{ pr room.Proposal }
+
+func (e *decidedError) Error() string { return "proposal " + e.pr.ID + " is " + e.pr.Status }
+
+func (s *Service) decide(ctx context.Context, ws, user, id, kind string, act func(d *room.Doc, pr *room.Proposal) error) (Decision, error) {
 	// Read outside the transaction only to find the Room (a proposal never
 	// moves); the proposal itself is read again inside it.
 	found, err := s.proposal(ctx, ws, id)
 	if err != nil {
-		return err
+		return Decision{}, err
+	}
+	if found.Status != room.StatusPending {
+		return Decision{}, s.alreadyDecided(ctx, found)
 	}
 	m := decideMutation(ws, user, found.RoomID, id, kind, act)
-	_, err = s.Store.Guarded(ctx, m)
+	out, err := s.Store.Guarded(ctx, m)
 	var kr *store.KeyReusedError
-	if errors.As(err, &kr) {
-		return problem.New(problem.Invalid, "proposal_id", "proposal %s was already decided differently; a decision is final", id)
+	var de *decidedError
+	switch {
+	case errors.As(err, &de):
+		return Decision{}, s.alreadyDecided(ctx, de.pr)
+	case errors.As(err, &kr) || (err == nil && out.Replayed):
+		// Another decision (or this one, sent before) came first: one
+		// decision, and the second hears what it was.
+		now, err := s.proposal(ctx, ws, id)
+		if err != nil {
+			return Decision{}, err
+		}
+		return Decision{}, s.alreadyDecided(ctx, now)
+	case err != nil:
+		return Decision{}, storeProblem(err, m)
 	}
-	return storeProblem(err, m)
+	var d Decision
+	if err := json.Unmarshal(out.Result, &d); err != nil {
+		return Decision{}, fmt.Errorf("stored result: %w", err)
+	}
+	d.Version = out.Version
+	return d, nil
+}
+
+// alreadyDecided is the answer to a second decision on pr: how it was
+// decided, and by whom (by name).
+func (s *Service) alreadyDecided(ctx context.Context, pr room.Proposal) error {
+	name := s.personName(ctx, pr.DecidedBy)
+	return problem.New(AlreadyDecided, "proposal_id", "This proposal was already %s by %s.", pr.Status, name).
+		With("decision", pr.Status).With("decided_by", name).With("decided_at", pr.DecidedAt).With("proposal_id", pr.ID).
+		With("decided_by_actor", pr.DecidedBy)
+}
+
+// personName names the actor "user:<id>" by the person's name (or email).
+func (s *Service) personName(ctx context.Context, actor string) string {
+	id, ok := strings.CutPrefix(actor, "user:")
+	if !ok || id == "" {
+		return cmpOr(actor, "someone")
+	}
+	u, err := s.Store.UserByID(ctx, id)
+	if err != nil {
+		return "a person no longer in this workspace"
+	}
+	return cmpOr(u.Name, u.Email, "a person of this workspace")
+}
+
+func cmpOr(v ...string) string {
+	for _, x := range v {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }
 
 // decideMutation is a person's decision on proposal id of roomID. Apply
@@ -432,7 +533,8 @@ func (s *Service) decide(ctx context.Context, ws, user, id, kind string, act fun
 // so it gives the same answer however often the store runs it. One decision
 // per proposal: the key makes two reviewers clicking at once serialize (the
 // second replays or is refused), through the same key-first mechanism as
-// every other write.
+// every other write; a proposal found decided inside the transaction (its
+// key pruned since) is refused as decided.
 func decideMutation(ws, user, roomID, id, kind string, act func(d *room.Doc, pr *room.Proposal) error) store.Mutation {
 	return store.Mutation{
 		Workspace: ws, Type: store.TypeRoom, ID: roomID, Key: decideKey(id), KeyScope: store.ScopePeople, Fingerprint: kind, Actor: "user:" + user,
@@ -448,6 +550,9 @@ func decideMutation(ws, user, roomID, id, kind string, act func(d *room.Doc, pr 
 			if err := json.Unmarshal(o.Doc, &pr); err != nil {
 				return nil, fmt.Errorf("proposal %s: %w", id, err)
 			}
+			if pr.Status != room.StatusPending {
+				return nil, &decidedError{pr: pr}
+			}
 			var d room.Doc
 			if err := json.Unmarshal(cur.Doc, &d); err != nil {
 				return nil, err
@@ -455,7 +560,8 @@ func decideMutation(ws, user, roomID, id, kind string, act func(d *room.Doc, pr 
 			if err := act(&d, &pr); err != nil {
 				return nil, err
 			}
-			return &store.Change{Doc: mustJSON(d), Kind: kind, Changed: []string{pr.InstanceID}, Result: mustJSON(map[string]any{"status": pr.Status}),
+			res := Decision{ProposalID: pr.ID, Status: pr.Status, RoomID: roomID, InstanceID: pr.InstanceID, Version: cur.Version + 1}
+			return &store.Change{Doc: mustJSON(d), Kind: kind, Changed: []string{pr.InstanceID}, Result: mustJSON(res),
 				Objects: []store.Object{{Workspace: ws, Kind: store.KindProposal, ID: pr.ID, Parent: pr.RoomID, Doc: mustJSON(pr)}}}, nil
 		},
 	}

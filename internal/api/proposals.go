@@ -1,0 +1,289 @@
+package api
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"foundry/internal/problem"
+	"foundry/internal/room"
+	"foundry/internal/service"
+	"foundry/internal/store"
+)
+
+// The review inbox: the proposals of the Rooms the caller may decide (the
+// Room's owner or a workspace owner; anyone else sees none and is refused
+// each one), every proposed file in full, the snippet's compile result
+// before the decision, and the decision itself — one per proposal, the
+// second answered 409 naming the first. A count of the pending ones, and a
+// stream of it, feed the navigation's badge.
+
+// CompileView is a snippet's compile result as a reviewer sees it (never
+// the code it compiled to).
+type CompileView struct {
+	OK     bool                  `json:"ok"`
+	Hash   string                `json:"hash"`
+	Errors []room.CompileMessage `json:"errors"`
+}
+
+// ProposalRepo is the pinned version a repository proposal names.
+type ProposalRepo struct {
+	RepositoryID string `json:"repository_id"`
+	Name         string `json:"name"`
+	VersionID    string `json:"version_id"`
+}
+
+// Decided is who decided a proposal, and when.
+type Decided struct {
+	By Who    `json:"by"`
+	At string `json:"at"`
+}
+
+// ProposalView is one entry of GET /api/proposals.
+type ProposalView struct {
+	ProposalID string        `json:"proposal_id"`
+	RoomID     string        `json:"room_id"`
+	RoomName   string        `json:"room_name"`
+	InstanceID string        `json:"instance_id"`
+	Name       string        `json:"name"`
+	Kind       string        `json:"kind"`
+	Status     string        `json:"status"`
+	ProposedBy Who           `json:"proposed_by"`
+	ProposedAt string        `json:"proposed_at"`
+	FileCount  int           `json:"file_count"`
+	Compile    *CompileView  `json:"compile"`
+	Repository *ProposalRepo `json:"repository,omitempty"`
+	Decided    *Decided      `json:"decided,omitempty"`
+}
+
+// ProposalDetail is GET /api/proposals/{proposal_id}'s answer.
+type ProposalDetail struct {
+	ProposalView
+	Files    []service.ProposalFile `json:"files"`
+	Warnings []room.CompileMessage  `json:"warnings"`
+}
+
+func proposalView(p service.PeopleProposal, names map[string]Who) ProposalView {
+	v := ProposalView{ProposalID: p.ID, RoomID: p.RoomID, RoomName: p.RoomName, InstanceID: p.InstanceID, Name: p.Name, Kind: p.Kind, Status: p.Status,
+		ProposedBy: who(p.ProposedBy, names), ProposedAt: p.CreatedAt, FileCount: p.FileCount}
+	if p.Compile != nil {
+		v.Compile = &CompileView{OK: p.Compile.OK, Hash: p.Compile.Hash, Errors: nonNilMsgs(p.Compile.Errors)}
+	}
+	if p.Kind == room.KindRepository {
+		v.Repository = &ProposalRepo{RepositoryID: p.RepositoryID, Name: p.Repository, VersionID: p.VersionID}
+	}
+	if p.DecidedBy != "" {
+		v.Decided = &Decided{By: who(p.DecidedBy, names), At: p.DecidedAt}
+	}
+	return v
+}
+
+func who(actor string, names map[string]Who) Who {
+	return versionEntry(store.VersionInfo{Actor: actor}, names).Who
+}
+
+func (h *handler) listProposals(w http.ResponseWriter, r *http.Request, c *caller) {
+	if !noQuery(w, r, "status") {
+		return
+	}
+	status := cmp.Or(r.URL.Query().Get("status"), room.StatusPending)
+	ps, err := h.svc.PeopleProposals(r.Context(), c.svc, status)
+	if err != nil {
+		h.roomFail(w, r, err)
+		return
+	}
+	names, err := h.actors(r, c.ws)
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	out := make([]ProposalView, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, proposalView(p, names))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"proposals": out})
+}
+
+func (h *handler) getProposal(w http.ResponseWriter, r *http.Request, c *caller) {
+	if !noQuery(w, r, "") {
+		return
+	}
+	id, err := pathID(r, "proposal_id")
+	if err != nil {
+		h.roomFail(w, r, err)
+		return
+	}
+	p, files, err := h.svc.PeopleProposalDetail(r.Context(), c.svc, id)
+	if err != nil {
+		h.roomFail(w, r, err)
+		return
+	}
+	names, err := h.actors(r, c.ws)
+	if err != nil {
+		h.internal(w, r, err)
+		return
+	}
+	d := ProposalDetail{ProposalView: proposalView(p, names), Files: files, Warnings: []room.CompileMessage{}}
+	if p.Compile != nil {
+		d.Warnings = nonNilMsgs(p.Compile.Warnings)
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (h *handler) decide(w http.ResponseWriter, r *http.Request, c *caller, approve bool) {
+	id, err := pathID(r, "proposal_id")
+	if err == nil {
+		// A body is not part of the call; one larger than MaxBody is refused.
+		if _, cerr := io.Copy(io.Discard, r.Body); cerr != nil {
+			err = problem.New(problem.Limit, "body", "this call takes no body (at most %d bytes are read)", MaxBody)
+		}
+	}
+	var d service.Decision
+	if err == nil {
+		d, err = h.svc.PeopleDecide(r.Context(), c.svc, id, approve)
+	}
+	if err != nil {
+		h.roomFail(w, r, err)
+		return
+	}
+	w.Header().Set("ETag", etag(d.Version))
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (h *handler) approveProposal(w http.ResponseWriter, r *http.Request, c *caller) {
+	h.decide(w, r, c, true)
+}
+
+func (h *handler) declineProposal(w http.ResponseWriter, r *http.Request, c *caller) {
+	h.decide(w, r, c, false)
+}
+
+// PendingCount is GET /api/proposals/count's answer and the data of each
+// count event of GET /api/proposals/events.
+type PendingCount struct {
+	Pending int `json:"pending"`
+}
+
+func (h *handler) proposalCount(w http.ResponseWriter, r *http.Request, c *caller) {
+	if !noQuery(w, r, "") {
+		return
+	}
+	n, err := h.svc.PeoplePendingCount(r.Context(), c.svc)
+	if err != nil {
+		h.roomFail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, PendingCount{Pending: n})
+}
+
+// countInterval is the least time between two recounts of a count stream:
+// a burst of writes is one recount.
+var countInterval = 200 * time.Millisecond
+
+// proposalEvents streams the caller's pending count: one `event: count` at
+// once, and another whenever it changes, on this node or any other (the
+// store's change notifications). A comment every heartbeat; the stream
+// ends at its lifetime or when the session is signed out.
+func (h *handler) proposalEvents(w http.ResponseWriter, r *http.Request, c *caller) {
+	if !noQuery(w, r, "") {
+		return
+	}
+	ctx := r.Context()
+	release, err := h.svc.PeopleStreamGate(c.svc, streamLifetime)
+	if err != nil {
+		var pr *problem.Problem
+		if errors.As(err, &pr) {
+			if s, ok := pr.Details["retry_after"].(int); ok {
+				w.Header().Set("Retry-After", strconv.Itoa(s))
+			}
+			pr.Field = ""
+			writeProblem(w, http.StatusTooManyRequests, pr)
+			return
+		}
+		h.fail(w, r, err)
+		return
+	}
+	defer release()
+	// Registered before the first count, so a write between the two wakes
+	// the stream.
+	wake := make(chan struct{}, 1)
+	stop := h.svc.Store.OnChange(func(typ, _ string) {
+		if typ != store.TypeRoom {
+			return
+		}
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	defer stop()
+	n, err := h.svc.PeoplePendingCount(ctx, c.svc)
+	if err != nil {
+		h.roomFail(w, r, err)
+		return
+	}
+
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	count := func(n int) bool {
+		b, _ := json.Marshal(PendingCount{Pending: n})
+		return h.send(rc, w, "event: count\ndata: "+string(b)+"\n\n")
+	}
+	if !h.send(rc, w, "retry: 3000\n\n") || !count(n) {
+		return
+	}
+	lifetime := time.NewTimer(streamLifetime)
+	defer lifetime.Stop()
+	heartbeat := time.NewTicker(streamHeartbeat)
+	defer heartbeat.Stop()
+	recheck := time.NewTicker(streamRecheck)
+	defer recheck.Stop()
+	last := n
+	for {
+		select {
+		case <-wake:
+			select { // a burst of writes: one recount after it settles
+			case <-time.After(countInterval):
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case <-wake:
+			default:
+			}
+			now, err := h.svc.PeoplePendingCount(ctx, c.svc)
+			if err != nil {
+				if ctx.Err() == nil {
+					h.endStream(rc, w, err)
+				}
+				return
+			}
+			if now != last {
+				if !count(now) {
+					return
+				}
+				last = now
+			}
+		case <-heartbeat.C:
+			if !h.send(rc, w, ": heartbeat\n\n") {
+				return
+			}
+		case <-recheck.C:
+			if p, ok := h.people.Current(r); !ok || p.Session.Hash != c.person.Session.Hash {
+				h.send(rc, w, "event: end\ndata: "+mustQuote("signed out: sign in again to follow the proposals")+"\n\n")
+				return
+			}
+		case <-lifetime.C:
+			h.send(rc, w, "event: end\ndata: "+mustQuote("the stream's lifetime is over: reconnect")+"\n\n")
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
