@@ -27,6 +27,20 @@ func CLIReviewStep(proposalID string) string {
 		"Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor.", proposalID)
 }
 
+// WebReviewStep is a proposal's next_step in a build that serves the web
+// app: the person reviews it under Connected → Needs your approval, at
+// pageURL when the server knows its public address (else it is named
+// alone), with the CLI as the fallback.
+func WebReviewStep(pageURL, proposalID string) string {
+	where := "in Foundry's web app under Connected → Needs your approval"
+	if pageURL != "" {
+		where += " (" + pageURL + ")"
+	}
+	return fmt.Sprintf("Tell the user to review the full code of proposal %[1]s %[2]s and choose Approve and create or Decline. "+
+		"Without the web app: `foundry proposals show %[1]s`, then `foundry proposals approve %[1]s` (or `foundry proposals decline %[1]s`). "+
+		"Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor.", proposalID, where)
+}
+
 // reviewStep is the next_step of proposal id in this build.
 func (s *Service) reviewStep(id string) string {
 	if s.ReviewStep != nil {
