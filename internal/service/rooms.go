@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"foundry/internal/auth"
@@ -402,8 +403,25 @@ func (s *Service) ListProposals(ctx context.Context, ws, roomID, status string) 
 		}
 		after = objs[len(objs)-1].ID
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt < out[j].CreatedAt })
+	// Oldest first. Times are to the second: within one, a Room's
+	// proposals keep the order their instances were reserved in.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.CreatedAt != b.CreatedAt || a.RoomID != b.RoomID {
+			return a.CreatedAt < b.CreatedAt
+		}
+		return instanceNumber(a.InstanceID) < instanceNumber(b.InstanceID)
+	})
 	return out, nil
+}
+
+// instanceNumber is n of an instance ID "app-<n>" (0 for any other).
+func instanceNumber(id string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "app-"))
+	if err != nil || !strings.HasPrefix(id, "app-") {
+		return 0
+	}
+	return n
 }
 
 // GetProposal is the reviewer's full view, files included.
