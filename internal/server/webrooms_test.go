@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"foundry/internal/account"
+	"foundry/internal/auth"
 	"foundry/internal/browsertest"
 	"foundry/internal/mcpclient"
 	"foundry/internal/room"
@@ -84,9 +85,11 @@ import { L, HOST, ROOM } from "./target";
 type Out = Record<string, string>;
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// tryit runs one attempt; one that neither succeeds nor fails within 3 s
+// got nowhere (the listener decides whether it was reached).
 async function tryit(out: Out, name: string, f: () => unknown) {
   try {
-    const v = await f();
+    const v = await Promise.race([Promise.resolve().then(f), settle(3000).then(() => { throw { name: "no answer in 3 s" }; })]);
     out[name] = "allowed: " + String(v).slice(0, 80);
   } catch (e) {
     out[name] = "blocked: " + ((e as { name?: string })?.name ?? String(e));
@@ -190,6 +193,9 @@ export async function probe(): Promise<Out> {
   await tryit(out, "geolocation", () => new Promise((res, rej) => navigator.geolocation.getCurrentPosition(res, (e) => rej({ name: "code " + e.code }))));
   await tryit(out, "nested frame to listener", async () => { const f = document.createElement("iframe"); f.src = L + "/frame"; document.body.append(f); await settle(300); throw { name: "listener decides" }; });
   await tryit(out, "object element", async () => { const o = document.createElement("object"); o.data = L + "/obj"; document.body.append(o); await settle(200); throw { name: "listener decides" }; });
+  await tryit(out, "navigator.credentials", () => navigator.credentials.get({ password: true } as CredentialRequestOptions));
+  await tryit(out, "requestStorageAccess", () => document.requestStorageAccess());
+  await tryit(out, "PaymentRequest", () => { if (typeof PaymentRequest === "undefined") throw { name: "undefined" }; return new PaymentRequest([{ supportedMethods: L + "/pay" }], { total: { label: "x", amount: { currency: "EUR", value: "1" } } }).show(); });
   await tryit(out, "anchor ping", async () => { const a = document.createElement("a"); a.href = "#x"; a.ping = L + "/ping"; document.body.append(a); a.click(); await settle(200); a.remove(); throw { name: "listener decides" }; });
 
   // The host, pretended to: messages to the page that embeds this frame.
@@ -248,6 +254,23 @@ export function leave(how: string) {
       f.submit();
       break;
     }
+    case "download": {
+      const a = document.createElement("a");
+      a.href = L + "/download";
+      a.download = "x";
+      document.body.append(a);
+      a.click();
+      break;
+    }
+    case "back":
+      history.back();
+      break;
+    case "go":
+      history.go(-2);
+      break;
+    case "same-server page":
+      location.href = HOST + "/approvals";
+      break;
     case "anchor": {
       const a = document.createElement("a");
       a.href = L + "/anchor";
@@ -325,7 +348,13 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
 	bg := context.Background()
 	listener := sandboxXNewListener(t)
-	agent := e.Client(t, e.WriteToken(t), "")
+	secret, _, err := auth.CreateToken(bg, e.Server.Store, auth.NewTokenSpec{
+		Workspace: e.Owner.Workspace.ID, User: e.Owner.User.ID, Name: "Claude Code", Scopes: []string{auth.ScopeRead, auth.ScopeWrite},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := e.Client(t, secret, "")
 	propose := func(name string, files map[string]string) mcpclient.Result {
 		t.Helper()
 		r := servertest.MustCall(t, agent, "propose_room_snippet_app", map[string]any{"room_id": e.RoomID, "name": name, "files": files, "idempotency_key": room.SnippetKey(e.RoomID, name, files)})
@@ -351,7 +380,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	roomsEWaitCards(t, ctx, "Tally's card arrives live", "Tally")
 	roomsEBadge(t, ctx, 1)
 	card := run(t, ctx, "Tally's card", chromedp.Text(inboxXCard("Tally", "")))
-	for _, want := range []string{"Tally", "Snippet app", "Team room", "Review all proposed files (3)", "Compiles without errors",
+	for _, want := range []string{"Tally", "Snippet app", "Proposed by Claude Code", "Team room", "Review all proposed files (3)", "Compiles without errors",
 		"Approval makes this code available in the Room app launcher. Review the files before approving.", "Approve and create", "Decline"} {
 		if !strings.Contains(card, want) {
 			t.Errorf("Tally's card does not say %q:\n%s", want, card)
@@ -386,6 +415,9 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	}
 	roomsEWaitCards(t, ctx, "all five cards, live", "Tally", "Broken clock", "Doomed", "Prober", "Team wiki")
 	roomsEBadge(t, ctx, 5)
+	if got := inboxXCards(t, ctx); strings.Join(got, ",") != "Tally,Broken clock,Doomed,Prober,Team wiki" {
+		t.Errorf("the cards are %v, want them oldest first", got)
+	}
 	if v := run(t, ctx, "no reload", chromedp.Evaluate[bool](`window.__noReload === 1`)); !v {
 		t.Error("the page was reloaded for the cards to arrive")
 	}
@@ -402,7 +434,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 		t.Error("the compile result does not come before the buttons")
 	}
 	do(t, ctx, "the broken file", chromedp.Click(inboxXCard("Broken clock", "summary")), chromedp.WaitVisible(chromedp.CSS(`#p-`+bid+` .code-line.is-error`)))
-	run(t, ctx, "scroll to it", chromedp.Evaluate[chromedp.Void](`document.querySelector("#p-`+bid+`").scrollIntoView()`))
+	run(t, ctx, "to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	browsertest.Screenshot(t, ctx, "approvals-compile-error")
 
 	// The repository card: its pinned code, and no bundle.
@@ -487,7 +519,15 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 
 	// Decline: the card goes, and the app never reaches the launcher.
 	do(t, ctx, "decline Doomed", chromedp.Click(inboxXCard("Doomed", "button.secondary")))
-	do(t, ctx, "the confirmation", chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)))
+	{
+		short, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := chromedp.Run(short, chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)))
+		cancel()
+		if err != nil {
+			dbg := run(t, ctx, "dbg", chromedp.Evaluate[string](`(() => { const c = [...document.querySelectorAll("article.proposal-card")].find(a => a.querySelector(".proposal-head h2")?.innerText.trim() === "Doomed"); return document.activeElement.outerHTML.slice(0,200) + " ||| " + (c ? c.querySelector(".proposal-actions").outerHTML : "no card") + " ||| dialogs " + [...document.querySelectorAll("dialog")].map(d => d.id + ":" + d.open).join(",") + " ||| " + document.querySelector(".approval-notices").innerText + " scroll " + scrollY; })()`))
+			t.Fatalf("no confirmation: %s", dbg)
+		}
+	}
 	do(t, ctx, "decline", chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)))
 	do(t, ctx, "declined", chromedp.Poll[chromedp.Void](`/“Doomed” is declined/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
 	roomsEWaitCards(t, ctx, "Doomed's card goes", "Broken clock", "Prober", "Team wiki")
@@ -519,13 +559,13 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	if inside["origin"] != "null" || inside["title"] != "Tally" || inside["color"] != "rgb(40, 82, 200)" {
 		t.Errorf("inside Tally's frame: %v; want origin null, its heading, its stylesheet's colour", inside)
 	}
+	noOverflow(t, ctx, "launcher")
+	accessible(t, ctx, "launcher")
+	browsertest.Screenshot(t, ctx, "launcher")
 	for i := 1; i <= 3; i++ {
 		run(t, frame, "add one", chromedp.Evaluate[chromedp.Void](`document.getElementById("tally-add").click()`))
 		sandboxXWait(t, frame, "counted", sandboxXText("#tally-count", fmt.Sprintf("Count: %d", i)))
 	}
-	noOverflow(t, ctx, "launcher")
-	accessible(t, ctx, "launcher")
-	browsertest.Screenshot(t, ctx, "launcher")
 	browsertest.Screenshot(t, ctx, "app-running")
 	do(t, ctx, "reload the launcher", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`iframe.app-frame`)))
 	sandboxXFrame(t, ctx, "Hello")
@@ -622,9 +662,12 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 		t.Errorf("the prober changed the host's storage outside its own: before %v, after %v", before, after)
 	}
 	// The ways that navigate the frame itself, one frame load each.
-	for _, how := range []string{"meta", "location", "form", "anchor"} {
+	for _, how := range []string{"meta", "location", "form", "anchor", "download", "back", "go", "same-server page"} {
 		run(t, pframe, "leave by "+how, chromedp.Evaluate[chromedp.Void](`setTimeout(() => __leave(`+fmt.Sprintf("%q", how)+`), 0); undefined`))
 		time.Sleep(700 * time.Millisecond)
+		if u := location(t, ctx); u.Path != "/rooms/"+e.RoomID {
+			t.Errorf("after the prober left by %s the host page is at %s, want its Room", how, u)
+		}
 		do(t, ctx, "back to the Room", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`iframe.app-frame`)))
 		sandboxXFrame(t, ctx, "Hello")
 		do(t, ctx, "back to Prober", chromedp.Click(chromedp.ID("app-tab-"+prober.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+prober.Str("instance_id")+`]`)))
@@ -640,5 +683,5 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	if v := run(t, ctx, "Tally's count kept", chromedp.Evaluate[string](`localStorage.getItem("foundry.app:`+e.RoomID+`:`+tally.Str("instance_id")+`:count")`)); v != "3" {
 		t.Errorf("Tally's stored count is %q after the prober, want 3", v)
 	}
-	t.Logf("%d ways out tried from a compiled snippet (and 4 navigations of its frame); the listener heard none", len(results))
+	t.Logf("%d ways out tried from a compiled snippet (and 8 navigations of its frame); the listener heard none", len(results))
 }

@@ -453,7 +453,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	}
 	noOverflow(t, ctx, "launcher")
 	accessible(t, ctx, "launcher")
-	browsertest.Screenshot(t, ctx, "launcher")
+	browsertest.Screenshot(t, ctx, "launcher-manage")
 
 	// Storage: two clicks, kept in this browser under the Room and app.
 	run(t, frame, "count", chromedp.Evaluate[chromedp.Void](`document.getElementById("inc").click()`))
@@ -499,7 +499,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 			t.Errorf("past the quota (%s): %q, want a refusal naming the 1 MiB quota", k, rt[k])
 		}
 	}
-	browsertest.Screenshot(t, ctx, "app-running")
+	browsertest.Screenshot(t, ctx, "app-storage")
 
 	// The app reloads its own frame: the page hands the new document a new
 	// channel and the code again.
