@@ -69,7 +69,7 @@ func TestSandboxPageHeaders(t *testing.T) {
 	if strings.Contains(csp, "allow-same-origin") || strings.Contains(csp, "unsafe") {
 		t.Errorf("the sandbox CSP loosens the sandbox: %q", csp)
 	}
-	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cross-Origin-Resource-Policy": "same-origin", "X-Frame-Options": "SAMEORIGIN", "Permissions-Policy": sandbox.PermissionsPolicy} {
+	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cross-Origin-Resource-Policy": "same-origin", "X-Frame-Options": "SAMEORIGIN", "Permissions-Policy": sandbox.PermissionsPolicy, "X-DNS-Prefetch-Control": "off"} {
 		if got := h.Get(k); got != want {
 			t.Errorf("sandbox page %s: %q, want %q", k, got, want)
 		}
@@ -79,6 +79,9 @@ func TestSandboxPageHeaders(t *testing.T) {
 	}
 	// The page loads the runtime's two files and nothing else, nothing inline.
 	refs := regexp.MustCompile(`(?:src|href)="([^"]+)"`).FindAllStringSubmatch(body, -1)
+	if !strings.Contains(body, `<meta http-equiv="x-dns-prefetch-control" content="off">`) {
+		t.Errorf("the sandbox page does not turn DNS prefetching off:\n%s", body)
+	}
 	if len(refs) != 2 || strings.Contains(body, "<script>") || strings.Contains(body, "style=") {
 		t.Fatalf("the sandbox page should load exactly its runtime script and stylesheet:\n%s", body)
 	}
