@@ -415,6 +415,10 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	}
 	roomsEWaitCards(t, ctx, "all five cards, live", "Tally", "Broken clock", "Doomed", "Prober", "Team wiki")
 	roomsEBadge(t, ctx, 5)
+	// Pending: nothing a browser could run.
+	if code, body := roomsEAPI(t, ctx, "GET", "/api/rooms/"+e.RoomID+"/apps/"+tally.Str("instance_id")+"/bundle"); code != http.StatusNotFound || strings.Contains(body, "tally-title") {
+		t.Errorf("a pending proposal's bundle: %d %s, want 404", code, body)
+	}
 	if got := inboxXCards(t, ctx); strings.Join(got, ",") != "Tally,Broken clock,Doomed,Prober,Team wiki" {
 		t.Errorf("the cards are %v, want them oldest first", got)
 	}
@@ -604,6 +608,9 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	noOverflow(t, ctx, "app-compile-error")
 	accessible(t, ctx, "app-compile-error")
 	browsertest.Screenshot(t, ctx, "app-compile-error")
+	do(t, ctx, "phone width", browsertest.Phone(), chromedp.WaitVisible(chromedp.CSS(`.app-compile`)))
+	noOverflow(t, ctx, "app-compile-error at 390 px")
+	do(t, ctx, "desktop width", browsertest.Desktop())
 
 	// The repository app: its pinned version and build state.
 	do(t, ctx, "Team wiki's tab", chromedp.Click(chromedp.ID("app-tab-"+wiki.Str("instance_id"))), waitText(".app-panel", "This path does not build or deploy a bundle."))
