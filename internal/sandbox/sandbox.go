@@ -106,6 +106,9 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Frame-Options", "SAMEORIGIN")
 	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
 	hd.Set("Cache-Control", "no-cache")
+	// No DNS lookups an app could leak names through (<link
+	// rel=dns-prefetch> and the prefetching of its links' hosts).
+	hd.Set("X-DNS-Prefetch-Control", "off")
 	http.ServeContent(w, r, "app.html", time.Time{}, bytes.NewReader(h.page))
 }
 
@@ -138,6 +141,7 @@ var pageTemplate = template.Must(template.New("app").Parse(`<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="x-dns-prefetch-control" content="off">
 <title>App</title>
 <link rel="stylesheet" href="{{.CSS}}">
 </head>

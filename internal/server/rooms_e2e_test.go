@@ -54,6 +54,11 @@ func TestProposalLifecycle(t *testing.T) {
 	if first.IsError || first.Str("status") != "pending_review" || !strings.Contains(first.Str("next_step"), "foundry proposals approve "+first.Str("proposal_id")) {
 		t.Fatalf("propose: %s", first.Text)
 	}
+	// The server names its review page, at its public address, first.
+	if step := first.Str("next_step"); !strings.Contains(step, "Connected → Needs your approval ("+e.URL+"/approvals)") || !strings.Contains(step, first.Str("proposal_id")) ||
+		strings.Index(step, "Needs your approval") > strings.Index(step, "foundry proposals show") {
+		t.Errorf("next_step does not send the user to the inbox first: %q", step)
+	}
 	again := propose(t, cs, e.RoomID, "Standup timer", files, key)
 	if again.Data["replayed"] != true || again.Str("proposal_id") != first.Str("proposal_id") {
 		t.Fatalf("resend: %s", again.Text)

@@ -109,6 +109,13 @@ func New(st store.Store, c Config) *Server {
 	svc := service.New(st)
 	svc.SetWaitLimits(c.WaitersPerToken, c.WaitersPerNode)
 	publicURL := strings.TrimRight(c.PublicURL, "/")
+	// Proposals are reviewed on the web app's inbox (the CLI stays the fallback).
+	svc.ReviewStep = func(id string) string {
+		if publicURL == "" {
+			return service.WebReviewStep("", id)
+		}
+		return service.WebReviewStep(publicURL+"/approvals", id)
+	}
 	people := account.New(st, account.Options{PublicURL: publicURL, Logger: c.Logger})
 	reg := clients.New(st, clients.Options{Logger: c.Logger, RegisterRate: c.RegisterRate, HTTPClient: c.ClientMetadataHTTP})
 	mcpOpts := mcpserver.Options{

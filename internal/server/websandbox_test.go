@@ -69,7 +69,7 @@ func TestSandboxPageHeaders(t *testing.T) {
 	if strings.Contains(csp, "allow-same-origin") || strings.Contains(csp, "unsafe") {
 		t.Errorf("the sandbox CSP loosens the sandbox: %q", csp)
 	}
-	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cross-Origin-Resource-Policy": "same-origin", "X-Frame-Options": "SAMEORIGIN", "Permissions-Policy": sandbox.PermissionsPolicy} {
+	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cross-Origin-Resource-Policy": "same-origin", "X-Frame-Options": "SAMEORIGIN", "Permissions-Policy": sandbox.PermissionsPolicy, "X-DNS-Prefetch-Control": "off"} {
 		if got := h.Get(k); got != want {
 			t.Errorf("sandbox page %s: %q, want %q", k, got, want)
 		}
@@ -79,6 +79,9 @@ func TestSandboxPageHeaders(t *testing.T) {
 	}
 	// The page loads the runtime's two files and nothing else, nothing inline.
 	refs := regexp.MustCompile(`(?:src|href)="([^"]+)"`).FindAllStringSubmatch(body, -1)
+	if !strings.Contains(body, `<meta http-equiv="x-dns-prefetch-control" content="off">`) {
+		t.Errorf("the sandbox page does not turn DNS prefetching off:\n%s", body)
+	}
 	if len(refs) != 2 || strings.Contains(body, "<script>") || strings.Contains(body, "style=") {
 		t.Fatalf("the sandbox page should load exactly its runtime script and stylesheet:\n%s", body)
 	}
@@ -453,7 +456,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	}
 	noOverflow(t, ctx, "launcher")
 	accessible(t, ctx, "launcher")
-	browsertest.Screenshot(t, ctx, "launcher")
+	browsertest.Screenshot(t, ctx, "launcher-manage")
 
 	// Storage: two clicks, kept in this browser under the Room and app.
 	run(t, frame, "count", chromedp.Evaluate[chromedp.Void](`document.getElementById("inc").click()`))
@@ -499,7 +502,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 			t.Errorf("past the quota (%s): %q, want a refusal naming the 1 MiB quota", k, rt[k])
 		}
 	}
-	browsertest.Screenshot(t, ctx, "app-running")
+	browsertest.Screenshot(t, ctx, "app-storage")
 
 	// The app reloads its own frame: the page hands the new document a new
 	// channel and the code again.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"foundry/internal/auth"
@@ -25,6 +26,20 @@ import (
 func CLIReviewStep(proposalID string) string {
 	return fmt.Sprintf("Tell the user to review the full code and decide: `foundry proposals show %[1]s`, then `foundry proposals approve %[1]s` (or `foundry proposals decline %[1]s`), with --data DIR if Foundry keeps its data elsewhere than ./foundry-data. "+
 		"Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor.", proposalID)
+}
+
+// WebReviewStep is a proposal's next_step in a build that serves the web
+// app: the person reviews it under Connected → Needs your approval, at
+// pageURL when the server knows its public address (else it is named
+// alone), with the CLI as the fallback.
+func WebReviewStep(pageURL, proposalID string) string {
+	where := "in Foundry's web app under Connected → Needs your approval"
+	if pageURL != "" {
+		where += " (" + pageURL + ")"
+	}
+	return fmt.Sprintf("Tell the user to review the full code of proposal %[1]s %[2]s and choose Approve and create or Decline. "+
+		"Without the web app: `foundry proposals show %[1]s`, then `foundry proposals approve %[1]s` (or `foundry proposals decline %[1]s`). "+
+		"Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor.", proposalID, where)
 }
 
 // reviewStep is the next_step of proposal id in this build.
@@ -388,8 +403,25 @@ func (s *Service) ListProposals(ctx context.Context, ws, roomID, status string) 
 		}
 		after = objs[len(objs)-1].ID
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt < out[j].CreatedAt })
+	// Oldest first. Times are to the second: within one, a Room's
+	// proposals keep the order their instances were reserved in.
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.CreatedAt != b.CreatedAt || a.RoomID != b.RoomID {
+			return a.CreatedAt < b.CreatedAt
+		}
+		return instanceNumber(a.InstanceID) < instanceNumber(b.InstanceID)
+	})
 	return out, nil
+}
+
+// instanceNumber is n of an instance ID "app-<n>" (0 for any other).
+func instanceNumber(id string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "app-"))
+	if err != nil || !strings.HasPrefix(id, "app-") {
+		return 0
+	}
+	return n
 }
 
 // GetProposal is the reviewer's full view, files included.

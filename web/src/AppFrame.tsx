@@ -10,7 +10,10 @@ import "./rooms.css";
 // storage calls come back over that port alone and are answered here, with
 // the data kept in this browser under the Room and the app instance.
 
-export type Bundle = { hash: string; js: string; css: string };
+export type CompileMessage = { file?: string; line?: number; column?: number; text?: string; line_text?: string };
+// Bundle is the compiled app; ok false (js empty) when it does not compile,
+// and then the errors are shown instead of a frame.
+export type Bundle = { hash: string; js: string; css: string; ok?: boolean; errors?: CompileMessage[] };
 
 export const SandboxPath = "/sandbox/app";
 
@@ -30,6 +33,7 @@ export function AppFrame(props: { roomId: string; instanceId: string; name: stri
   const { roomId, instanceId, name } = props;
   const [bundle, setBundle] = useState<Bundle | null>(null);
   const [error, setError] = useState("");
+  const [broken, setBroken] = useState<CompileMessage[] | null>(null);
   const [attempt, setAttempt] = useState(0);
   const frame = useRef<HTMLIFrameElement>(null);
   // A rename titles the next load; the running app is not reloaded for it.
@@ -39,10 +43,15 @@ export function AppFrame(props: { roomId: string; instanceId: string; name: stri
   useEffect(() => {
     const ac = new AbortController();
     setBundle(null);
+    setBroken(null);
     setError("");
     call<Bundle>(bundlePath(roomId, instanceId), { signal: ac.signal })
       .then((b) => {
         if (typeof b?.js !== "string" || typeof b?.css !== "string") throw new ApiError(0, "The app's bundle is not in the expected shape; try again.");
+        if (b.ok === false || b.js === "") {
+          setBroken(Array.isArray(b.errors) ? b.errors : []);
+          return;
+        }
         setBundle(b);
       })
       .catch((e: unknown) => {
@@ -98,6 +107,7 @@ export function AppFrame(props: { roomId: string; instanceId: string; name: stri
   }, [bundle, roomId, instanceId]);
 
   if (error) return <ErrorBox text={error} onRetry={() => setAttempt((n) => n + 1)} />;
+  if (broken) return <CompileErrors name={name} errors={broken} />;
   return (
     <div className="app-frame-wrap">
       {!bundle ? <Loading what={`Loading ${name}…`} /> : null}
@@ -193,4 +203,31 @@ export class AppStore {
     for (const k of keys) n += k.length + (localStorage.getItem(this.prefix + k)?.length ?? 0);
     return n;
   }
+}
+
+// CompileErrors is what an approved snippet that does not compile shows in
+// place of its frame: nothing of it runs.
+function CompileErrors(props: { name: string; errors: CompileMessage[] }) {
+  const { name, errors } = props;
+  return (
+    <div className="app-compile" role="alert">
+      <h2>{name} does not compile</h2>
+      <p>Nothing of it runs. Ask the agent to fix these errors and propose it again.</p>
+      {errors.length === 0 ? (
+        <p className="app-compile-none">The compiler gave no details.</p>
+      ) : (
+        <ul className="app-compile-errors">
+          {errors.map((m, i) => (
+            <li key={i}>
+              <code className="app-compile-at">
+                {(m.file || "?") + (m.line ? ":" + m.line + (m.column !== undefined ? ":" + m.column : "") : "")}
+              </code>{" "}
+              <span className="app-compile-text">{m.text || ""}</span>
+              {m.line_text ? <pre className="app-compile-line">{m.line_text}</pre> : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
 }
