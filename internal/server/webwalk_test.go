@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"foundry/internal/browsertest"
+	"foundry/internal/note"
 	"foundry/internal/server"
 	"foundry/internal/server/servertest"
 	"foundry/internal/service"
@@ -286,8 +287,30 @@ func TestBrowserWalkNotes(t *testing.T) {
 	walkXLayouts(t, ctx, "the Notes list with a long title")
 	w.check(t, "the Notes list")
 
+	// A Note of 1 MiB of markdown opens and takes typing; past the limit
+	// the page says why the text is not saved.
+	big, err := e.Server.Service.PeopleCreateNote(bg, me, "Big", true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("ünïcödé 🙂 ", 8) + "\n"
+	text := strings.Repeat(line, (note.MaxMarkdownBytes-64)/len(line))
+	if _, err := e.Server.Service.PeopleSetText(bg, me, big.ID, "markdown", text, service.PeopleWrite{Expected: big.Version}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "open the big Note", chromedp.Navigate(e.URL+"/notes/"+big.ID), chromedp.WaitVisible(cmContent), waitSaved())
+	w.expect(`^PUT /api/notes/` + big.ID + `/tabs/markdown/text$`)
+	do(t, ctx, "type past the limit", typeAtEnd(strings.Repeat("x", 200)), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Not saved"`),
+		waitText(".error-box", "Not saved"))
+	if msg := run(t, ctx, "why", chromedp.Text(chromedp.CSS(".error-box"))); !strings.Contains(msg, "MiB") && !strings.Contains(msg, "bytes") {
+		t.Errorf("past the limit the page says %q, not the limit", msg)
+	}
+	noOverflow(t, ctx, "the big Note")
+	w.check(t, "a 1 MiB markdown tab")
+	w.reset()
+
 	// The Note: the markdown tab; typing saves; Ctrl+S saves at once.
-	do(t, ctx, "open the Note", chromedp.Click(row(title, ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "open the Note", chromedp.Navigate(e.URL+"/notes"), chromedp.Click(row(title, ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
 	do(t, ctx, "type", typeAtEnd("\n\nמה נשמע? 👋 typed by a person"), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)), waitSaved())
 	if text, _ := serverText(t, e, id); !strings.Contains(text, "מה נשמע? 👋 typed by a person") {
 		t.Fatalf("the server has %q, without what was typed", text)
@@ -344,7 +367,32 @@ func TestBrowserWalkNotes(t *testing.T) {
 	// A slides tab: add a slide, choose a theme.
 	do(t, ctx, "add a slides tab", stripPick("add-tab", "slides"), chromedp.WaitVisible(chromedp.CSS(`.tabpanel`)),
 		chromedp.Poll[chromedp.Void](`!document.querySelector(".tabpanel .loading")`))
+	do(t, ctx, "add a slide", chromedp.Click(chromedp.CSS(`.tabpanel .empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
+		selectAll("#sl-field-title"), insertText("Slide 🚀 שקופית"),
+		chromedp.Click(chromedp.CSS(`.tabpanel button[data-add-slide]`)),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".tabpanel [data-slide-id]").length === 2`),
+		chromedp.Click(chromedp.CSS(`input[name=sl-theme]:not(:checked)`)), waitSaved())
+	slidesTab := stripOfType(t, e, id, "slides")[0].TabID
+	deck := slidesWait(t, e, id, slidesTab, "two slides, the second themed", func(ss []note.Slide) bool {
+		return len(ss) == 2 && ss[0].Title == "Slide 🚀 שקופית" && ss[1].Theme != ""
+	})
+	t.Logf("the deck: %v, theme %q", slidesTitles(deck), deck[1].Theme)
 	walkXLayouts(t, ctx, "the slides tab")
+	// Keyboard: Delete on the strip asks; Escape closes the dialog and
+	// deletes nothing.
+	do(t, ctx, "Delete asks", chromedp.Focus(chromedp.CSS(`[role=tab][aria-selected=true]`)), chromedp.KeyEvent(kb.Delete),
+		chromedp.WaitVisible(chromedp.CSS(`dialog[open]`)), chromedp.KeyEvent(kb.Escape), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	if len(stripOfType(t, e, id, "slides")) != 1 {
+		t.Fatal("Escape on the delete dialog deleted the tab")
+	}
+	// Tab moves through the page, and where the focus is shows.
+	do(t, ctx, "focus the strip", chromedp.Focus(chromedp.CSS(`[role=tab][aria-selected=true]`)))
+	for i := 0; i < 12; i++ {
+		do(t, ctx, "Tab", chromedp.KeyEvent(kb.Tab))
+		if f := run(t, ctx, "focus", chromedp.Evaluate[string](`(() => { const a = document.activeElement; if (!a || a === document.body) return "the page"; const s = getComputedStyle(a); return s.outlineStyle !== "none" || s.boxShadow !== "none" ? "" : a.tagName.toLowerCase() + (a.id ? "#" + a.id : "") + "." + a.className; })()`)); f != "" {
+			t.Errorf("Tab %d: the focus on %s does not show", i+1, f)
+		}
+	}
 	w.check(t, "the slides tab")
 
 	// Rename the sheet tab to a long right-to-left label with emoji.
@@ -390,12 +438,19 @@ func TestBrowserWalkNotes(t *testing.T) {
 	}
 	w.check(t, "the server away and back")
 
-	// History: open it, view a version, go back.
+	// History: a version, then restoring the one before the last save.
+	_, cur := serverText(t, e, id)
 	do(t, ctx, "history", chromedp.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.ID("history-title")),
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, cur-1))), chromedp.WaitVisible(chromedp.ID("version-title")),
 		chromedp.Poll[chromedp.Void](`!document.querySelector(".loading")`))
-	walkXLayouts(t, ctx, "history")
-	do(t, ctx, "back", chromedp.Click(chromedp.ID("history-back")), chromedp.WaitVisible(cmContent))
-	w.check(t, "history")
+	walkXLayouts(t, ctx, "a version")
+	do(t, ctx, "restore", chromedp.Click(chromedp.ID("restore-button")), chromedp.WaitVisible(chromedp.ID("restore-confirm")),
+		chromedp.Click(chromedp.ID("restore-confirm")), waitText(".strip-notice", "Restored"), chromedp.WaitVisible(cmContent))
+	if text, v := serverText(t, e, id); strings.Contains(text, "Typed while the server was away.") || v != cur+1 {
+		t.Errorf("after restoring version %d the server has version %d: %q", cur-1, v, text)
+	}
+	w.check(t, "restoring a version")
+
 
 	// The open tab is deleted elsewhere: the page says so and shows
 	// another tab.
