@@ -451,7 +451,6 @@ func TestBrowserWalkNotes(t *testing.T) {
 	}
 	w.check(t, "restoring a version")
 
-
 	// The open tab is deleted elsewhere: the page says so and shows
 	// another tab.
 	do(t, ctx, "the slides tab", walkXTab("Slides"))
