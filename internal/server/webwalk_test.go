@@ -331,9 +331,11 @@ func TestBrowserWalkNotes(t *testing.T) {
 		t.Error("the page never read the sheet tab")
 	}
 	do(t, ctx, "type a cell", sheetxType(0, 0, "שלום 👋"), chromedp.Poll[chromedp.Void](sheetxDOMCell(0, 0)+` === "שלום 👋"`), waitSaved())
+	// A boolean shows as a spreadsheet shows it.
+	do(t, ctx, "type a boolean", sheetxType(1, 0, "false"), chromedp.Poll[chromedp.Void](sheetxDOMCell(1, 0)+` === "FALSE"`), waitSaved())
 	sheets := sheetxSheets(t, e, id, sheetTab)
 	first := strings.SplitN(sheets[0], "=", 2)[0]
-	if got := sheetxCells(t, e, id, sheetTab, first, 0, 0, 1, 1); got[0][0] != "שלום 👋" {
+	if got := sheetxCells(t, e, id, sheetTab, first, 0, 0, 2, 1); got[0][0] != "שלום 👋" || got[1][0] != false {
 		t.Fatalf("the typed cell on the server: %v", got)
 	}
 
@@ -355,8 +357,8 @@ func TestBrowserWalkNotes(t *testing.T) {
 	st, res = walkXREST(t, e, token, "GET", "/api/notes/"+id+"/tabs/"+sheetTab+"?cells=none", 0, nil)
 	if ss, _ := res["sheets"].([]any); st != 200 || len(ss) != 2 {
 		t.Fatalf("GET ?cells=none: %d %v", st, res)
-	} else if s0 := ss[0].(map[string]any); s0["rows"] != float64(1) || s0["cols"] != float64(1) || len(s0["cells"].([]any)) != 0 {
-		t.Errorf("GET ?cells=none: the first sheet is %v; want rows 1, cols 1, no cells", s0)
+	} else if s0 := ss[0].(map[string]any); s0["rows"] != float64(2) || s0["cols"] != float64(1) || len(s0["cells"].([]any)) != 0 {
+		t.Errorf("GET ?cells=none: the first sheet is %v; want rows 2, cols 1, no cells", s0)
 	}
 	if st, res = walkXREST(t, e, token, "GET", "/api/notes/"+id+"/tabs/"+sheetTab+"?cells=some", 0, nil); st != 400 || res["field"] != "cells" {
 		t.Errorf("GET ?cells=some: %d %v; want 400 naming cells", st, res)
@@ -459,7 +461,8 @@ func TestBrowserWalkNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	do(t, ctx, "the deleted tab is gone", chromedp.Poll[chromedp.Void](fmt.Sprintf(`!document.querySelector('[role=tab][data-tab-id=%q]') && !!document.querySelector("[role=tab][aria-selected=true]")`, slides)),
-		chromedp.Poll[chromedp.Void](`!document.querySelector(".tabpanel .loading")`))
+		chromedp.Poll[chromedp.Void](`!document.querySelector(".tabpanel .loading")`),
+		waitText(".strip-notice", "You deleted it on another page"))
 	w.check(t, "a tab deleted elsewhere")
 
 	// A hundred tabs: the strip scrolls, the page does not.
