@@ -215,13 +215,58 @@ func (h *handler) getTab(w http.ResponseWriter, r *http.Request, c *caller) {
 		h.fail(w, r, err)
 		return
 	}
+	outline := false
+	for k, v := range r.URL.Query() {
+		if k != "cells" {
+			h.fail(w, r, problem.New(problem.Invalid, k, "is not a parameter of this call, which takes cells (all or none)"))
+			return
+		}
+		if len(v) != 1 || (v[0] != "all" && v[0] != "none") {
+			h.fail(w, r, problem.New(problem.Invalid, "cells", "must be given once, as all or none; got %q", problem.Excerpt(strings.Join(v, ","))))
+			return
+		}
+		outline = v[0] == "none"
+	}
 	res, err := h.svc.PeopleReadTab(r.Context(), c.svc, id, tab)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	w.Header().Set("ETag", etag(res.Version))
+	if outline && res.Sheets != nil {
+		writeJSON(w, http.StatusOK, sheetsOutline(res))
+		return
+	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// SheetOutline is one sheet of a tab read with ?cells=none: its size
+// instead of its cells, which GET …/cells reads in blocks.
+type SheetOutline struct {
+	SheetID string  `json:"sheet_id"`
+	Name    string  `json:"name"`
+	Cells   [][]any `json:"cells"` // always empty
+	Rows    int     `json:"rows"`
+	Cols    int     `json:"cols"` // of its widest row
+}
+
+// tabOutline is a sheet tab without its cells (its Sheets hide the
+// embedded ones).
+type tabOutline struct {
+	service.TabContent
+	Sheets []SheetOutline `json:"sheets"`
+}
+
+func sheetsOutline(res service.TabContent) tabOutline {
+	out := tabOutline{TabContent: res, Sheets: make([]SheetOutline, 0, len(res.Sheets))}
+	for _, s := range res.Sheets {
+		cols := 0
+		for _, row := range s.Cells {
+			cols = max(cols, len(row))
+		}
+		out.Sheets = append(out.Sheets, SheetOutline{SheetID: s.ID, Name: s.Name, Cells: [][]any{}, Rows: len(s.Cells), Cols: cols})
+	}
+	return out
 }
 
 type textBody struct {

@@ -319,6 +319,11 @@ func TestBrowserSheetLarge(t *testing.T) {
 	// What the page read to get there: the tab (as the Note page reads it)
 	// and the cell blocks.
 	t.Log(run(t, ctx, "reads", chromedp.Evaluate[string](`performance.getEntriesByType("resource").filter(e => e.name.includes("/api/notes/")).map(e => new URL(e.name).pathname.split("/").slice(-1)[0] + " " + Math.round(e.duration) + " ms " + Math.round(e.encodedBodySize / 1024) + " KB").join("; ")`)))
+	// The tab is read without its cells (a few hundred bytes, not the
+	// whole sheet's megabytes): the grid reads the blocks in view.
+	if size := run(t, ctx, "the tab's read", chromedp.Evaluate[int](`Math.max(-1, ...performance.getEntriesByType("resource").filter(e => new URL(e.name).pathname.endsWith("/tabs/`+tab+`")).map(e => e.encodedBodySize))`)); size < 0 || size > 64<<10 {
+		t.Errorf("the Note page read the sheet tab in %d bytes; want it read without its cells (under 64 KiB)", size)
+	}
 	start = time.Now()
 	do(t, ctx, "scroll to the last cell", chromedp.Evaluate[chromedp.Void](`(async () => { const g = document.querySelector(".sheet-grid revo-grid"); await g.scrollToRow(999); await g.scrollToColumnIndex(999); })()`, chromedp.EvalAwaitPromise),
 		chromedp.Poll[chromedp.Void](sheetxDOMCell(999, 999)+` === "999999"`, chromedp.WithPollingTimeout(30*time.Second)))

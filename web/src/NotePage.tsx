@@ -24,8 +24,10 @@ const stateText: Record<SaveState, string> = {
   error: "Not saved",
 };
 
-// MaxLabel bounds a label typed here; the server checks its own rule too.
-const MaxLabel = 80;
+// MaxLabel is the server's rule for a label, in characters. maxLength
+// counts UTF-16 units (an emoji is two), so the field holds twice as many
+// and the server's refusal of more says why.
+const MaxLabel = 100;
 
 // Fixed tabs are in every Note: they cannot be deleted.
 const fixedTypes = ["markdown", "files", "sources"];
@@ -104,10 +106,27 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
   // strip (quietly, keeping the open tab), and the open tab's view gets it
   // as remote.
   const live = useLive(id, meId);
+  // The open tab's view gets every change but the ones that leave it
+  // nothing to read again: its own deletion, and the Note's.
+  const [tabRemote, setTabRemote] = useState<RemoteChange | null>(null);
+  const [noteRemote, setNoteRemote] = useState<RemoteChange | null>(null);
+  const deletingHere = useRef("");
+  const openRef = useRef<TabRef | null>(null);
   useEffect(() => {
     const r = live.remote;
     if (!r) return;
     seen(r.version);
+    if (r.kind === "note_deleted") return; // the page says so (LiveGone)
+    setNoteRemote(r);
+    const cur = openRef.current;
+    if (r.kind === "tab_deleted" && cur && r.changed.includes(cur.tab_id)) {
+      if (deletingHere.current !== cur.tab_id) {
+        const who = r.mine ? "You deleted it on another page" : `${r.who.name || "Someone"} deleted it`;
+        setNotice(`The tab “${cur.label || cur.type}” is gone: ${who}. The Note's History keeps it.`);
+      }
+    } else {
+      setTabRemote(r);
+    }
     const ctl = new AbortController();
     void reloadStrip(ctl.signal);
     return () => ctl.abort();
@@ -124,6 +143,7 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
 
   const tabs = note ? [...note.tabs].sort((a, b) => a.position - b.position) : [];
   const current = tabs.find((t) => t.tab_id === tab) ?? tabs[0];
+  openRef.current = current ?? null;
 
   useEffect(() => {
     if (note) document.title = (hist !== null ? "History · " : "") + `${note.title} · Foundry`;
@@ -228,6 +248,7 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
   };
 
   const remove = async (t: TabRef) => {
+    deletingHere.current = t.tab_id;
     const res = await write(`deleting “${t.label || t.type}”`, (v) =>
       call<void>(tabsPath(id) + "/" + encodeURIComponent(t.tab_id), { method: "DELETE", ifMatch: v }).then(() => ({ version: 0 })),
     );
@@ -354,7 +375,7 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
           noteId={note.id}
           tabs={tabs}
           me={me}
-          remote={live.remote}
+          remote={noteRemote}
           selected={hist ?? ""}
           onSelect={(v) => showHistory(String(v))}
           onBack={closeHistory}
@@ -441,7 +462,7 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
             </div>
           </div>
           <div className="tabpanel" role="tabpanel" id="tabpanel" aria-labelledby={"tab-" + current.tab_id}>
-            <TabView key={current.tab_id} noteId={note.id} tab={current} me={me} meId={meId} remote={live.remote} onVersion={seen} onState={setSave} />
+            <TabView key={current.tab_id} noteId={note.id} tab={current} me={me} meId={meId} remote={tabRemote} onVersion={seen} onState={setSave} />
           </div>
         </>
       )}
@@ -506,7 +527,7 @@ function RenameTab(props: { tab: TabRef; onCancel: () => void; onSave: (label: s
         ref={ref}
         id="rename-tab-input"
         value={label}
-        maxLength={MaxLabel}
+        maxLength={2 * MaxLabel}
         disabled={busy}
         aria-label={`New name for the tab “${props.tab.label}”`}
         aria-invalid={err !== ""}
@@ -635,8 +656,13 @@ function TabView(p: TabViewProps) {
     setError("");
     setContent(null);
     const ctl = new AbortController();
-    api
-      .tab(p.noteId, p.tab.tab_id, ctl.signal)
+    // A sheet tab is read without its cells (the grid reads those in
+    // blocks as they come into view): a large sheet opens at once.
+    const read =
+      p.tab.type === "sheet"
+        ? call<TabContent>(tabsPath(p.noteId) + "/" + encodeURIComponent(p.tab.tab_id) + "?cells=none", { signal: ctl.signal })
+        : api.tab(p.noteId, p.tab.tab_id, ctl.signal);
+    read
       .then((c) => {
         setContent(c);
         p.onVersion(c.version);

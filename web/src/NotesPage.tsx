@@ -3,7 +3,9 @@ import { api, ApiError, writers, type Note } from "./api";
 import { Link } from "./router";
 import { Dialog, ErrorBox, Loading, when } from "./ui";
 
-// MaxTitle bounds a title typed here; the server checks its own rule too.
+// MaxTitle bounds a title typed here, in characters; the server checks its
+// own rule too. maxLength counts UTF-16 units (an emoji is two), so a title
+// field holds twice as many and the server's refusal of more says why.
 const MaxTitle = 200;
 
 type State =
@@ -258,7 +260,7 @@ function NoteRow(props: { note: Note; onChanged: (n: Note) => void; onFailed: (e
               id={id + "-title"}
               ref={input}
               value={title}
-              maxLength={MaxTitle}
+              maxLength={2 * MaxTitle}
               onChange={(e) => {
                 setTitle(e.target.value);
                 setFieldError("");
@@ -356,7 +358,7 @@ function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n
           <input
             name="title"
             value={title}
-            maxLength={MaxTitle}
+            maxLength={2 * MaxTitle}
             autoFocus
             onChange={(e) => {
               setTitle(e.target.value);

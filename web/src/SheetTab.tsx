@@ -9,14 +9,20 @@ import "./sheet.css";
 // sheet in a virtualized grid. Edits and pastes are guarded writes of at
 // most 100 × 100 cells; what someone else writes shows as it lands.
 
-type SheetRef = { sheet_id: string; name: string };
+type SheetRef = { sheet_id: string; name: string; rows?: number; cols?: number };
+// OutlineSheet is a sheet as GET …/tabs/{tab_id}?cells=none gives it: its
+// size, and its cells only from a server that does not know that read.
+type OutlineSheet = { sheet_id: string; name: string; cells?: unknown[][]; rows?: number; cols?: number };
+type Outline = { version: number; sheets?: OutlineSheet[] };
+
+const outlineOf = (s: OutlineSheet): SheetRef => ({ sheet_id: s.sheet_id, name: s.name, rows: s.rows, cols: s.cols });
 type SheetWritten = { version: number; sheet_id: string; name: string };
 
 const MAX_SHEETS = 20;
 const MAX_NAME = 100;
 
 export function SheetTab({ noteId, content, remote, onVersion, onState }: TabProps) {
-  const [sheets, setSheets] = useState<SheetRef[]>(() => (content.sheets ?? []).map((s) => ({ sheet_id: s.sheet_id, name: s.name })));
+  const [sheets, setSheets] = useState<SheetRef[]>(() => ((content.sheets ?? []) as OutlineSheet[]).map(outlineOf));
   const [current, setCurrent] = useState<string>(() => content.sheets?.[0]?.sheet_id ?? "");
   const [notice, setNotice] = useState("");
   const [renaming, setRenaming] = useState<string | null>(null);
@@ -41,15 +47,31 @@ export function SheetTab({ noteId, content, remote, onVersion, onState }: TabPro
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
-  // Someone else wrote this tab: the grid reads what is in view again.
+  const tabPath = "/api/notes/" + encodeURIComponent(noteId) + "/tabs/" + encodeURIComponent(content.tab_id);
+  const base = tabPath + "/sheets";
+
+  // Someone else wrote this tab: the grid reads what is in view again, and
+  // the sheets' names and sizes are read again (without their cells), so a
+  // sheet an agent added or renamed shows at once.
   useEffect(() => {
     if (!remote || remote.seq <= seen.current) return;
     seen.current = remote.seq;
     if (remote.mine || !remote.changed.includes(content.tab_id)) return;
     setReload((n) => n + 1);
-  }, [remote, content.tab_id]);
-
-  const base = "/api/notes/" + encodeURIComponent(noteId) + "/tabs/" + encodeURIComponent(content.tab_id) + "/sheets";
+    const ctl = new AbortController();
+    call<Outline>(tabPath + "?cells=none", { signal: ctl.signal })
+      .then((o) => {
+        if (!o.sheets) return;
+        const got = o.sheets.map(outlineOf);
+        setSheets((xs) => {
+          // The order the server gives; a sheet it no longer has is gone.
+          const same = got.length === xs.length && got.every((g, i) => g.sheet_id === xs[i].sheet_id && g.name === xs[i].name);
+          return same ? xs : got;
+        });
+      })
+      .catch(() => {});
+    return () => ctl.abort();
+  }, [remote, content.tab_id, tabPath]);
 
   const addSheet = async () => {
     if (sheets.length >= MAX_SHEETS) {
@@ -113,14 +135,17 @@ export function SheetTab({ noteId, content, remote, onVersion, onState }: TabPro
 
   // The sheet as the tab was read, the first time it is shown; after that
   // (or after someone else wrote) its cells come in blocks.
+  // A sheet read with its cells (an older server) seeds the grid with them.
   let seed: GridCells;
-  const read = content.sheets?.find((s) => s.sheet_id === sel.sheet_id);
+  const read = (content.sheets as OutlineSheet[] | undefined)?.find((s) => s.sheet_id === sel.sheet_id);
   const cells = read?.cells ?? [];
   const width = cells.reduce((m, r) => Math.max(m, r?.length ?? 0), 0);
-  if (read && !seeded.current.has(sel.sheet_id) && reload === 0) {
-    seed = { rows: cells.length, cols: width, cells };
+  const rows = Math.max(sel.rows ?? 0, cells.length);
+  const cols = Math.max(sel.cols ?? 0, width);
+  if (read && cells.length > 0 && !seeded.current.has(sel.sheet_id) && reload === 0) {
+    seed = { rows, cols, cells };
   } else {
-    seed = { rows: cells.length, cols: width };
+    seed = { rows, cols };
   }
 
   const onKeyTabs = (e: React.KeyboardEvent) => {
@@ -211,7 +236,7 @@ function RenameForm(p: { name: string; busy: boolean; onSave: (name: string) => 
     >
       <label className="field">
         <span>Sheet name</span>
-        <input ref={ref} value={name} maxLength={MAX_NAME} onChange={(e) => setName(e.target.value)} name="sheet-name" autoComplete="off" />
+        <input ref={ref} value={name} maxLength={2 * MAX_NAME /* UTF-16 units: an emoji is two */} onChange={(e) => setName(e.target.value)} name="sheet-name" autoComplete="off" />
       </label>
       <button type="submit" className="primary small" disabled={p.busy}>
         Save

@@ -132,8 +132,9 @@ var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
+<meta name="color-scheme" content="light dark">
 <title>Foundry</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="{{.CSS}}">
 </head>
 <body>

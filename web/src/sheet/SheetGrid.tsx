@@ -92,7 +92,14 @@ export function SheetGrid(p: Props) {
   const path = () => "/api/notes/" + encodeURIComponent(props.current.noteId) + "/tabs/" + encodeURIComponent(props.current.tabId);
 
   // columns is the grid's columns for n of them.
-  const columns = (n: number) => Array.from({ length: n }, (_, c) => ({ prop: prop(c), name: colName(c), size: COL_PX }));
+  // A cell shows as a spreadsheet shows it: TRUE and FALSE, not true and false.
+  const columns = (n: number) =>
+    Array.from({ length: n }, (_, c) => ({
+      prop: prop(c),
+      name: colName(c),
+      size: COL_PX,
+      cellTemplate: (_h: unknown, p: { model: Record<string, unknown>; prop: string | number }) => cellText(p.model[p.prop]),
+    }));
 
   // grow makes the grid at least rows × cols (and a margin to type into).
   const grow = (rows: number, cols: number) => {
