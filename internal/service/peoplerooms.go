@@ -325,6 +325,7 @@ func (s *Service) PeopleProposals(ctx context.Context, c Caller, status string) 
 	if err != nil {
 		return nil, err
 	}
+	inMadeOrder(ps)
 	repos := map[string]*room.Repository{}
 	for _, p := range ps {
 		r, ok := byID[p.RoomID]

@@ -403,16 +403,23 @@ func (s *Service) ListProposals(ctx context.Context, ws, roomID, status string) 
 		}
 		after = objs[len(objs)-1].ID
 	}
-	// Oldest first. Times are to the second: within one, a Room's
-	// proposals keep the order their instances were reserved in.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	// Oldest first, and within a second by ID: the order the tools and
+	// the CLI have always answered (the release fixtures hold it).
+	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt < out[j].CreatedAt })
+	return out, nil
+}
+
+// inMadeOrder sorts proposals as they were made: times are to the second,
+// and within one a Room's proposals keep the order their instances were
+// reserved in (the people's inbox shows them so).
+func inMadeOrder(ps []room.Proposal) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
 		if a.CreatedAt != b.CreatedAt || a.RoomID != b.RoomID {
 			return a.CreatedAt < b.CreatedAt
 		}
 		return instanceNumber(a.InstanceID) < instanceNumber(b.InstanceID)
 	})
-	return out, nil
 }
 
 // instanceNumber is n of an instance ID "app-<n>" (0 for any other).
