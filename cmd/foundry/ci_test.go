@@ -87,7 +87,7 @@ func TestCIFailsWithoutPostgreSQL(t *testing.T) {
 		"go mod tidy",
 		"go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...",
 		"go test ./... " + pg,
-		"go test -race ./internal/store/... ./internal/service/... ./internal/server/... ./internal/oauth/... ./internal/account/... ./internal/api/... " + pg,
+		"go test -race -skip ^TestBrowser ./internal/store/... ./internal/service/... ./internal/server/... ./internal/oauth/... ./internal/account/... ./internal/api/... " + pg,
 		"bash .ci/conformance",
 		"bash .ci/oauth-check",
 	} {

@@ -61,6 +61,9 @@ export function SlidesTab(p: TabProps) {
   const [dragging, setDragging] = useState("");
   const [dropAt, setDropAt] = useState(-1);
   const [focusId, setFocusId] = useState("");
+  // titleFocus asks for the title field's focus once the render that
+  // shows a new slide is committed (a timer could run before it).
+  const [titleFocus, setTitleFocus] = useState(0);
 
   const baseRef = useRef(base);
   const draftsRef = useRef(drafts);
@@ -324,6 +327,10 @@ export function SlidesTab(p: TabProps) {
     timer.current = window.setTimeout(saveText, DEBOUNCE_MS);
   };
 
+  useEffect(() => {
+    if (titleFocus) document.getElementById("sl-field-title")?.focus();
+  }, [titleFocus]);
+
   const addSlide = (from?: Lost) => {
     const cur = baseRef.current.find((s) => s.slide_id === selectedRef.current);
     const at = from ? baseRef.current.length : cur ? baseRef.current.indexOf(cur) + 1 : baseRef.current.length;
@@ -343,7 +350,7 @@ export function SlidesTab(p: TabProps) {
         list.splice(Math.min(body.position ?? list.length, list.length), 0, s);
         setBase(list);
         setSelected(r.slide_id);
-        if (!from) window.setTimeout(() => document.getElementById("sl-field-title")?.focus(), 0);
+        if (!from) setTitleFocus((n) => n + 1);
       },
     );
   };
