@@ -14,6 +14,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"foundry/internal/web"
 )
 
 // Path is the page's address; the app page embeds it as
@@ -117,23 +119,10 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 // same origin or site as this server's: the file is public code, and says
 // any origin may load it.
 func (h *Handler) serveAsset(w http.ResponseWriter, r *http.Request) {
-	name := path.Base(r.URL.Path)
-	b, ok := h.assets[name]
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	headers(w)
-	hd := w.Header()
-	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
-	hd.Set("Cross-Origin-Resource-Policy", "cross-origin")
-	switch path.Ext(name) {
-	case ".js":
-		hd.Set("Content-Type", "text/javascript; charset=utf-8")
-	case ".css":
-		hd.Set("Content-Type", "text/css; charset=utf-8")
-	}
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
+	web.ServeAsset(w, r, h.assets, func(w http.ResponseWriter) {
+		headers(w)
+		w.Header().Set("Cross-Origin-Resource-Policy", "cross-origin")
+	})
 }
 
 var pageTemplate = template.Must(template.New("app").Parse(`<!doctype html>

@@ -140,16 +140,22 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(h.index))
 }
 
-// asset is one bundle file: its name changes with its content, so it is
-// cached for a year.
+// asset is one bundle file.
 func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
+	ServeAsset(w, r, h.assets, securityHeaders)
+}
+
+// ServeAsset answers the file of assets the request's last path segment
+// names, after headers has set the route's own: a bundle file's name
+// changes with its content, so it is cached for a year.
+func ServeAsset(w http.ResponseWriter, r *http.Request, assets map[string][]byte, headers func(http.ResponseWriter)) {
 	name := path.Base(r.URL.Path)
-	b, ok := h.assets[name]
+	b, ok := assets[name]
 	if !ok {
 		http.NotFound(w, r)
 		return
 	}
-	securityHeaders(w)
+	headers(w)
 	hd := w.Header()
 	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
 	switch path.Ext(name) {
