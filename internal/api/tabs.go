@@ -204,7 +204,7 @@ func (h *handler) addSlide(w http.ResponseWriter, r *http.Request, c *caller) {
 		if b.Theme != nil {
 			look.Theme = *b.Theme
 		}
-		res, err := h.svc.PeopleAddSlideLook(r.Context(), c.svc, id, tab, in, look, b.Position, pw)
+		res, err := h.svc.PeopleAddSlide(r.Context(), c.svc, id, tab, in, look, b.Position, pw)
 		return res, res.PeopleResult, err
 	})
 }

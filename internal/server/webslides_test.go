@@ -308,7 +308,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 		if i < len(ss) {
 			id = ss[i].ID
 		} else {
-			res, err := e.Server.Service.PeopleAddSlideLook(context.Background(), pc, n.ID, deck, note.SlideInput{Title: l.title}, service.SlideLook{}, nil, service.PeopleWrite{Expected: v})
+			res, err := e.Server.Service.PeopleAddSlide(context.Background(), pc, n.ID, deck, note.SlideInput{Title: l.title}, service.SlideLook{}, nil, service.PeopleWrite{Expected: v})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,7 +21,7 @@ func TestPeopleNoteAtVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		slide, err := f.svc.PeopleAddSlide(ctx, c, f.noteID, tab.TabID, note.SlideInput{Title: "Before"}, nil, service.PeopleWrite{Expected: tab.Version})
+		slide, err := f.svc.PeopleAddSlide(ctx, c, f.noteID, tab.TabID, note.SlideInput{Title: "Before"}, service.SlideLook{}, nil, service.PeopleWrite{Expected: tab.Version})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -241,13 +241,9 @@ type PeopleSlideResult struct {
 }
 
 // PeopleAddSlide appends a slide to a slides tab (slide_add), then moves
-// it to position when one is given.
-func (s *Service) PeopleAddSlide(ctx context.Context, c Caller, id, tabID string, in note.SlideInput, position *int, pw PeopleWrite) (PeopleSlideResult, error) {
-	return s.PeopleAddSlideLook(ctx, c, id, tabID, in, SlideLook{}, position, pw)
-}
-
-// PeopleAddSlideLook is PeopleAddSlide with the new slide's layout and theme.
-func (s *Service) PeopleAddSlideLook(ctx context.Context, c Caller, id, tabID string, in note.SlideInput, look SlideLook, position *int, pw PeopleWrite) (PeopleSlideResult, error) {
+// it to position when one is given; look is its layout and theme (zero:
+// the defaults).
+func (s *Service) PeopleAddSlide(ctx context.Context, c Caller, id, tabID string, in note.SlideInput, look SlideLook, position *int, pw PeopleWrite) (PeopleSlideResult, error) {
 	if err := CheckID("tab_id", tabID); err != nil {
 		return PeopleSlideResult{}, err
 	}

@@ -23,7 +23,7 @@ func TestPeopleTabsReplayKeepsTheirIDs(t *testing.T) {
 		}
 		add := func(key, title string, expected int64) service.PeopleSlideResult {
 			t.Helper()
-			res, err := f.svc.PeopleAddSlide(ctx, c, f.noteID, tab.TabID, note.SlideInput{Title: title}, nil, service.PeopleWrite{Expected: expected, Key: key})
+			res, err := f.svc.PeopleAddSlide(ctx, c, f.noteID, tab.TabID, note.SlideInput{Title: title}, service.SlideLook{}, nil, service.PeopleWrite{Expected: expected, Key: key})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { call } from "./api";
 import { Link } from "./router";
-import { Dialog, ErrorBox, Loading, when } from "./ui";
+import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 import "./connected.css";
 
 // ConnectedPage lists the agents' connections (OAuth clients) and the
@@ -103,14 +103,7 @@ export function ConnectedPage({ pending }: { pending?: number | null }) {
         </Link>
       </section>
 
-      {notice ? (
-        <div className="notice" role="status">
-          <p>{notice}</p>
-          <button type="button" className="ghost small" onClick={() => setNotice("")} aria-label="Dismiss this message">
-            Dismiss
-          </button>
-        </div>
-      ) : null}
+      <Notice text={notice} onDismiss={() => setNotice("")} role="status" />
       {error ? <ErrorBox text={error} onRetry={load} /> : null}
       {!error && list === null ? <Loading what="Loading connections…" /> : null}
       {list !== null && active.length === 0 ? (

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from "react";
 import { api, ApiError, call, writers, type NoteView, type TabContent, type TabRef } from "./api";
 import { Link, navigate } from "./router";
-import { Dialog, ErrorBox, Loading } from "./ui";
+import { Dialog, ErrorBox, Loading, Notice } from "./ui";
 import { MarkdownTab, type SaveState } from "./MarkdownTab";
 import { SlidesTab } from "./SlidesTab";
 import { SheetTab } from "./SheetTab";
@@ -362,14 +362,7 @@ export function NotePage({ id, me, meId }: { id: string; me: string; meId: strin
         </div>
       </div>
       <LiveGone gone={live.gone} />
-      {notice ? (
-        <div className="notice strip-notice" role="alert">
-          <p>{notice}</p>
-          <button type="button" className="ghost small" onClick={() => setNotice("")}>
-            Dismiss
-          </button>
-        </div>
-      ) : null}
+      <Notice text={notice} onDismiss={() => setNotice("")} role="alert" className="strip-notice" />
       {viewing ? (
         <HistoryView
           noteId={note.id}

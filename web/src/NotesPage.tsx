@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { api, ApiError, writers, type Note } from "./api";
 import { Link } from "./router";
-import { Dialog, ErrorBox, Loading, when } from "./ui";
+import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 
 // MaxTitle bounds a title typed here, in characters; the server checks its
 // own rule too. maxLength counts UTF-16 units (an emoji is two), so a title
@@ -113,14 +113,7 @@ export function NotesPage({ me }: { me: string }) {
           />
         </label>
       </div>
-      {notice ? (
-        <div className="notice" role="alert">
-          <p>{notice}</p>
-          <button type="button" className="ghost small" onClick={() => setNotice("")} aria-label="Dismiss this message">
-            Dismiss
-          </button>
-        </div>
-      ) : null}
+      <Notice text={notice} onDismiss={() => setNotice("")} role="alert" />
       {state.kind === "loading" ? <Loading what="Loading Notes…" /> : null}
       {state.kind === "error" ? <ErrorBox text={state.text} onRetry={refresh} /> : null}
       {state.kind === "ready" && state.notes.length === 0 ? (

@@ -3,7 +3,7 @@ import { ApiError, call } from "./api";
 import { AppFrame } from "./AppFrame";
 import { Link } from "./router";
 import { roomPath, type Room, type RoomApp } from "./RoomsPage";
-import { Dialog, ErrorBox, Loading, when } from "./ui";
+import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 import "./rooms.css";
 
 const MaxName = 200;
@@ -172,14 +172,7 @@ export function RoomPage({ id }: { id: string }) {
         <h1 id="room-title">{r.name || "Untitled Room"}</h1>
         {r.owner?.name ? <span className="room-meta">Owned by {r.owner.name}</span> : null}
       </div>
-      {notice ? (
-        <div className="notice" role="status">
-          <p>{notice}</p>
-          <button type="button" className="ghost small" onClick={() => setNotice("")} aria-label="Dismiss this message">
-            Dismiss
-          </button>
-        </div>
-      ) : null}
+      <Notice text={notice} onDismiss={() => setNotice("")} role="status" />
       {apps.length === 0 || !current ? (
         <div className="empty">
           <h2>No apps in this Room yet</h2>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { Notice } from "./ui";
 import { call } from "./api";
 import type { TabProps } from "./tabs";
 import { SheetGrid, type GridCells } from "./sheet/SheetGrid";
@@ -188,14 +189,7 @@ export function SheetTab({ noteId, content, remote, onVersion, onState }: TabPro
         </div>
       </div>
       {renaming === sel.sheet_id && <RenameForm name={sel.name} busy={busy} onSave={(n) => rename(sel.sheet_id, n)} onCancel={() => setRenaming(null)} />}
-      {notice && (
-        <div className="notice sheet-notice" role="status">
-          <p>{notice}</p>
-          <button type="button" className="secondary small" onClick={() => setNotice("")}>
-            Dismiss
-          </button>
-        </div>
-      )}
+      <Notice text={notice} onDismiss={() => setNotice("")} role="status" className="sheet-notice" />
       <p className="muted sheet-hint">Click a cell and type, or paste a range from a spreadsheet. Numbers, TRUE and FALSE are kept as such.</p>
       <div id="sheet-panel" role="tabpanel" aria-labelledby={"sheet-tab-" + sel.sheet_id}>
         <SheetGrid

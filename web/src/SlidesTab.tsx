@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type
 import { ApiError, writers, type Change, type Slide, type TabContent } from "./api";
 import type { TabProps } from "./tabs";
 import type { SaveState } from "./MarkdownTab";
-import { Dialog } from "./ui";
+import { Dialog, Notice } from "./ui";
 import { SlideView } from "./slides/SlideView";
 import { layoutOf, layouts, newKey, slidesApi, textFields, themeOf, themes, type SlidePatch, type TextField } from "./slides/api";
 import { keepDrafts, restoreDrafts, type Clash, type Drafts, type Lost } from "./slides/draft";
@@ -482,14 +482,7 @@ export function SlidesTab(p: TabProps) {
     <div className="sl-tab">
       {errorBox}
       {lostBox}
-      {notice ? (
-        <div className="notice" role="status">
-          <p>{notice}</p>
-          <button type="button" className="ghost small" onClick={() => setNotice("")}>
-            Dismiss
-          </button>
-        </div>
-      ) : null}
+      <Notice text={notice} onDismiss={() => setNotice("")} role="status" />
       <div className="sl-split">
         <section className="sl-deck" aria-labelledby="sl-deck-title">
           <div className="sl-deck-head">

@@ -65,3 +65,17 @@ export function when(iso: string | undefined, now = Date.now()): string {
   const d = new Date(t);
   return d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
 }
+
+// Notice is a message the person can dismiss (nothing when text is
+// empty). role is "alert" for what went wrong, "status" for what is done.
+export function Notice(props: { text: string; onDismiss: () => void; role?: "alert" | "status"; className?: string }) {
+  if (!props.text) return null;
+  return (
+    <div className={"notice" + (props.className ? " " + props.className : "")} role={props.role ?? "status"}>
+      <p>{props.text}</p>
+      <button type="button" className="ghost small" onClick={props.onDismiss} aria-label="Dismiss this message">
+        Dismiss
+      </button>
+    </div>
+  );
+}
