@@ -338,11 +338,9 @@ func TestFilesForeignWorkspace(t *testing.T) {
 		res, raw = e.filesDo(t, filesRaw{method: "POST", path: "/api/notes/" + id + "/files?name=x.txt", as: &stranger, body: strings.NewReader("theirs"), header: ifMatch(v + 1)})
 		filesProblem(t, "a stranger uploads", res, raw, http.StatusNotFound, "not_found")
 		// Nor does the stranger's workspace hold the bytes.
-		if b := store.BlobsOf(st); b == nil {
-			t.Fatal("no blob store")
-		} else if have, err := b.Has(context.Background(), ws.ID, filesHash([]byte("mine"))); err != nil || have {
+		if have, err := st.Blobs().Has(context.Background(), ws.ID, filesHash([]byte("mine"))); err != nil || have {
 			t.Fatalf("the stranger's workspace has the blob: %v %v", have, err)
-		} else if have, _ := b.Has(context.Background(), ws.ID, filesHash([]byte("theirs"))); have {
+		} else if have, _ := st.Blobs().Has(context.Background(), ws.ID, filesHash([]byte("theirs"))); have {
 			t.Fatal("a refused upload stored the stranger's bytes")
 		}
 		// Hostile file IDs are refused or not found, never a 500.

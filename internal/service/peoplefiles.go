@@ -113,11 +113,7 @@ type PeopleFileResult struct {
 }
 
 func (s *Service) blobs() (store.Blobs, error) {
-	b := store.BlobsOf(s.Store)
-	if b == nil {
-		return nil, errors.New("this store keeps no file bytes")
-	}
-	return b, nil
+	return s.Store.Blobs(), nil
 }
 
 func filesUsed(d *note.Doc) int64 {

@@ -573,11 +573,6 @@ func lastEventProblem(err error) error {
 	return err
 }
 
-// versionRanger is a store that reads part of a history (both stores do).
-type versionRanger interface {
-	VersionRange(ctx context.Context, typ, id string, from, to int64) ([]store.VersionInfo, error)
-}
-
 // PeopleEvents are the events of Note id after cursor after, oldest first
 // (at most limit), with the tabs each changed and its actor, and the
 // cursor to read from next.
@@ -595,12 +590,7 @@ func (s *Service) PeopleEvents(ctx context.Context, c Caller, id string, after i
 	for _, e := range evs {
 		lo, hi = min(lo, e.Version), max(hi, e.Version)
 	}
-	var hist []store.VersionInfo
-	if vr, ok := s.Store.(versionRanger); ok {
-		hist, err = vr.VersionRange(ctx, store.TypeNote, id, lo, hi)
-	} else {
-		hist, err = s.Store.History(ctx, store.TypeNote, id)
-	}
+	hist, err := s.Store.VersionRange(ctx, store.TypeNote, id, lo, hi)
 	if err != nil {
 		return nil, after, err
 	}

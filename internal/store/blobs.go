@@ -51,24 +51,6 @@ func (e *BlobTooLargeError) Error() string {
 	return fmt.Sprintf("the file is over %d bytes, the most one file may hold", e.Limit)
 }
 
-// BlobHolder is a store that keeps blobs.
-type BlobHolder interface{ Blobs() Blobs }
-
-// BlobsOf is the blob store of s (looking through the wrappers of this
-// package), or nil if s keeps none.
-func BlobsOf(s Store) Blobs {
-	for {
-		if h, ok := s.(BlobHolder); ok {
-			return h.Blobs()
-		}
-		c, ok := s.(*tokenCache)
-		if !ok {
-			return nil
-		}
-		s = c.Store
-	}
-}
-
 var (
 	shaPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	wsPattern  = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)

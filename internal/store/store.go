@@ -241,18 +241,43 @@ type ObjectQuery struct {
 	Limit     int
 }
 
-// Store is what the services need. Both SQLite and PostgreSQL implement it,
-// and storetest holds the one contract suite they both pass.
+// Store is everything the use cases ask of persistence. Both SQLite and
+// PostgreSQL implement all of it, and storetest holds the one contract suite
+// they both pass. There is no optional method: a caller never asks a Store
+// what else it can do (a type assertion would not see through a wrapper such
+// as WithTokenCache), so a capability one store has is in this interface and
+// both stores have it.
+//
+// Unless a method says otherwise: methods are safe for concurrent use; a
+// read sees every write committed (on any node) before it started; a method
+// given a workspace never reads or changes another workspace's rows; one
+// row asked for by its key that is not there is ErrNotFound; a list is
+// empty (nil), not an error, when nothing matches.
 type Store interface {
+	// Guarded is the one write of Notes, Rooms and repositories (see
+	// Mutation for the order of checks): versioned, idempotent by key, and
+	// committed with its history, objects and feed event, or not at all.
 	Guarded(ctx context.Context, m Mutation) (Outcome, error)
+	// Get reads a resource with its document: what a read of a Note or Room
+	// starts from. It does not check the workspace; callers compare
+	// Resource.Workspace.
 	Get(ctx context.Context, typ, id string) (Resource, error)
 	// Head is Get without the document: enough to check access and to tell
 	// whether a cached copy of the document is current.
 	Head(ctx context.Context, typ, id string) (Resource, error)
+	// List pages through a workspace's resources in ID order (see
+	// ListQuery), for listings and title searches.
 	List(ctx context.Context, q ListQuery) ([]Resource, error)
+	// History is every version of a resource, oldest first: the history
+	// page. Prefer VersionRange when only a few versions are needed.
 	History(ctx context.Context, typ, id string) ([]VersionInfo, error)
+	// VersionRange is History from version from to version to (both
+	// included), read by primary key: what a reader of a few new events
+	// needs, at a cost independent of how long the history is.
+	VersionRange(ctx context.Context, typ, id string, from, to int64) ([]VersionInfo, error)
 	// VersionDoc is the resource's document at version (for a Note stored
-	// by parts, its head at that version).
+	// by parts, its head at that version): to show or restore an old
+	// version.
 	VersionDoc(ctx context.Context, typ, id string, version int64) (json.RawMessage, error)
 	// Parts reads the resource and, in the same snapshot, its parts last
 	// written after version after (0: all of them), tombstones included.
@@ -267,11 +292,16 @@ type Store interface {
 	// (parts gone by then are left out).
 	VersionParts(ctx context.Context, typ, id string, version int64) ([]parts.Part, error)
 
-	// Objects have no write method of their own: they are written only
-	// through Guarded (Change.Objects), under their resource's lock.
+	// GetObject reads one proposal or repository version. Objects have no
+	// write method of their own: they are written only through Guarded
+	// (Change.Objects), under their resource's lock.
 	GetObject(ctx context.Context, kind, id string) (Object, error)
+	// ListObjects pages through a workspace's objects of one kind in ID
+	// order (see ObjectQuery): a Room's proposals, a repository's versions.
 	ListObjects(ctx context.Context, q ObjectQuery) ([]Object, error)
 
+	// Events are the feed of (typ, id) after cursor after, oldest first, at
+	// most limit: what polls and live updates read.
 	Events(ctx context.Context, workspace, typ, id string, after int64, limit int) ([]Event, error)
 	// LastCursor is the cursor of the newest event of (typ, id): polling
 	// after it sees only what happens next.
@@ -291,21 +321,39 @@ type Store interface {
 	// node (fn must not block); the returned func stops it.
 	OnChange(fn func(typ, id string)) func()
 
+	// Blobs is the store of file bytes kept beside the resources (see
+	// Blobs): the files tab names them by hash.
+	Blobs() Blobs
+
+	// CreateWorkspace creates w and its owner in one transaction.
 	CreateWorkspace(ctx context.Context, w Workspace, owner User) error
 	// CreateFirstWorkspace creates w and its owner only if there is no
 	// workspace yet, in one transaction that nodes starting together
 	// serialize on (PostgreSQL: the migrations' advisory lock). created
 	// says whether it did; if not, nothing was written.
 	CreateFirstWorkspace(ctx context.Context, w Workspace, owner User) (created bool, err error)
+	// Workspaces lists every workspace, oldest first: the server's own
+	// workspace is the first.
 	Workspaces(ctx context.Context) ([]Workspace, error)
+	// Users lists a workspace's people, oldest first: the people page.
 	Users(ctx context.Context, workspace string) ([]User, error)
+	// CreateToken stores a personal access token (its hash, never the
+	// secret).
 	CreateToken(ctx context.Context, t Token) error
+	// TokenByHash finds a token, revoked ones included, by the hash of
+	// its secret: what every agent call is authenticated by.
 	TokenByHash(ctx context.Context, hash string) (Token, error)
+	// Tokens lists a workspace's tokens, revoked ones included, oldest
+	// first.
 	Tokens(ctx context.Context, workspace string) ([]Token, error)
+	// RevokeToken revokes a live token of the workspace (ErrNotFound if
+	// there is none): from then on TokenByHash answers it revoked.
 	RevokeToken(ctx context.Context, workspace, id string) error
 
 	Identity
 
+	// Close stops the store's background work and closes its database; no
+	// method may be called after it.
 	Close() error
 }
 

@@ -83,6 +83,8 @@ type Store struct {
 	notifyPerWrite, noBell bool
 }
 
+var _ store.Store = (*Store)(nil)
+
 // Open connects to the database at url (a postgres:// URL or a key=value
 // connection string; runtime parameters such as search_path=… in it apply to
 // every connection, the follower's included), applies migrations and starts

@@ -87,6 +87,8 @@ type Store struct {
 	committing atomic.Bool // the writer is running its COMMIT
 }
 
+var _ store.Store = (*Store)(nil)
+
 type job struct {
 	ctx      context.Context
 	fn       func(q store.Querier) (*store.Event, error)

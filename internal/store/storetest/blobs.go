@@ -31,11 +31,7 @@ func BlobContract(t *testing.T, open func(t *testing.T) store.Store) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)
-			b := store.BlobsOf(store.WithTokenCache(s))
-			if b == nil {
-				t.Fatal("the store keeps no blobs (store.BlobsOf is nil)")
-			}
-			tc.fn(t, b, Seed(t, s))
+			tc.fn(t, store.WithTokenCache(s).Blobs(), Seed(t, s))
 		})
 	}
 }
