@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrExists: a row with that unique key (an email, an ID) is already there.
@@ -84,9 +85,31 @@ type Grant struct {
 	CreatedAt, ExpiresAt, Change time.Time
 }
 
+// Actor kinds: who an actor string of history names (see Actors).
+const (
+	ActorPerson = "person" // "user:<id>": a person of the workspace
+	ActorToken  = "token"  // "token:<id>": a personal access token
+	ActorClient = "client" // "token:<id>" of a connection: the OAuth client it was granted to
+)
+
+// Actor is who an actor string of history names, as people see it.
+type Actor struct {
+	Kind string // ActorPerson, ActorToken or ActorClient
+	// ID is the user's, the token's or the connection's ID (the part of
+	// the actor string after its prefix).
+	ID string
+	// Name is the person's name (their email if they have none), the
+	// token's name, or the OAuth client's name (its client ID if it has
+	// none, or is gone).
+	Name string
+}
+
 // Identity is the part of Store that knows people, sessions and OAuth.
 type Identity interface {
+	// CreateUser adds a person to u.Workspace (ErrExists if the ID or the
+	// email is taken, also by a concurrent call).
 	CreateUser(ctx context.Context, u User) error
+	// UserByID finds a user in any workspace (a session names its user).
 	UserByID(ctx context.Context, id string) (User, error)
 	// UserByEmail finds a user by email, compared as stored (the account
 	// layer stores emails lower-cased).
@@ -97,25 +120,42 @@ type Identity interface {
 	// DeleteUser removes a user of the workspace with their sessions and
 	// personal access tokens, and revokes their connections and grants.
 	DeleteUser(ctx context.Context, workspace, id string) error
+	// Actors names the actors of history ("user:<id>", "token:<id>") of
+	// the workspace, for pages that show who wrote what. It answers only
+	// the actors asked for, keyed by the actor string, in one query however
+	// many are asked; an actor that is malformed, unknown, or of another
+	// workspace is left out (a deleted person is unknown; a revoked token
+	// or connection is still named). Should a token and a connection share
+	// an ID, the connection's client is the answer.
+	Actors(ctx context.Context, workspace string, actors []string) (map[string]Actor, error)
 
+	// CreateSession stores a person's browser session at sign-in.
 	CreateSession(ctx context.Context, s Session) error
 	// SessionByHash answers ErrNotFound for an unknown or expired session.
 	SessionByHash(ctx context.Context, hash string, now time.Time) (Session, error)
+	// DeleteSession ends a session (sign-out); an unknown one is no error.
 	DeleteSession(ctx context.Context, hash string) error
 
 	// ServerSecret is the value stored under name, storing fresh first if
 	// there is none: every node gets the same value.
 	ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error)
 
+	// CreateClient registers an OAuth client (ErrExists if its ID is
+	// taken). Clients belong to the server, not to a workspace.
 	CreateClient(ctx context.Context, c Client) error
+	// Client finds an OAuth client by its client ID.
 	Client(ctx context.Context, id string) (Client, error)
+	// Clients lists every OAuth client, oldest first.
 	Clients(ctx context.Context) ([]Client, error)
+	// DeleteClient removes an OAuth client (ErrNotFound if there is none).
 	DeleteClient(ctx context.Context, id string) error
 
 	// PutConnection stores c as the person's live connection to c.Client:
 	// if there is one, its scopes and grant are replaced and its ID and
 	// creation kept; otherwise c is inserted. It answers what is stored.
 	PutConnection(ctx context.Context, c Connection) (Connection, error)
+	// Connection finds a connection, revoked or not, by ID: what an OAuth
+	// access token is checked against on every call.
 	Connection(ctx context.Context, id string) (Connection, error)
 	// Connections lists the workspace's connections, revoked ones included,
 	// oldest first.
@@ -128,7 +168,9 @@ type Identity interface {
 	// TouchToken records a use of a personal access token (last_used).
 	TouchToken(ctx context.Context, id string, at time.Time) error
 
+	// PutGrant stores one OAuth artefact (State "" is active).
 	PutGrant(ctx context.Context, g Grant) error
+	// Grant finds an OAuth artefact by kind and hash, whatever its state.
 	Grant(ctx context.Context, kind, hash string) (Grant, error)
 	// SetGrantState moves a grant from one of the states from to state to,
 	// atomically; it answers false (and changes nothing) if the grant is in
@@ -137,6 +179,7 @@ type Identity interface {
 	// RevokeGrants revokes every grant of the request (an authorization
 	// and all the tokens issued from it) of the given kinds (none: all).
 	RevokeGrants(ctx context.Context, requestID string, kinds ...string) error
+	// DeleteGrant removes an OAuth artefact; an unknown one is no error.
 	DeleteGrant(ctx context.Context, kind, hash string) error
 	// RotateRefresh exchanges refresh token oldHash, in one transaction: it
 	// is marked rotated (if it is active, or was rotated at graceSince or
@@ -227,6 +270,85 @@ func (b *Base) DeleteUser(ctx context.Context, workspace, id string) error {
 		}
 		return nil
 	})
+}
+
+func (b *Base) Actors(ctx context.Context, workspace string, actors []string) (map[string]Actor, error) {
+	out := map[string]Actor{}
+	users, tokens := actorIDs(actors)
+	// One statement, one branch per kind asked for; each kind's IDs are
+	// one parameter (a JSON array), so the statement is the same size
+	// however many actors are asked for.
+	var branches []string
+	var args []any
+	if len(users) > 0 {
+		branches = append(branches, `SELECT 'person', id, name, email FROM users WHERE workspace_id = ? AND id IN (`+b.D.jsonStrings()+`)`)
+		args = append(args, workspace, jsonList(users))
+	}
+	if len(tokens) > 0 {
+		branches = append(branches,
+			`SELECT 'token', id, name, '' FROM tokens WHERE workspace_id = ? AND id IN (`+b.D.jsonStrings()+`)`,
+			`SELECT 'client', n.id, COALESCE(c.name, ''), n.client_id
+				FROM (SELECT id, client_id FROM connections WHERE workspace_id = ? AND id IN (`+b.D.jsonStrings()+`)) n
+				LEFT JOIN oauth_clients c ON c.id = n.client_id`)
+		list := jsonList(tokens)
+		args = append(args, workspace, list, workspace, list)
+	}
+	if len(branches) == 0 {
+		return out, nil
+	}
+	st, err := b.hot(ctx, strings.Join(branches, ` UNION ALL `))
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a Actor
+		var fallback string
+		if err := rows.Scan(&a.Kind, &a.ID, &a.Name, &fallback); err != nil {
+			return nil, err
+		}
+		if a.Name == "" {
+			a.Name = fallback // a person's email, a client's ID
+		}
+		key := "user:" + a.ID
+		if a.Kind != ActorPerson {
+			key = "token:" + a.ID
+			if out[key].Kind == ActorClient {
+				continue // a connection of the same ID wins
+			}
+		}
+		out[key] = a
+	}
+	return out, rows.Err()
+}
+
+// actorIDs are the distinct user and token IDs that actors name, leaving
+// out what can name no row: no known prefix, an empty ID, or text that is
+// not valid UTF-8 or holds a NUL (which PostgreSQL cannot store, so both
+// stores answer alike).
+func actorIDs(actors []string) (users, tokens []string) {
+	seen := make(map[string]bool, len(actors))
+	for _, a := range actors {
+		if seen[a] || !utf8.ValidString(a) || strings.IndexByte(a, 0) >= 0 {
+			continue
+		}
+		seen[a] = true
+		if id, ok := strings.CutPrefix(a, "user:"); ok && id != "" {
+			users = append(users, id)
+		} else if id, ok := strings.CutPrefix(a, "token:"); ok && id != "" {
+			tokens = append(tokens, id)
+		}
+	}
+	return users, tokens
+}
+
+func jsonList(ids []string) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
 }
 
 func (b *Base) CreateSession(ctx context.Context, s Session) error {

@@ -69,6 +69,15 @@ func (d Dialect) Q(q string) string {
 	return b.String()
 }
 
+// jsonStrings is a subquery of the strings of one parameter, a JSON array
+// of strings: a list of any length bound as one value.
+func (d Dialect) jsonStrings() string {
+	if d.Name == "postgres" {
+		return `SELECT jsonb_array_elements_text(?::jsonb)`
+	}
+	return `SELECT value FROM json_each(?)`
+}
+
 // migrations are applied in order, each once; {{serial}}, {{doc_name}} and
 // {{without_rowid}} are the only words that differ between the two databases.
 var migrations = []string{

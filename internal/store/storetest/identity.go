@@ -37,6 +37,8 @@ var identityCases = []struct {
 	{"RotateRefresh within the grace succeeds again, after it writes nothing", testRotateRefreshGrace},
 	{"concurrent rotations of one refresh token within the grace both succeed", testRotateRefreshConcurrent},
 	{"concurrent creates of one user, client or connection make one", testConcurrentCreates},
+	{"Actors names only the actors asked for, of the workspace, alike on every store", testActors},
+	{"Actors answers 1,000 actors and more in one lookup", testActorsMany},
 }
 
 // identityRetentionCases is the pruning part of the contract; RunRetention
