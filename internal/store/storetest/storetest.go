@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"concurrent first-workspace creates make one workspace", testCreateFirstWorkspace},
 		{"a title query finds titles that contain it, case ignored, on every path", testListQuery},
 		{"a title query answers as the model does over random titles", testListQueryRandom},
+		{"the token cache answers every other method as the store under it", testTokenCacheForwards},
 	}
 	tests = append(tests, identityCases...)
 	for _, tc := range tests {
