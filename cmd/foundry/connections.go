@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"foundry/internal/api"
 	"foundry/internal/problem"
 	"foundry/internal/service"
 )
@@ -22,7 +21,7 @@ func connectionsListFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	return func([]string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			es, err := api.List(ctx, svc.Store, o.Workspace.ID, "")
+			es, err := svc.ListConnections(ctx, service.Operator(o))
 			if err != nil {
 				return err
 			}
@@ -47,7 +46,7 @@ func connectionsRevokeFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	return func(args []string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			err := api.Revoke(ctx, svc.Store, o.Workspace.ID, "", args[0])
+			err := svc.RevokeConnection(ctx, service.Operator(o), args[0])
 			var p *problem.Problem
 			switch {
 			case err == nil:

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"foundry/internal/service"
 )
@@ -19,11 +20,25 @@ func notesListFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	return func([]string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			rows, err := svc.WorkspaceNotes(ctx, o.Workspace.ID)
-			if err != nil {
-				return err
+			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTITLE\tVERSION\tCONNECTED\tUPDATED")
+			cursor := ""
+			for {
+				page, err := svc.ListNotes(ctx, service.Operator(o), service.ListNotesArgs{Page: service.Page{Cursor: cursor, Limit: service.MaxPage}})
+				if err != nil {
+					return err
+				}
+				for _, n := range page.Notes {
+					updated := n.UpdatedAt
+					if t, err := time.Parse(time.RFC3339, n.UpdatedAt); err == nil {
+						updated = t.Format("2006-01-02 15:04")
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", n.NoteID, cell(n.Title), n.Version, strconv.FormatBool(n.Approved), updated)
+				}
+				if cursor = page.NextCursor; cursor == "" {
+					return tw.Flush()
+				}
 			}
-			return printSummaries(rows)
 		})
 	}
 }
@@ -35,11 +50,11 @@ func notesCreateFlags(fs *flag.FlagSet) func([]string) error {
 	approve := fs.Bool("approve", false, "switch on connected access right away (agents can reach the Note)")
 	return func([]string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			id, err := svc.CreateNote(ctx, o.Workspace.ID, o.User.ID, *title, *approve, nil)
+			n, err := svc.CreateNote(ctx, service.Operator(o), service.CreateNoteArgs{Title: *title, Approved: *approve})
 			if err != nil {
 				return err
 			}
-			fmt.Println(id)
+			fmt.Println(n.NoteID)
 			return nil
 		})
 	}
@@ -51,7 +66,9 @@ func notesApproveFlags(on bool) func(fs *flag.FlagSet) func([]string) error {
 		d.register(fs)
 		return func(args []string) error {
 			return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-				if err := svc.SetNoteApproved(ctx, o.Workspace.ID, o.User.ID, args[0], on); err != nil {
+				// The operator has no editor state: the switch applies to
+				// the version that is current.
+				if _, err := svc.UpdateNote(ctx, service.Operator(o), service.UpdateNoteArgs{NoteID: args[0], Approved: &on}); err != nil {
 					return sent(err, "note_id", args[0])
 				}
 				if on {
@@ -70,14 +87,14 @@ func notesHistoryFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	return func(args []string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			h, err := svc.NoteHistory(ctx, o.Workspace.ID, args[0])
+			h, err := svc.NoteHistory(ctx, service.Operator(o), args[0])
 			if err != nil {
 				return sent(err, "note_id", args[0])
 			}
 			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "VERSION\tAT\tBY\tWHAT\tCHANGED")
-			for _, v := range h {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, v.At.Format("2006-01-02 15:04:05"), v.Actor, v.Kind, strings.Join(v.Changed, ","))
+			for _, v := range h.Versions {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, v.At.Format("2006-01-02 15:04:05"), cell(v.Who.Name), v.Kind, strings.Join(v.Changed, ","))
 			}
 			return tw.Flush()
 		})
@@ -90,11 +107,15 @@ func notesRestoreFlags(fs *flag.FlagSet) func([]string) error {
 	version := fs.Int64("version", 0, "the version to restore (required; the versions are in the Note's history)")
 	return func(args []string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			v, err := svc.RestoreVersion(ctx, o.Workspace.ID, o.User.ID, args[0], *version)
+			res, err := svc.RestoreVersion(ctx, service.Operator(o), service.RestoreArgs{NoteID: args[0], Version: *version})
 			if err != nil {
 				return sent(err, "note_id", args[0])
 			}
-			fmt.Printf("restored version %d of %s as version %d\n", *version, args[0], v)
+			if len(res.ChangedTabIDs) == 0 {
+				fmt.Printf("version %d of %s is what the Note holds now: nothing changed (still version %d)\n", *version, args[0], res.Version)
+				return nil
+			}
+			fmt.Printf("restored version %d of %s as version %d\n", *version, args[0], res.Version)
 			return nil
 		})
 	}
@@ -105,11 +126,21 @@ func roomsListFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	return func([]string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			rows, err := svc.WorkspaceRooms(ctx, o.Workspace.ID)
-			if err != nil {
-				return err
+			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tVERSION\tAPPS\tPENDING")
+			cursor := ""
+			for {
+				page, err := svc.ListRooms(ctx, service.Operator(o), service.Page{Cursor: cursor, Limit: service.MaxPage})
+				if err != nil {
+					return err
+				}
+				for _, r := range page.Rooms {
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", r.RoomID, cell(r.Name), r.Version, r.Apps, r.Pending)
+				}
+				if cursor = page.NextCursor; cursor == "" {
+					return tw.Flush()
+				}
 			}
-			return printSummaries(rows)
 		})
 	}
 }
@@ -120,21 +151,12 @@ func roomsCreateFlags(fs *flag.FlagSet) func([]string) error {
 	name := fs.String("name", "", "the Room's name (required)")
 	return func([]string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			id, err := svc.CreateRoom(ctx, o.Workspace.ID, o.User.ID, *name)
+			r, err := svc.CreateRoom(ctx, service.Operator(o), *name)
 			if err != nil {
 				return err
 			}
-			fmt.Println(id)
+			fmt.Println(r.RoomID)
 			return nil
 		})
 	}
-}
-
-func printSummaries(rows []service.Summary) error {
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tVERSION\tCONNECTED\tUPDATED")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.ID, r.Title, r.Version, strconv.FormatBool(r.Approved), r.UpdatedAt.Format("2006-01-02 15:04"))
-	}
-	return tw.Flush()
 }

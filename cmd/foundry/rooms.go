@@ -2,15 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"foundry/internal/problem"
+	"foundry/internal/room"
 	"foundry/internal/service"
 )
 
@@ -31,14 +33,14 @@ func proposalsListFlags(fs *flag.FlagSet) func([]string) error {
 			return usagef("--status: %q is not one of %s", *status, strings.Join(proposalStatuses, ", "))
 		}
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			ps, err := svc.ListProposals(ctx, o.Workspace.ID, *roomID, st)
+			ps, err := svc.ListProposals(ctx, service.Operator(o), service.ListProposalsArgs{RoomID: *roomID, Status: st})
 			if err != nil {
 				return sent(err, "room_id", *roomID)
 			}
 			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tROOM\tINSTANCE\tNAME\tKIND\tFILES\tSTATUS\tCREATED")
 			for _, p := range ps {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.ID, p.RoomID, p.InstanceID, p.Name, p.Kind, len(p.Files), p.Status, p.CreatedAt)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", p.ID, p.RoomID, p.InstanceID, p.Name, p.Kind, p.FileCount, p.Status, p.CreatedAt)
 			}
 			return tw.Flush()
 		})
@@ -50,7 +52,7 @@ func proposalsShowFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	return func(args []string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			p, err := svc.GetProposal(ctx, o.Workspace.ID, args[0])
+			p, files, err := svc.ProposalDetail(ctx, service.Operator(o), args[0])
 			if err != nil {
 				return sent(err, "proposal_id", args[0])
 			}
@@ -58,7 +60,7 @@ func proposalsShowFlags(fs *flag.FlagSet) func([]string) error {
 			if p.Kind == "repository" {
 				fmt.Printf("Repository %s, pinned version %s. Review repository code before approving.\n", p.RepositoryID, p.VersionID)
 			}
-			if c := service.CompileOf(&p); c != nil {
+			if c := p.Compile; c != nil {
 				if c.OK {
 					fmt.Printf("Compile: ok (%d warnings)\n", len(c.Warnings))
 				} else {
@@ -71,15 +73,14 @@ func proposalsShowFlags(fs *flag.FlagSet) func([]string) error {
 					fmt.Printf("  warning %s:%d:%d: %s\n", m.File, m.Line, m.Column, m.Text)
 				}
 			}
-			paths := make([]string, 0, len(p.Files))
-			for path := range p.Files {
-				paths = append(paths, path)
-			}
-			sort.Strings(paths)
-			fmt.Printf("\nReview all proposed files (%d). Approval makes this code available in the Room app launcher. Review the files before approving.\n", len(paths))
-			for _, path := range paths {
-				fmt.Printf("\n===== %s =====\n%s", path, p.Files[path])
-				if !strings.HasSuffix(p.Files[path], "\n") {
+			fmt.Printf("\nReview all proposed files (%d). Approval makes this code available in the Room app launcher. Review the files before approving.\n", len(files))
+			for _, f := range files {
+				text := f.Text
+				if f.Binary {
+					text = fmt.Sprintf("(%d bytes that are not text)\n", f.Bytes)
+				}
+				fmt.Printf("\n===== %s =====\n%s", f.Path, text)
+				if !strings.HasSuffix(text, "\n") {
 					fmt.Println()
 				}
 			}
@@ -94,17 +95,21 @@ func proposalsDecideFlags(approve bool) func(fs *flag.FlagSet) func([]string) er
 		d.register(fs)
 		return func(args []string) error {
 			return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-				if approve {
-					if err := svc.ApproveProposal(ctx, o.Workspace.ID, o.User.ID, args[0]); err != nil {
-						return sent(err, "proposal_id", args[0])
-					}
-					fmt.Printf("approved %s: the app is in the Room's launcher\n", args[0])
-					return nil
+				op := service.Operator(o)
+				_, err := svc.DecideProposal(ctx, op, args[0], approve)
+				// The same person deciding the same way again is told
+				// nothing new: their decision stands.
+				if sameDecision(err, approve, op) {
+					err = nil
 				}
-				if err := svc.DeclineProposal(ctx, o.Workspace.ID, o.User.ID, args[0]); err != nil {
+				if err != nil {
 					return sent(err, "proposal_id", args[0])
 				}
-				fmt.Printf("declined %s\n", args[0])
+				if approve {
+					fmt.Printf("approved %s: the app is in the Room's launcher\n", args[0])
+				} else {
+					fmt.Printf("declined %s\n", args[0])
+				}
 				return nil
 			})
 		}
@@ -124,7 +129,7 @@ func repoPushFlags(fset *flag.FlagSet) func([]string) error {
 			return err
 		}
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			repoID, versionID, err := svc.PushRepo(ctx, o.Workspace.ID, o.User.ID, *name, files)
+			repoID, versionID, err := svc.PushRepo(ctx, service.Operator(o), *name, files)
 			if err != nil {
 				return err
 			}
@@ -167,4 +172,15 @@ func readTree(dir string) (map[string][]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
 	return files, nil
+}
+
+// sameDecision says whether err only says that the caller already decided
+// the proposal the same way.
+func sameDecision(err error, approve bool, c service.Caller) bool {
+	status := room.StatusDeclined
+	if approve {
+		status = room.StatusApproved
+	}
+	var pr *problem.Problem
+	return errors.As(err, &pr) && pr.Code == service.AlreadyDecided && pr.Details["decision"] == status && pr.Details["decided_by_actor"] == "user:"+c.User
 }

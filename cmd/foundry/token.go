@@ -54,7 +54,7 @@ func tokenCreateFlags(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			secret, tok, err := svc.CreateToken(ctx, o.Workspace.ID, o.User.ID, service.TokenSpec{
+			secret, tok, err := svc.CreateToken(ctx, service.Operator(o), service.TokenSpec{
 				Name: *name, Scopes: commaList(*scopes), Notes: noteGrant, Rooms: roomGrant,
 			})
 			if err != nil {
@@ -80,7 +80,7 @@ func tokenListFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	return func([]string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			toks, err := svc.ListTokens(ctx, o.Workspace.ID)
+			toks, err := svc.ListTokens(ctx, service.Operator(o))
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func tokenRevokeFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	return func(args []string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			if err := svc.RevokeToken(ctx, o.Workspace.ID, args[0]); err != nil {
+			if err := svc.RevokeToken(ctx, service.Operator(o), args[0]); err != nil {
 				return sent(err, "token_id", args[0])
 			}
 			fmt.Printf("revoked %s\n", args[0])

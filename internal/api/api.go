@@ -1,25 +1,24 @@
 // Package api is the REST API under /api/: the one door for people's
-// browsers (the web app) and for scripts. A browser is authenticated by its
-// session cookie, and every mutating request carries the session's CSRF
-// token in the X-CSRF-Token header; a script sends Authorization: Bearer
-// <token> (a personal access token or an OAuth access token), and the
-// token's scopes and grant apply as they do over MCP. Every error is an RFC
-// 9457 problem document (problem.go); every mutating call on a Note carries
-// the version it was based on (precondition.go). The OpenAPI 3.1 document
-// of it all is GET /api/openapi.json (openapi.json).
+// browsers (the web app) and for scripts. It is HTTP only: it decodes a
+// request, reads its preconditions (If-Match, Idempotency-Key),
+// authenticates the caller, calls the service's use case for it, and
+// answers in HTTP's words (status codes, headers, RFC 9457 problems). What
+// is done, and who may do it, is the service's.
 //
-// Members see and revoke their own connections and tokens; the owner sees
-// and revokes the workspace's. Every person of the workspace, owner or
-// member, reaches every Note of it.
+// A browser is authenticated by its session cookie, and every mutating
+// request carries the session's CSRF token in the X-CSRF-Token header; a
+// script sends Authorization: Bearer <token> (a personal access token or an
+// OAuth access token), and the token's scopes and grant apply as they do
+// over MCP. The OpenAPI 3.1 document of it all is generated from the
+// request and answer types of the routes below (openapi.go) and served at
+// GET /api/openapi.json.
 package api
 
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -29,7 +28,6 @@ import (
 	"foundry/internal/note"
 	"foundry/internal/problem"
 	"foundry/internal/service"
-	"foundry/internal/store"
 )
 
 // Prefix is where the handler is mounted.
@@ -42,24 +40,16 @@ const MaxBody = 4 << 10
 // JSON-escaped, and a little more for the rest of the object.
 const MaxTextBody = 6*note.MaxMarkdownBytes + 4<<10
 
-// RoleOwner is the role that sees the whole workspace.
-const RoleOwner = "owner"
-
 // Options tune the handler; the zero value is right for a test.
 type Options struct {
 	// Logger receives internal errors (nil: slog.Default()).
 	Logger *slog.Logger
-	// Service is the use cases the Notes endpoints call (nil: a new one over
-	// the store); the server passes the one MCP uses, so both doors share
-	// its cache.
-	Service *service.Service
-	// Verify resolves a bearer token (nil: personal access tokens only,
-	// through auth.Verify); the server passes the one MCP uses.
+	// Verify resolves a bearer token (nil: personal access tokens only);
+	// the server passes the one MCP uses.
 	Verify auth.Verifier
 }
 
 type handler struct {
-	st     store.Store
 	svc    *service.Service
 	verify auth.Verifier
 	people auth.People
@@ -68,19 +58,16 @@ type handler struct {
 	mux    *http.ServeMux
 }
 
-// New returns the handler of /api/. st should be the server's store (the
-// one wrapped by store.WithTokenCache) so that a revoked token is refused
-// at once on this node.
-func New(st store.Store, people auth.People, opts Options) http.Handler {
-	h := &handler{st: st, svc: opts.Service, verify: opts.Verify, people: people, log: opts.Logger, cop: http.NewCrossOriginProtection()}
+// New returns the handler of /api/ over the use cases of svc (whose store
+// should be the server's, wrapped by store.WithTokenCache, so that a
+// revoked token is refused at once on this node).
+func New(svc *service.Service, people auth.People, opts Options) http.Handler {
+	h := &handler{svc: svc, verify: opts.Verify, people: people, log: opts.Logger, cop: http.NewCrossOriginProtection()}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
-	if h.svc == nil {
-		h.svc = service.New(st)
-	}
 	if h.verify == nil {
-		h.verify = func(ctx context.Context, secret string) (auth.Principal, error) { return auth.Verify(ctx, st, secret) }
+		h.verify = svc.VerifyToken
 	}
 	h.mux = http.NewServeMux()
 	byPath := map[string][]route{}
@@ -109,25 +96,36 @@ const (
 	sessionOrToken               // a person, or a token with the route's scope
 )
 
-// route is one method on one path (ServeMux's pattern syntax, which is
-// OpenAPI's path template syntax too).
+// route is one operation: a method on a path (ServeMux's pattern syntax,
+// which is OpenAPI's path template syntax too), who may call it, and the
+// types of its request and answers, which the OpenAPI document is
+// generated from and the handler decodes and encodes.
 type route struct {
 	method, path string
 	access       access
 	scope        string // a token's scope for the call
 	maxBody      int64
+	doc          doc
 	serve        func(w http.ResponseWriter, r *http.Request, c *caller)
 }
 
 // Route is one method and path the handler serves, as the OpenAPI document
-// names it.
-type Route struct{ Method, Path string }
+// names it, and who may call it.
+type Route struct {
+	Method, Path string
+	// Session: a signed-in person may call it; Token: a bearer token with
+	// Scope may too. Neither: anyone.
+	Session, Token bool
+	Scope          string
+	Summary        string
+}
 
 // Routes lists every route of the handler.
 func Routes() []Route {
 	var out []Route
 	for _, rt := range (&handler{}).routes() {
-		out = append(out, Route{rt.method, rt.path})
+		out = append(out, Route{Method: rt.method, Path: rt.path, Session: rt.access != public, Token: rt.access == sessionOrToken,
+			Scope: rt.scope, Summary: rt.doc.summary})
 	}
 	return out
 }
@@ -135,49 +133,49 @@ func Routes() []Route {
 func (h *handler) routes() []route {
 	read, write := auth.ScopeRead, auth.ScopeWrite
 	return []route{
-		{"GET", "/api/openapi.json", public, "", MaxBody, h.openapi},
-		{"GET", "/api/me", sessionOnly, "", MaxBody, h.me},
-		{"GET", "/api/connections", sessionOnly, "", MaxBody, h.list},
-		{"DELETE", "/api/connections/{id}", sessionOnly, "", MaxBody, h.revoke},
-		{"GET", "/api/notes", sessionOrToken, read, MaxBody, h.listNotes},
-		{"POST", "/api/notes", sessionOrToken, write, MaxBody, h.createNote},
-		{"GET", "/api/notes/{id}", sessionOrToken, read, MaxBody, h.getNote},
-		{"PATCH", "/api/notes/{id}", sessionOrToken, write, MaxBody, h.updateNote},
-		{"DELETE", "/api/notes/{id}", sessionOrToken, write, MaxBody, h.deleteNote},
-		{"GET", "/api/notes/{id}/tabs/{tab_id}", sessionOrToken, read, MaxBody, h.getTab},
-		{"PUT", "/api/notes/{id}/tabs/{tab_id}/text", sessionOrToken, write, MaxTextBody, h.putText},
-		{"POST", "/api/notes/{id}/tabs", sessionOrToken, write, MaxBody, h.createTab},
-		{"PATCH", "/api/notes/{id}/tabs/{tab_id}", sessionOrToken, write, MaxBody, h.updateTab},
-		{"DELETE", "/api/notes/{id}/tabs/{tab_id}", sessionOrToken, write, MaxBody, h.deleteTab},
-		{"POST", "/api/notes/{id}/sources", sessionOrToken, write, MaxBody, h.addSource},
-		{"DELETE", "/api/notes/{id}/sources/{source_id}", sessionOrToken, write, MaxBody, h.deleteSource},
-		{"POST", "/api/notes/{id}/files", sessionOrToken, write, MaxUploadBody, h.uploadFile},
-		{"GET", "/api/notes/{id}/files/{file_id}", sessionOrToken, read, MaxBody, h.downloadFile},
-		{"DELETE", "/api/notes/{id}/files/{file_id}", sessionOrToken, write, MaxBody, h.deleteFile},
-		{"POST", "/api/notes/{id}/tabs/{tab_id}/slides", sessionOrToken, write, MaxSlideBody, h.addSlide},
-		{"PATCH", "/api/notes/{id}/tabs/{tab_id}/slides/{slide_id}", sessionOrToken, write, MaxSlideBody, h.updateSlide},
-		{"DELETE", "/api/notes/{id}/tabs/{tab_id}/slides/{slide_id}", sessionOrToken, write, MaxBody, h.deleteSlide},
-		{"GET", "/api/notes/{id}/tabs/{tab_id}/cells", sessionOrToken, read, MaxBody, h.getCells},
-		{"PUT", "/api/notes/{id}/tabs/{tab_id}/cells", sessionOrToken, write, MaxCellsBody, h.putCells},
-		{"POST", "/api/notes/{id}/tabs/{tab_id}/sheets", sessionOrToken, write, MaxBody, h.addSheet},
-		{"PATCH", "/api/notes/{id}/tabs/{tab_id}/sheets/{sheet_id}", sessionOrToken, write, MaxBody, h.renameSheet},
-		{"DELETE", "/api/notes/{id}/tabs/{tab_id}/sheets/{sheet_id}", sessionOrToken, write, MaxBody, h.deleteSheet},
-		{"GET", "/api/notes/{id}/history", sessionOrToken, read, MaxBody, h.history},
-		{"GET", "/api/notes/{id}/versions/{version}", sessionOrToken, read, MaxBody, h.getVersion},
-		{"GET", "/api/notes/{id}/versions/{version}/tabs/{tab_id}", sessionOrToken, read, MaxBody, h.getVersionTab},
-		{"GET", "/api/events", sessionOrToken, read, MaxBody, h.events},
-		{"POST", "/api/notes/{id}/restore", sessionOrToken, write, MaxBody, h.restore},
-		{"GET", "/api/rooms", sessionOnly, "", MaxBody, h.listRooms},
-		{"GET", "/api/rooms/{room_id}", sessionOnly, "", MaxBody, h.getRoom},
-		{"PATCH", "/api/rooms/{room_id}/apps/{instance_id}", sessionOnly, "", MaxBody, h.updateApp},
-		{"DELETE", "/api/rooms/{room_id}/apps/{instance_id}", sessionOnly, "", MaxBody, h.removeApp},
-		{"GET", "/api/rooms/{room_id}/apps/{instance_id}/bundle", sessionOnly, "", MaxBody, h.appBundle},
-		{"GET", "/api/proposals", sessionOnly, "", MaxBody, h.listProposals},
-		{"GET", "/api/proposals/count", sessionOnly, "", MaxBody, h.proposalCount},
-		{"GET", "/api/proposals/events", sessionOnly, "", MaxBody, h.proposalEvents},
-		{"GET", "/api/proposals/{proposal_id}", sessionOnly, "", MaxBody, h.getProposal},
-		{"POST", "/api/proposals/{proposal_id}/approve", sessionOnly, "", MaxBody, h.approveProposal},
-		{"POST", "/api/proposals/{proposal_id}/decline", sessionOnly, "", MaxBody, h.declineProposal},
+		{"GET", "/api/openapi.json", public, "", MaxBody, openapiDoc, h.openapi},
+		{"GET", "/api/me", sessionOnly, "", MaxBody, meDoc, h.me},
+		{"GET", "/api/connections", sessionOnly, "", MaxBody, listConnectionsDoc, h.listConnections},
+		{"DELETE", "/api/connections/{id}", sessionOnly, "", MaxBody, revokeConnectionDoc, h.revokeConnection},
+		{"GET", "/api/notes", sessionOrToken, read, MaxBody, listNotesDoc, h.listNotes},
+		{"POST", "/api/notes", sessionOrToken, write, MaxBody, createNoteDoc, h.createNote},
+		{"GET", "/api/notes/{note_id}", sessionOrToken, read, MaxBody, getNoteDoc, h.getNote},
+		{"PATCH", "/api/notes/{note_id}", sessionOrToken, write, MaxBody, updateNoteDoc, h.updateNote},
+		{"DELETE", "/api/notes/{note_id}", sessionOrToken, write, MaxBody, deleteNoteDoc, h.deleteNote},
+		{"GET", "/api/notes/{note_id}/tabs/{tab_id}", sessionOrToken, read, MaxBody, getTabDoc, h.getTab},
+		{"PUT", "/api/notes/{note_id}/tabs/{tab_id}/text", sessionOrToken, write, MaxTextBody, putTextDoc, h.putText},
+		{"POST", "/api/notes/{note_id}/tabs", sessionOrToken, write, MaxBody, createTabDoc, h.createTab},
+		{"PATCH", "/api/notes/{note_id}/tabs/{tab_id}", sessionOrToken, write, MaxBody, updateTabDoc, h.updateTab},
+		{"DELETE", "/api/notes/{note_id}/tabs/{tab_id}", sessionOrToken, write, MaxBody, deleteTabDoc, h.deleteTab},
+		{"POST", "/api/notes/{note_id}/sources", sessionOrToken, write, MaxBody, addSourceDoc, h.addSource},
+		{"DELETE", "/api/notes/{note_id}/sources/{source_id}", sessionOrToken, write, MaxBody, deleteSourceDoc, h.deleteSource},
+		{"POST", "/api/notes/{note_id}/files", sessionOrToken, write, MaxUploadBody, uploadFileDoc, h.uploadFile},
+		{"GET", "/api/notes/{note_id}/files/{file_id}", sessionOrToken, read, MaxBody, downloadFileDoc, h.downloadFile},
+		{"DELETE", "/api/notes/{note_id}/files/{file_id}", sessionOrToken, write, MaxBody, deleteFileDoc, h.deleteFile},
+		{"POST", "/api/notes/{note_id}/tabs/{tab_id}/slides", sessionOrToken, write, MaxSlideBody, addSlideDoc, h.addSlide},
+		{"PATCH", "/api/notes/{note_id}/tabs/{tab_id}/slides/{slide_id}", sessionOrToken, write, MaxSlideBody, updateSlideDoc, h.updateSlide},
+		{"DELETE", "/api/notes/{note_id}/tabs/{tab_id}/slides/{slide_id}", sessionOrToken, write, MaxBody, deleteSlideDoc, h.deleteSlide},
+		{"GET", "/api/notes/{note_id}/tabs/{tab_id}/cells", sessionOrToken, read, MaxBody, getCellsDoc, h.getCells},
+		{"PUT", "/api/notes/{note_id}/tabs/{tab_id}/cells", sessionOrToken, write, MaxCellsBody, putCellsDoc, h.putCells},
+		{"POST", "/api/notes/{note_id}/tabs/{tab_id}/sheets", sessionOrToken, write, MaxBody, addSheetDoc, h.addSheet},
+		{"PATCH", "/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}", sessionOrToken, write, MaxBody, renameSheetDoc, h.renameSheet},
+		{"DELETE", "/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}", sessionOrToken, write, MaxBody, deleteSheetDoc, h.deleteSheet},
+		{"GET", "/api/notes/{note_id}/history", sessionOrToken, read, MaxBody, historyDoc, h.history},
+		{"GET", "/api/notes/{note_id}/versions/{version}", sessionOrToken, read, MaxBody, getVersionDoc, h.getVersion},
+		{"GET", "/api/notes/{note_id}/versions/{version}/tabs/{tab_id}", sessionOrToken, read, MaxBody, getVersionTabDoc, h.getVersionTab},
+		{"POST", "/api/notes/{note_id}/restore", sessionOrToken, write, MaxBody, restoreDoc, h.restore},
+		{"GET", "/api/events", sessionOrToken, read, MaxBody, eventsDoc, h.events},
+		{"GET", "/api/rooms", sessionOnly, "", MaxBody, listRoomsDoc, h.listRooms},
+		{"GET", "/api/rooms/{room_id}", sessionOnly, "", MaxBody, getRoomDoc, h.getRoom},
+		{"PATCH", "/api/rooms/{room_id}/apps/{instance_id}", sessionOnly, "", MaxBody, updateAppDoc, h.updateApp},
+		{"DELETE", "/api/rooms/{room_id}/apps/{instance_id}", sessionOnly, "", MaxBody, removeAppDoc, h.removeApp},
+		{"GET", "/api/rooms/{room_id}/apps/{instance_id}/bundle", sessionOnly, "", MaxBody, bundleDoc, h.appBundle},
+		{"GET", "/api/proposals", sessionOnly, "", MaxBody, listProposalsDoc, h.listProposals},
+		{"GET", "/api/proposals/count", sessionOnly, "", MaxBody, proposalCountDoc, h.proposalCount},
+		{"GET", "/api/proposals/events", sessionOnly, "", MaxBody, proposalEventsDoc, h.proposalEvents},
+		{"GET", "/api/proposals/{proposal_id}", sessionOnly, "", MaxBody, getProposalDoc, h.getProposal},
+		{"POST", "/api/proposals/{proposal_id}/approve", sessionOnly, "", MaxBody, decideDoc("Approve and create: the app joins the launcher"), h.approveProposal},
+		{"POST", "/api/proposals/{proposal_id}/decline", sessionOnly, "", MaxBody, decideDoc("Decline: the app never reaches the launcher"), h.declineProposal},
 	}
 }
 
@@ -187,8 +185,7 @@ type callerKey struct{}
 // caller is who is calling: a person (by session) or a token.
 type caller struct {
 	person *auth.Person   // signed in by session; nil for a token
-	svc    service.Caller // what the service acts for
-	ws     string         // the workspace
+	svc    service.Caller // who the service acts for
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -269,7 +266,7 @@ func (h *handler) authenticate(w http.ResponseWriter, r *http.Request, rt *route
 				With("required_scope", rt.scope))
 			return nil, false
 		}
-		return &caller{svc: service.TokenCaller(p), ws: p.Workspace}, true
+		return &caller{svc: service.Agent(p)}, true
 	}
 	p, ok := h.people.Current(r)
 	if !ok {
@@ -294,73 +291,49 @@ func (h *handler) authenticate(w http.ResponseWriter, r *http.Request, rt *route
 			return nil, false
 		}
 	}
-	ws := p.Session.Workspace
-	if ws == "" {
-		ws = p.User.Workspace
-	}
-	return &caller{person: &p, svc: service.PersonCaller(ws, p.User.ID), ws: ws}, true
+	ws := cmp.Or(p.Session.Workspace, p.User.Workspace)
+	return &caller{person: &p, svc: service.Person(ws, p.User.ID, p.User.Role)}, true
 }
 
-// owns is the user whose entries p may see: "" for the owner (all of the
-// workspace's).
-func owns(p auth.Person) string {
-	if p.User.Role == RoleOwner {
-		return ""
-	}
-	return p.User.ID
+// Me is GET /api/me's answer: who is signed in, and the CSRF token their
+// mutating calls send.
+type Me struct {
+	User      MeUser      `json:"user"`
+	Workspace MeWorkspace `json:"workspace"`
+	CSRFToken string      `json:"csrf_token"`
 }
+
+// MeUser is the person signed in.
+type MeUser struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	Role  string `json:"role"`
+}
+
+// MeWorkspace is their workspace.
+type MeWorkspace struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+var meDoc = doc{summary: "Who is signed in", resp: Me{}}
 
 func (h *handler) me(w http.ResponseWriter, r *http.Request, c *caller) {
-	p, ws := *c.person, c.ws
-	all, err := h.st.Workspaces(r.Context())
+	if !h.noParams(w, r) {
+		return
+	}
+	p := *c.person
+	name, err := h.svc.WorkspaceName(r.Context(), c.svc)
 	if err != nil {
 		h.internal(w, r, err)
 		return
 	}
-	workspace := map[string]string{"id": ws, "name": ""}
-	for _, x := range all {
-		if x.ID == ws {
-			workspace["name"] = x.Name
-		}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"user":       map[string]string{"id": p.User.ID, "email": p.User.Email, "name": p.User.Name, "role": p.User.Role},
-		"workspace":  workspace,
-		"csrf_token": p.Session.CSRF,
+	writeJSON(w, http.StatusOK, Me{
+		User:      MeUser{ID: p.User.ID, Email: p.User.Email, Name: p.User.Name, Role: p.User.Role},
+		Workspace: MeWorkspace{ID: c.svc.Workspace, Name: name},
+		CSRFToken: p.Session.CSRF,
 	})
-}
-
-func (h *handler) list(w http.ResponseWriter, r *http.Request, c *caller) {
-	p, ws := *c.person, c.ws
-	out, err := List(r.Context(), h.st, ws, owns(p))
-	if err != nil {
-		h.internal(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"connections": out})
-}
-
-func (h *handler) revoke(w http.ResponseWriter, r *http.Request, c *caller) {
-	p, ws, id := *c.person, c.ws, r.PathValue("id")
-	// A body is not part of the call; one larger than MaxBody is refused.
-	if _, err := io.Copy(io.Discard, r.Body); err != nil {
-		writeProblem(w, http.StatusRequestEntityTooLarge, problem.New(problem.Limit, "body", "DELETE takes no body (at most %d bytes are read)", MaxBody))
-		return
-	}
-	err := Revoke(r.Context(), h.st, ws, owns(p), id)
-	var pr *problem.Problem
-	switch {
-	case err == nil:
-		w.WriteHeader(http.StatusNoContent)
-	case errors.As(err, &pr) && pr.Code == problem.NotFound:
-		writeProblem(w, http.StatusNotFound, pr)
-	case errors.As(err, &pr) && pr.Details["revoked_at"] != nil:
-		writeProblem(w, http.StatusConflict, pr)
-	case errors.As(err, &pr):
-		writeProblem(w, http.StatusBadRequest, pr)
-	default:
-		h.internal(w, r, err)
-	}
 }
 
 func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
@@ -369,14 +342,4 @@ func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	h.log.Error("api: request failed", "path", r.URL.Path, "cause", err)
 	writeProblem(w, http.StatusInternalServerError, problem.New(problem.Internal, "", "Foundry failed to answer; the error was logged, try again"))
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"internal_error","message":"the answer could not be encoded"}`)
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
 }

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"foundry/internal/auth"
 	"foundry/internal/problem"
 	"foundry/internal/service"
-	"foundry/internal/store"
 )
 
 // GET /api/events?note_id=ID: a Note's event feed as server-sent events,
@@ -45,44 +43,35 @@ type StreamEvent struct {
 	Actor   Who      `json:"actor"`
 }
 
+// EventsRequest is GET /api/events.
+type EventsRequest struct {
+	NoteID      *string `query:"note_id" json:"-" required:"true" description:"The Note to follow"`
+	LastEventID string  `header:"Last-Event-ID" json:"-" description:"The id of the last event received, to resume after it"`
+}
+
+var eventsDoc = doc{summary: "A Note's writes as server-sent events (event: write, data: StreamEvent)", req: EventsRequest{}, resp: StreamEvent{}, media: "text/event-stream"}
+
 func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
-	q := r.URL.Query()
-	for k, v := range q {
-		if k != "note_id" {
-			h.fail(w, r, problem.New(problem.Invalid, k, "is not a parameter of GET /api/events, which takes note_id"))
-			return
-		}
-		if len(v) > 1 {
-			h.fail(w, r, problem.New(problem.Invalid, k, "is given %d times: give it once", len(v)))
-			return
-		}
+	in, err := bind[EventsRequest](r, true)
+	if err == nil && (in.NoteID == nil || *in.NoteID == "") {
+		err = invalid("note_id", "is required: give the ID of the Note to follow (GET /api/notes lists them)")
 	}
-	id := q.Get("note_id")
-	if id == "" {
-		h.fail(w, r, problem.New(problem.Invalid, "note_id", "is required: give the ID of the Note to follow (GET /api/notes lists them)"))
-		return
+	if err == nil {
+		err = checkPathID("note_id", *in.NoteID)
 	}
-	if len(id) > MaxIDBytes {
-		h.fail(w, r, problem.New(problem.Invalid, "note_id", "is %d bytes long, which no Foundry ID is (at most %d)", len(id), MaxIDBytes))
-		return
-	}
-	last := strings.TrimSpace(r.Header.Get("Last-Event-ID"))
-	ctx := r.Context()
-	after, err := h.svc.PeopleEventStart(ctx, c.svc, id, last)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	release, err := h.svc.PeopleStreamGate(c.svc, streamLifetime)
+	id := *in.NoteID
+	ctx := r.Context()
+	after, err := h.svc.StreamStart(ctx, c.svc, id, in.LastEventID)
 	if err != nil {
-		var pr *problem.Problem
-		if errors.As(err, &pr) {
-			if s, ok := pr.Details["retry_after"].(int); ok {
-				w.Header().Set("Retry-After", strconv.Itoa(s))
-			}
-			writeProblem(w, http.StatusTooManyRequests, pr)
-			return
-		}
+		h.fail(w, r, err)
+		return
+	}
+	release, err := h.svc.StreamGate(c.svc, streamLifetime)
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -96,26 +85,32 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	if !h.send(rc, w, "retry: 3000\n\n") {
 		return
 	}
-
-	names, err := h.actors(r, c.ws)
-	if err != nil {
-		if ctx.Err() != nil {
-			return // the browser went away
-		}
-		h.log.Error("api: naming the actors of a stream", "cause", err)
-		names = map[string]Who{}
-	}
 	lifetime := time.NewTimer(streamLifetime)
 	defer lifetime.Stop()
 	heartbeat := time.NewTicker(streamHeartbeat)
 	defer heartbeat.Stop()
 	recheck := time.NewTicker(streamRecheck)
 	defer recheck.Stop()
+	names := service.ActorNames{} // the writers named so far: a stream looks each up once
 	for {
 		// Register before reading, so a write committed between the read
 		// and the wait still wakes the stream.
-		wake, stop := h.svc.Store.Wait(store.TypeNote, id)
-		evs, next, err := h.svc.PeopleEvents(ctx, c.svc, id, after, streamPage)
+		wake, stop := h.svc.WaitNote(id)
+		evs, next, err := h.svc.StreamEvents(ctx, c.svc, id, after, streamPage)
+		var unnamed []string
+		for _, e := range evs {
+			if _, ok := names[e.Actor]; !ok {
+				unnamed = append(unnamed, e.Actor)
+			}
+		}
+		if err == nil && len(unnamed) > 0 {
+			var found service.ActorNames
+			if found, err = h.svc.Actors(ctx, c.svc.Workspace, unnamed); err == nil {
+				for _, a := range unnamed {
+					names[a] = found.Of(a)
+				}
+			}
+		}
 		if err != nil {
 			stop()
 			if ctx.Err() == nil {
@@ -127,14 +122,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 			stop()
 			var b strings.Builder
 			for _, e := range evs {
-				who, ok := names[e.Actor]
-				if !ok {
-					if fresh, err := h.actors(r, c.ws); err == nil {
-						names = fresh
-					}
-					who = versionEntry(store.VersionInfo{Actor: e.Actor}, names).Who
-				}
-				data, err := json.Marshal(StreamEvent{Cursor: e.Cursor, Kind: e.Kind, Version: e.Version, Changed: e.Changed, Actor: who})
+				data, err := json.Marshal(StreamEvent{Cursor: e.Cursor, Kind: e.Kind, Version: e.Version, Changed: e.Changed, Actor: who(names.Of(e.Actor))})
 				if err != nil {
 					h.log.Error("api: encoding a stream event", "cause", err)
 					return
@@ -219,9 +207,9 @@ func (h *handler) stillAllowed(r *http.Request, c *caller, id string) string {
 			return "" // a passing store failure ends nothing
 		}
 		// The grant may have changed: the Note's reach is the token's now.
-		c.svc = service.TokenCaller(p)
+		c.svc = service.Agent(p)
 	}
-	if err := h.svc.PeopleReaches(ctx, c.svc, id); err != nil {
+	if err := h.svc.NoteReachable(ctx, c.svc, id); err != nil {
 		var pr *problem.Problem
 		if errors.As(err, &pr) {
 			return pr.Message

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"foundry/internal/note"
 	"foundry/internal/problem"
 	"foundry/internal/service"
 )
@@ -14,81 +15,71 @@ import (
 // the file's type, the name is the name query parameter, percent-encoded
 // UTF-8) and come down as an attachment. Both are for people signed in to
 // the web app only: file content never reaches a token, which is how
-// agents connect (service.FilesForPeople). The files' metadata is read
-// with the files tab (GET /api/notes/{id}/tabs/files).
+// agents connect. The files' metadata is read with the files tab
+// (GET /api/notes/{note_id}/tabs/files).
 
 // MaxUploadBody is the body an upload may send: one byte over the file
 // limit is read, so that the limit's own answer names it.
 const MaxUploadBody = service.MaxFileBytes + 1
 
-// filesForPeople refuses a token at a file's content.
-func filesForPeople(w http.ResponseWriter, c *caller) bool {
-	if c.person == nil {
-		writeProblem(w, http.StatusForbidden, problem.New(service.CodeFilesForPeople, "Authorization", service.FilesForPeople))
-		return false
-	}
-	return true
+// UploadRequest is POST /api/notes/{note_id}/files: the body is the file.
+type UploadRequest struct {
+	NoteRequest
+	Precondition
+	Name        *string `query:"name" json:"-" required:"true" description:"The file's name (percent-encoded UTF-8)"`
+	ContentType string  `header:"Content-Type" json:"-" description:"The file's media type (default application/octet-stream)"`
 }
+
+// FileAdded is what an upload answers.
+type FileAdded struct {
+	NoteWrite
+	File note.File `json:"file"`
+}
+
+var uploadFileDoc = doc{summary: "Upload a file (a person's act; the body is the file's bytes)", req: UploadRequest{}, rawBody: "*/*", resp: FileAdded{}, status: http.StatusCreated, write: true}
 
 func (h *handler) uploadFile(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !filesForPeople(w, c) {
+	in, g, ok := bindWrite[UploadRequest](h, w, r, false)
+	if !ok {
 		return
 	}
-	id, err := noteID(r)
+	var err error
+	switch {
+	case in.Name == nil:
+		err = invalid("name", "is required: give the file's name in the name query parameter (percent-encoded UTF-8), e.g. ?name=report%%20%%C3%%A9t%%C3%%A9.pdf")
+	case r.ContentLength > service.MaxFileBytes:
+		err = problem.New(problem.Limit, "body", "the file is %d bytes; one file may hold at most %d bytes (%d MiB)", r.ContentLength, service.MaxFileBytes, service.MaxFileBytes>>20).
+			With("limit", "file_bytes").With("max", service.MaxFileBytes)
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	for k, v := range q {
-		if k != "name" {
-			writeProblem(w, 0, problem.New(problem.Invalid, k, "is not a parameter of POST /api/notes/{id}/files, which takes name (the file's name, percent-encoded UTF-8)"))
-			return
-		}
-		if len(v) > 1 {
-			writeProblem(w, 0, problem.New(problem.Invalid, k, "is given %d times: give it once", len(v)))
-			return
-		}
-	}
-	if _, ok := q["name"]; !ok {
-		writeProblem(w, 0, problem.New(problem.Invalid, "name", "is required: give the file's name in the name query parameter (percent-encoded UTF-8), e.g. ?name=report%%20%%C3%%A9t%%C3%%A9.pdf"))
-		return
-	}
-	if r.ContentLength > service.MaxFileBytes {
-		writeProblem(w, 0, problem.New(problem.Limit, "body", "the file is %d bytes; one file may hold at most %d bytes (%d MiB)", r.ContentLength, service.MaxFileBytes, service.MaxFileBytes>>20).
-			With("limit", "file_bytes").With("max", service.MaxFileBytes))
-		return
-	}
-	if len(r.Header.Values("If-Match")) == 0 {
-		writeProblem(w, 0, problem.New(CodePreconditionRequired, "If-Match", "an upload must say which version of the Note it was based on: send If-Match: \"<version>\" (the ETag of GET /api/notes/%s or of its files tab)", problem.Excerpt(id)))
-		return
-	}
-	pw, err := write(r, nil)
+	res, err := h.svc.UploadFile(r.Context(), c.svc, service.UploadArgs{NoteID: in.NoteID, Guard: g, FileUpload: service.FileUpload{
+		Name: *in.Name, ContentType: r.Header.Get("Content-Type"), Body: r.Body, Length: r.ContentLength}})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	res, err := h.svc.PeopleUploadFile(r.Context(), c.svc, id, service.FileUpload{
-		Name: q.Get("name"), ContentType: r.Header.Get("Content-Type"), Body: r.Body, Length: r.ContentLength,
-	}, pw)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Location", Prefix+"notes/"+url.PathEscape(id)+"/files/"+url.PathEscape(res.File.ID))
-	h.answer(w, http.StatusCreated, res.PeopleResult, res)
+	w.Header().Set("Location", Prefix+"notes/"+url.PathEscape(in.NoteID)+"/files/"+url.PathEscape(res.File.ID))
+	answer(w, http.StatusCreated, res.NoteWritten, FileAdded{NoteWrite: noteWrite(res.NoteWritten), File: res.File})
 }
 
+// FileRequest names one file of one Note.
+type FileRequest struct {
+	NoteRequest
+	FileID string `path:"file_id" json:"-"`
+}
+
+var downloadFileDoc = doc{summary: "A file's bytes, as an attachment (a person's act)", req: FileRequest{}, media: "*/*"}
+
 func (h *handler) downloadFile(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !filesForPeople(w, c) {
-		return
-	}
-	id, fileID, err := noteAndFile(r)
+	in, err := bind[FileRequest](r, true)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	f, b, err := h.svc.PeopleOpenFile(r.Context(), c.svc, id, fileID)
+	f, b, err := h.svc.OpenFile(r.Context(), c.svc, service.FileArgs{NoteID: in.NoteID, FileID: in.FileID})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -105,31 +96,25 @@ func (h *handler) downloadFile(w http.ResponseWriter, r *http.Request, c *caller
 	http.ServeContent(w, r, "", time.Time{}, b)
 }
 
+// FileWriteRequest is a write on one file.
+type FileWriteRequest struct {
+	FileRequest
+	Precondition
+}
+
+var deleteFileDoc = doc{summary: "Remove a file from the files tab (a person's act)", req: FileWriteRequest{}, write: true}
+
 func (h *handler) deleteFile(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !filesForPeople(w, c) {
+	in, g, ok := bindWrite[FileWriteRequest](h, w, r, true)
+	if !ok {
 		return
 	}
-	id, fileID, err := noteAndFile(r)
-	var res service.PeopleResult
-	if err == nil {
-		var pw service.PeopleWrite
-		if _, pw, err = writeBody[versionBody](r, true); err == nil {
-			res, err = h.svc.PeopleDeleteFile(r.Context(), c.svc, id, fileID, pw)
-		}
-	}
+	res, err := h.svc.DeleteFile(r.Context(), c.svc, service.FileArgs{NoteID: in.NoteID, FileID: in.FileID, Guard: g})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.answer(w, http.StatusNoContent, res, nil)
-}
-
-func noteAndFile(r *http.Request) (id, file string, err error) {
-	if id, err = noteID(r); err != nil {
-		return "", "", err
-	}
-	file, err = pathID(r, "file_id")
-	return id, file, err
+	answer(w, http.StatusNoContent, res, nil)
 }
 
 // Attachment is the Content-Disposition of a download named name (RFC

@@ -3,110 +3,113 @@ package api
 import (
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 
 	"foundry/internal/note"
-	"foundry/internal/problem"
 	"foundry/internal/service"
-	"foundry/internal/store"
 )
 
 // The Notes endpoints: people's (and scripts') reads and guarded writes.
+// Each handler binds its request, calls the one use case of its act, and
+// answers its result with the version's ETag.
 
-// noteID is the {id} of r's path, checked as hostile input.
-func noteID(r *http.Request) (string, error) {
-	return pathID(r, "id")
-}
-
-func pathID(r *http.Request, name string) (string, error) {
-	id := r.PathValue(name)
-	field := name
-	if id == "" {
-		return "", problem.New(problem.Invalid, field, "is empty: give the ID GET /api/notes returned")
-	}
-	if len(id) > MaxIDBytes {
-		return "", problem.New(problem.Invalid, field, "is %d bytes long, which no Foundry ID is (at most %d)", len(id), MaxIDBytes)
-	}
-	if err := service.CheckID(field, id); err != nil {
-		return "", err
-	}
-	return id, nil
+// NoteSummary is one entry of GET /api/notes.
+type NoteSummary struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Approved  bool   `json:"approved" description:"Connected access: agents with a grant can reach the Note"`
+	Version   int64  `json:"version"`
+	UpdatedAt string `json:"updated_at" format:"date-time"`
 }
 
 // NoteList is GET /api/notes's answer.
 type NoteList struct {
-	Notes      []service.PeopleNoteSummary `json:"notes"`
-	NextCursor *string                     `json:"next_cursor"`
+	Notes      []NoteSummary `json:"notes"`
+	NextCursor *string       `json:"next_cursor" description:"The cursor of the next page; null on the last"`
 }
 
+// ListNotesRequest is GET /api/notes.
+type ListNotesRequest struct {
+	Query  string `query:"query" json:"-" maxLength:"200" description:"Part of the title, case-insensitive"`
+	Cursor string `query:"cursor" json:"-" description:"next_cursor of the page before"`
+	Limit  *int   `query:"limit" json:"-" minimum:"1" maximum:"50" default:"50"`
+}
+
+var listNotesDoc = doc{summary: "The Notes the caller can open, a page at a time", req: ListNotesRequest{}, resp: NoteList{}}
+
 func (h *handler) listNotes(w http.ResponseWriter, r *http.Request, c *caller) {
-	q := r.URL.Query()
-	for k := range q {
-		if k != "query" && k != "cursor" && k != "limit" {
-			writeProblem(w, 0, problem.New(problem.Invalid, k, "is not a parameter of GET /api/notes, which takes query, cursor and limit"))
-			return
-		}
-	}
-	for _, k := range []string{"query", "cursor", "limit"} {
-		if len(q[k]) > 1 {
-			writeProblem(w, 0, problem.New(problem.Invalid, k, "is given %d times: give it once", len(q[k])))
-			return
-		}
-	}
-	limit := 0
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < service.MinPage || n > service.MaxPage {
-			writeProblem(w, 0, problem.New(problem.Invalid, "limit", "must be a whole number between %d and %d (default %d); got %q", service.MinPage, service.MaxPage, service.PeopleDefaultPage, problem.Excerpt(v)))
-			return
-		}
-		limit = n
-	}
-	notes, next, err := h.svc.PeopleListNotes(r.Context(), c.svc, q.Get("query"), q.Get("cursor"), limit)
+	in, err := bind[ListNotesRequest](r, true)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	out := NoteList{Notes: notes}
-	if next != "" {
-		out.NextCursor = &next
+	limit := service.MaxPage // a page of the list is as long as a page may be
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	res, err := h.svc.ListNotes(r.Context(), c.svc, service.ListNotesArgs{Query: in.Query, Page: service.Page{Cursor: in.Cursor, Limit: limit}})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := NoteList{Notes: make([]NoteSummary, 0, len(res.Notes))}
+	for _, n := range res.Notes {
+		out.Notes = append(out.Notes, NoteSummary{ID: n.NoteID, Title: n.Title, Approved: n.Approved, Version: n.Version, UpdatedAt: n.UpdatedAt})
+	}
+	if res.NextCursor != "" {
+		out.NextCursor = &res.NextCursor
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-type createBody struct {
-	Title    *string `json:"title"`
-	Approved *bool   `json:"approved"`
+// NoteWrite is what every write of a Note answers: the Note, its version
+// after the write, and the tabs the write changed.
+type NoteWrite struct {
+	ID            string   `json:"id"`
+	Version       int64    `json:"version"`
+	ChangedTabIDs []string `json:"changed_tab_ids"`
 }
 
+func noteWrite(w service.NoteWritten) NoteWrite {
+	return NoteWrite{ID: w.NoteID, Version: w.Version, ChangedTabIDs: w.ChangedTabIDs}
+}
+
+// NoteAnswer is what creating or changing a Note answers.
+type NoteAnswer struct {
+	NoteWrite
+	Title    string `json:"title"`
+	Approved bool   `json:"approved"`
+}
+
+func noteAnswer(n service.NoteCreated) NoteAnswer {
+	return NoteAnswer{NoteWrite: noteWrite(n.NoteWritten), Title: n.Title, Approved: n.Approved}
+}
+
+// CreateNoteRequest is POST /api/notes.
+type CreateNoteRequest struct {
+	IdempotencyKey string  `header:"Idempotency-Key" json:"-" minLength:"8" maxLength:"128" description:"A resend with the same key answers the Note the first call made"`
+	Title          *string `json:"title" required:"true" missing:"give the new Note's title"`
+	Approved       *bool   `json:"approved,omitempty" description:"Switch connected access on at once"`
+}
+
+var createNoteDoc = doc{summary: "Create a Note", req: CreateNoteRequest{}, resp: NoteAnswer{}, status: http.StatusCreated, write: true}
+
 func (h *handler) createNote(w http.ResponseWriter, r *http.Request, c *caller) {
-	var b createBody
-	if err := decodeBody(r, &b, false); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if b.Title == nil {
-		writeProblem(w, 0, problem.New(problem.Invalid, "title", "is required: give the new Note's title"))
-		return
-	}
-	res, err := h.svc.PeopleCreateNote(r.Context(), c.svc, *b.Title, b.Approved != nil && *b.Approved, r.Header.Get(HeaderKey))
+	in, err := bind[CreateNoteRequest](r, false)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	w.Header().Set("Location", Prefix+"notes/"+url.PathEscape(res.ID))
-	h.written(w, http.StatusCreated, res)
+	res, err := h.svc.CreateNote(r.Context(), c.svc, service.CreateNoteArgs{Title: *in.Title, Approved: deref(in.Approved), IdempotencyKey: in.IdempotencyKey})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", Prefix+"notes/"+url.PathEscape(res.NoteID))
+	answer(w, http.StatusCreated, res.NoteWritten, noteAnswer(res))
 }
 
-// written answers a write's result, its ETag and whether it was replayed.
-func (h *handler) written(w http.ResponseWriter, status int, res service.PeopleResult) {
-	h.answer(w, status, res, res)
-}
-
-// answer is written with a body of its own (a write that also names what
-// it made: a tab, a slide, a source).
-func (h *handler) answer(w http.ResponseWriter, status int, res service.PeopleResult, body any) {
+// answer is a write's result with its ETag and whether it was replayed.
+func answer(w http.ResponseWriter, status int, res service.NoteWritten, body any) {
 	w.Header().Set("ETag", etag(res.Version))
 	if res.Replayed {
 		w.Header().Set(HeaderReplayed, "true")
@@ -118,7 +121,7 @@ func (h *handler) answer(w http.ResponseWriter, status int, res service.PeopleRe
 	writeJSON(w, status, body)
 }
 
-// NoteView is GET /api/notes/{id}'s answer.
+// NoteView is GET /api/notes/{note_id}'s answer.
 type NoteView struct {
 	ID       string        `json:"id"`
 	Title    string        `json:"title"`
@@ -127,117 +130,105 @@ type NoteView struct {
 	Tabs     []note.TabRef `json:"tabs"`
 }
 
+// NoteRequest names one Note.
+type NoteRequest struct {
+	NoteID string `path:"note_id" json:"-"`
+}
+
+var getNoteDoc = doc{summary: "A Note's tab strip and version (its ETag)", req: NoteRequest{}, resp: NoteView{}}
+
 func (h *handler) getNote(w http.ResponseWriter, r *http.Request, c *caller) {
-	id, err := noteID(r)
+	in, err := bind[NoteRequest](r, true)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	res, d, err := h.svc.PeopleNote(r.Context(), c.svc, id)
+	res, err := h.svc.ListNoteTabs(r.Context(), c.svc, in.NoteID)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	w.Header().Set("ETag", etag(res.Version))
-	writeJSON(w, http.StatusOK, NoteView{ID: res.ID, Title: res.Title, Approved: res.Approved, Version: res.Version, Tabs: note.Refs(d)})
+	writeJSON(w, http.StatusOK, NoteView{ID: res.NoteID, Title: res.Title, Approved: res.Approved, Version: res.Version, Tabs: res.Tabs})
 }
 
-type updateBody struct {
-	Title           *string `json:"title"`
-	Approved        *bool   `json:"approved"`
-	ExpectedVersion *int64  `json:"expected_version"`
+// UpdateNoteRequest is PATCH /api/notes/{note_id}.
+type UpdateNoteRequest struct {
+	NoteRequest
+	Precondition
+	Title    *string `json:"title,omitempty"`
+	Approved *bool   `json:"approved,omitempty" description:"Connected access (a person's act only)"`
 }
+
+var updateNoteDoc = doc{summary: "Rename a Note and/or switch its connected access", req: UpdateNoteRequest{}, resp: NoteAnswer{}, write: true}
 
 func (h *handler) updateNote(w http.ResponseWriter, r *http.Request, c *caller) {
-	h.noteWrite(w, r, http.StatusOK, func(id string) (service.PeopleResult, error) {
-		b, pw, err := writeBody[updateBody](r, false)
-		if err != nil {
-			return service.PeopleResult{}, err
-		}
-		return h.svc.PeopleUpdateNote(r.Context(), c.svc, id, b.Title, b.Approved, pw)
-	})
-}
-
-type versionBody struct {
-	ExpectedVersion *int64 `json:"expected_version"`
-}
-
-// The bodies of writes say the version they were based on (or If-Match
-// does).
-func (b *updateBody) expected() *int64  { return b.ExpectedVersion }
-func (b *versionBody) expected() *int64 { return b.ExpectedVersion }
-func (b *textBody) expected() *int64    { return b.ExpectedVersion }
-func (b *restoreBody) expected() *int64 { return b.ExpectedVersion }
-
-// writeBody reads a write's JSON body (optional: it may be absent) and its
-// precondition: If-Match, or the body's expected_version.
-func writeBody[B any, P interface {
-	*B
-	expected() *int64
-}](r *http.Request, optional bool) (*B, service.PeopleWrite, error) {
-	b := new(B)
-	if err := decodeBody(r, b, optional); err != nil {
-		return nil, service.PeopleWrite{}, err
+	in, g, ok := bindWrite[UpdateNoteRequest](h, w, r, false)
+	if !ok {
+		return
 	}
-	pw, err := write(r, P(b).expected())
-	return b, pw, err
-}
-
-// noteWrite is every mutating call on a Note: the Note's ID from the path,
-// then do, then the answer with the new version (ETag, replay header) or
-// the problem.
-func (h *handler) noteWrite(w http.ResponseWriter, r *http.Request, status int, do func(id string) (service.PeopleResult, error)) {
-	id, err := noteID(r)
-	var res service.PeopleResult
-	if err == nil {
-		res, err = do(id)
-	}
+	res, err := h.svc.UpdateNote(r.Context(), c.svc, service.UpdateNoteArgs{NoteID: in.NoteID, Title: in.Title, Approved: in.Approved, Guard: g})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.written(w, status, res)
+	answer(w, http.StatusOK, res.NoteWritten, noteAnswer(res))
 }
+
+// precondition is what bindWrite reads a Guard from.
+type precondition interface{ pre() *Precondition }
+
+func (p *Precondition) pre() *Precondition { return p }
+
+// bindWrite binds a write's request and reads its Guard; a refusal is
+// answered, and ok is false.
+func bindWrite[T any, P interface {
+	*T
+	precondition
+}](h *handler, w http.ResponseWriter, r *http.Request, optional bool) (*T, service.Guard, bool) {
+	in, err := bind[T](r, optional)
+	var g service.Guard
+	if err == nil {
+		g, err = P(in).pre().guard(r)
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return nil, service.Guard{}, false
+	}
+	return in, g, true
+}
+
+// NoteWriteRequest is a write on one Note that takes nothing else.
+type NoteWriteRequest struct {
+	NoteRequest
+	Precondition
+}
+
+var deleteNoteDoc = doc{summary: "Delete a Note (a person's act)", req: NoteWriteRequest{}, write: true}
 
 func (h *handler) deleteNote(w http.ResponseWriter, r *http.Request, c *caller) {
-	h.noteWrite(w, r, http.StatusNoContent, func(id string) (service.PeopleResult, error) {
-		_, pw, err := writeBody[versionBody](r, true)
-		if err != nil {
-			return service.PeopleResult{}, err
-		}
-		return h.svc.PeopleDeleteNote(r.Context(), c.svc, id, pw)
-	})
+	in, g, ok := bindWrite[NoteWriteRequest](h, w, r, true)
+	if !ok {
+		return
+	}
+	res, err := h.svc.DeleteNote(r.Context(), c.svc, service.NoteArgs{NoteID: in.NoteID, Guard: g})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	answer(w, http.StatusNoContent, res, nil)
 }
 
-func (h *handler) getTab(w http.ResponseWriter, r *http.Request, c *caller) {
-	id, tab, err := noteAndTab(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	outline := false
-	for k, v := range r.URL.Query() {
-		if k != "cells" {
-			h.fail(w, r, problem.New(problem.Invalid, k, "is not a parameter of this call, which takes cells (all or none)"))
-			return
-		}
-		if len(v) != 1 || (v[0] != "all" && v[0] != "none") {
-			h.fail(w, r, problem.New(problem.Invalid, "cells", "must be given once, as all or none; got %q", problem.Excerpt(strings.Join(v, ","))))
-			return
-		}
-		outline = v[0] == "none"
-	}
-	res, err := h.svc.PeopleReadTab(r.Context(), c.svc, id, tab)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	w.Header().Set("ETag", etag(res.Version))
-	if outline && res.Sheets != nil {
-		writeJSON(w, http.StatusOK, sheetsOutline(res))
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+// TabRequest names one tab of one Note.
+type TabRequest struct {
+	NoteID string `path:"note_id" json:"-"`
+	TabID  string `path:"tab_id" json:"-"`
+}
+
+// GetTabRequest is GET /api/notes/{note_id}/tabs/{tab_id}.
+type GetTabRequest struct {
+	TabRequest
+	Cells string `query:"cells" json:"-" enum:"all,none" default:"all" description:"none: a sheet tab's sheets without their cells (their rows and cols), read in blocks with …/cells"`
 }
 
 // SheetOutline is one sheet of a tab read with ?cells=none: its size
@@ -245,20 +236,44 @@ func (h *handler) getTab(w http.ResponseWriter, r *http.Request, c *caller) {
 type SheetOutline struct {
 	SheetID string  `json:"sheet_id"`
 	Name    string  `json:"name"`
-	Cells   [][]any `json:"cells"` // always empty
+	Cells   [][]any `json:"cells" description:"Always empty"`
 	Rows    int     `json:"rows"`
-	Cols    int     `json:"cols"` // of its widest row
+	Cols    int     `json:"cols" description:"Of its widest row"`
 }
 
-// tabOutline is a sheet tab without its cells (its Sheets hide the
-// embedded ones).
-type tabOutline struct {
+// TabView is one tab's data and the Note version; a sheet tab read with
+// ?cells=none has its sheets' outline instead of their cells.
+type TabView struct {
 	service.TabContent
-	Sheets []SheetOutline `json:"sheets"`
+	Sheets []SheetOutline `json:"sheets,omitempty"`
 }
 
-func sheetsOutline(res service.TabContent) tabOutline {
-	out := tabOutline{TabContent: res, Sheets: make([]SheetOutline, 0, len(res.Sheets))}
+var getTabDoc = doc{summary: "One tab's data and the Note version", req: GetTabRequest{}, resp: TabView{}}
+
+func (h *handler) getTab(w http.ResponseWriter, r *http.Request, c *caller) {
+	in, err := bind[GetTabRequest](r, true)
+	if err == nil && in.Cells != "" && in.Cells != "all" && in.Cells != "none" {
+		err = invalid("cells", "must be all or none; got %q", in.Cells)
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	res, err := h.svc.ReadNoteTab(r.Context(), c.svc, service.TabArgs{NoteID: in.NoteID, TabID: in.TabID})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("ETag", etag(res.Version))
+	if in.Cells == "none" && res.Sheets != nil {
+		writeJSON(w, http.StatusOK, sheetsOutline(res))
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func sheetsOutline(res service.TabContent) TabView {
+	out := TabView{TabContent: res, Sheets: make([]SheetOutline, 0, len(res.Sheets))}
 	for _, s := range res.Sheets {
 		cols := 0
 		for _, row := range s.Cells {
@@ -269,151 +284,114 @@ func sheetsOutline(res service.TabContent) tabOutline {
 	return out
 }
 
-type textBody struct {
-	Text            *string `json:"text"`
-	ExpectedVersion *int64  `json:"expected_version"`
+// PutTextRequest is PUT /api/notes/{note_id}/tabs/{tab_id}/text.
+type PutTextRequest struct {
+	TabRequest
+	Precondition
+	Text *string `json:"text" required:"true" missing:"give the whole text of the markdown tab"`
 }
 
+var putTextDoc = doc{summary: "Replace the markdown tab's text", req: PutTextRequest{}, resp: NoteWrite{}, write: true}
+
 func (h *handler) putText(w http.ResponseWriter, r *http.Request, c *caller) {
-	h.noteWrite(w, r, http.StatusOK, func(id string) (service.PeopleResult, error) {
-		tab, err := pathID(r, "tab_id")
-		if err != nil {
-			return service.PeopleResult{}, err
-		}
-		b, pw, err := writeBody[textBody](r, false)
-		if err != nil {
-			return service.PeopleResult{}, err
-		}
-		if b.Text == nil {
-			return service.PeopleResult{}, problem.New(problem.Invalid, "text", "is required: give the whole text of the markdown tab")
-		}
-		return h.svc.PeopleSetText(r.Context(), c.svc, id, tab, *b.Text, pw)
-	})
+	in, g, ok := bindWrite[PutTextRequest](h, w, r, false)
+	if !ok {
+		return
+	}
+	h.editTab(w, r, c, http.StatusOK, service.EditTabArgs{NoteID: in.NoteID, TabID: in.TabID, Operation: "replace_text", Text: in.Text}, g,
+		func(res service.TabEdited) any { return noteWrite(res.NoteWritten) })
+}
+
+// editTab runs one edit operation on a tab, the act agents call as
+// edit_note_tab, and answers body(result).
+func (h *handler) editTab(w http.ResponseWriter, r *http.Request, c *caller, status int, a service.EditTabArgs, g service.Guard, body func(service.TabEdited) any) {
+	a.ExpectedVersion, a.IdempotencyKey = g.ExpectedVersion, g.IdempotencyKey
+	res, err := h.svc.EditNoteTab(r.Context(), c.svc, a)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	answer(w, status, res.NoteWritten, body(res))
 }
 
 // Who is who made a version: a person, or a token (a personal access
 // token or a connected OAuth client).
 type Who struct {
-	Kind string `json:"kind"` // "person", "token", "client" or "unknown"
+	Kind string `json:"kind" enum:"person,token,client,unknown"`
 	ID   string `json:"id"`
 	Name string `json:"name"`
 }
 
-// VersionEntry is one version of GET /api/notes/{id}/history.
+// VersionEntry is one version of GET /api/notes/{note_id}/history.
 type VersionEntry struct {
 	Version int64    `json:"version"`
-	Kind    string   `json:"kind"`
+	Kind    string   `json:"kind" description:"What the write was: tab_edited, restored, …"`
 	Who     Who      `json:"who"`
-	At      string   `json:"at"`
-	Changed []string `json:"changed"`
-	Bytes   int64    `json:"bytes"`
+	At      string   `json:"at" format:"date-time"`
+	Changed []string `json:"changed" description:"The tabs it changed"`
+	Bytes   int64    `json:"bytes" description:"What history stores for it"`
 }
 
-// History is GET /api/notes/{id}/history's answer, oldest first.
+func who(a service.Actor) Who { return Who{Kind: a.Kind, ID: a.ID, Name: a.Name} }
+
+func versionEntries(vs []service.VersionEntry) []VersionEntry {
+	out := make([]VersionEntry, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, VersionEntry{Version: v.Version, Kind: v.Kind, Who: who(v.Who), At: v.At.UTC().Format(timeMillis), Changed: v.Changed, Bytes: v.Bytes})
+	}
+	return out
+}
+
+const timeMillis = "2006-01-02T15:04:05.000Z"
+
+// History is GET /api/notes/{note_id}/history's answer, oldest first.
 type History struct {
 	ID       string         `json:"id"`
 	Version  int64          `json:"version"`
 	Versions []VersionEntry `json:"versions"`
 }
 
+var historyDoc = doc{summary: "A Note's versions, oldest first, with who wrote each", req: NoteRequest{}, resp: History{}}
+
 func (h *handler) history(w http.ResponseWriter, r *http.Request, c *caller) {
-	id, err := noteID(r)
+	in, err := bind[NoteRequest](r, true)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	res, vs, err := h.svc.PeopleHistory(r.Context(), c.svc, id)
+	res, err := h.svc.NoteHistory(r.Context(), c.svc, in.NoteID)
 	if err != nil {
 		h.fail(w, r, err)
 		return
-	}
-	names, err := h.actors(r, c.ws)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	out := History{ID: id, Version: res.Version, Versions: make([]VersionEntry, 0, len(vs))}
-	for _, v := range vs {
-		out.Versions = append(out.Versions, versionEntry(v, names))
 	}
 	w.Header().Set("ETag", etag(res.Version))
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, History{ID: res.NoteID, Version: res.Version, Versions: versionEntries(res.Versions)})
 }
 
-func versionEntry(v store.VersionInfo, names map[string]Who) VersionEntry {
-	who, ok := names[v.Actor]
-	if !ok {
-		kind, aid, _ := strings.Cut(v.Actor, ":")
-		who = Who{Kind: "unknown", ID: aid, Name: v.Actor}
-		if kind == "user" {
-			who.Kind = "person"
-		}
-	}
-	return VersionEntry{Version: v.Version, Kind: v.Kind, Who: who,
-		At: v.At.UTC().Format("2006-01-02T15:04:05.000Z"), Changed: nonNil(v.Changed), Bytes: v.Bytes}
+// RestoreRequest is POST /api/notes/{note_id}/restore.
+type RestoreRequest struct {
+	NoteRequest
+	Precondition
+	Version *int64 `json:"version" required:"true" minimum:"1" missing:"give the version to restore (see the Note's history)"`
 }
 
-// actors names every actor of the workspace: its people, tokens and
-// connected clients, by the actor string history records.
-func (h *handler) actors(r *http.Request, ws string) (map[string]Who, error) {
-	ctx := r.Context()
-	out := map[string]Who{}
-	users, err := h.st.Users(ctx, ws)
-	if err != nil {
-		return nil, err
-	}
-	for _, u := range users {
-		out["user:"+u.ID] = Who{Kind: "person", ID: u.ID, Name: firstNonEmpty(u.Name, u.Email)}
-	}
-	toks, err := h.st.Tokens(ctx, ws)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range toks {
-		out["token:"+t.ID] = Who{Kind: "token", ID: t.ID, Name: t.Name}
-	}
-	conns, err := h.st.Connections(ctx, ws)
-	if err != nil {
-		return nil, err
-	}
-	clientNames := map[string]string{}
-	for _, cn := range conns {
-		name, ok := clientNames[cn.Client]
-		if !ok {
-			name = cn.Client
-			if cl, err := h.st.Client(ctx, cn.Client); err == nil && cl.Name != "" {
-				name = cl.Name
-			}
-			clientNames[cn.Client] = name
-		}
-		out["token:"+cn.ID] = Who{Kind: "client", ID: cn.ID, Name: name}
-	}
-	return out, nil
+// Restored is what a restore answers.
+type Restored struct {
+	NoteWrite
+	RestoredVersion int64 `json:"restored_version"`
 }
 
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
-type restoreBody struct {
-	Version         *int64 `json:"version"`
-	ExpectedVersion *int64 `json:"expected_version"`
-}
+var restoreDoc = doc{summary: "Make an old version current again, as a new version", req: RestoreRequest{}, resp: Restored{}, write: true}
 
 func (h *handler) restore(w http.ResponseWriter, r *http.Request, c *caller) {
-	h.noteWrite(w, r, http.StatusOK, func(id string) (service.PeopleResult, error) {
-		b, pw, err := writeBody[restoreBody](r, false)
-		if err != nil {
-			return service.PeopleResult{}, err
-		}
-		if b.Version == nil {
-			return service.PeopleResult{}, problem.New(problem.Invalid, "version", "is required: give the version to restore (see GET /api/notes/%s/history)", problem.Excerpt(id))
-		}
-		return h.svc.PeopleRestore(r.Context(), c.svc, id, *b.Version, pw)
-	})
+	in, g, ok := bindWrite[RestoreRequest](h, w, r, false)
+	if !ok {
+		return
+	}
+	res, err := h.svc.RestoreVersion(r.Context(), c.svc, service.RestoreArgs{NoteID: in.NoteID, Version: *in.Version, Guard: g})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	answer(w, http.StatusOK, res.NoteWritten, Restored{NoteWrite: noteWrite(res.NoteWritten), RestoredVersion: res.RestoredVersion})
 }

@@ -54,35 +54,37 @@ func ifMatch(r *http.Request) (int64, error) {
 	return n, nil
 }
 
-// precondition is the version a change is based on, from If-Match and/or
-// the body's expected_version (nil: absent).
-func precondition(r *http.Request, body *int64) (int64, error) {
-	hv, err := ifMatch(r)
-	if err != nil {
-		return 0, err
-	}
-	if body != nil && *body < 1 {
-		return 0, problem.New(problem.Invalid, "expected_version", "must be the version the change is based on (≥ 1); got %d", *body)
-	}
-	switch {
-	case body != nil && hv != 0 && *body != hv:
-		return 0, problem.New(problem.Invalid, "If-Match", "If-Match says version %d and expected_version says %d: send one of them, or both the same", hv, *body).
-			With("if_match", hv).With("expected_version", *body)
-	case hv != 0:
-		return hv, nil
-	case body != nil:
-		return *body, nil
-	}
-	return 0, problem.New(CodePreconditionRequired, "If-Match", "this change must say which version of the Note it was based on: send If-Match: \"<version>\" (the ETag of the GET it was based on) or expected_version in the body")
+// Precondition is what every write request carries besides its own
+// fields: the version it was based on (If-Match or expected_version) and an
+// optional idempotency key.
+type Precondition struct {
+	IfMatch         string `header:"If-Match" json:"-" description:"The version the change is based on, as the ETag of the read it was based on: \"<version>\". Required unless the body gives expected_version."`
+	IdempotencyKey  string `header:"Idempotency-Key" json:"-" minLength:"8" maxLength:"128" description:"Names this change: a resend with the same key and request answers the first result (Idempotency-Replayed: true)."`
+	ExpectedVersion *int64 `json:"expected_version,omitempty" minimum:"1" description:"The version the change is based on, if not in If-Match (both: they must agree)."`
 }
 
-// write is the PeopleWrite of r: its precondition and its key.
-func write(r *http.Request, body *int64) (service.PeopleWrite, error) {
-	v, err := precondition(r, body)
+// guard is the service's Guard of a write: its version, from If-Match
+// and/or expected_version, and its key.
+func (p *Precondition) guard(r *http.Request) (service.Guard, error) {
+	hv, err := ifMatch(r)
 	if err != nil {
-		return service.PeopleWrite{}, err
+		return service.Guard{}, err
 	}
-	return service.PeopleWrite{Expected: v, Key: r.Header.Get(HeaderKey)}, nil
+	body := p.ExpectedVersion
+	if body != nil && *body < 1 {
+		return service.Guard{}, problem.New(problem.Invalid, "expected_version", "must be the version the change is based on (≥ 1); got %d", *body)
+	}
+	g := service.Guard{IdempotencyKey: p.IdempotencyKey}
+	switch {
+	case body != nil && hv != 0 && *body != hv:
+		return service.Guard{}, problem.New(problem.Invalid, "If-Match", "If-Match says version %d and expected_version says %d: send one of them, or both the same", hv, *body).
+			With("if_match", hv).With("expected_version", *body)
+	case hv != 0:
+		g.ExpectedVersion = hv
+	case body != nil:
+		g.ExpectedVersion = *body
+	}
+	return g, nil
 }
 
 // decodeBody reads r's JSON object into v: unknown members, a second value,

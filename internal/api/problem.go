@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"strconv"
 	"strings"
 
+	"foundry/internal/auth"
+	"foundry/internal/note"
 	"foundry/internal/problem"
 	"foundry/internal/service"
-	"foundry/internal/store"
 )
 
 // Every error of /api/ is an RFC 9457 problem document
@@ -29,14 +32,18 @@ const ProblemContentType = "application/problem+json"
 
 // Codes this door adds to package problem's.
 const (
-	CodePreconditionRequired = "precondition_required"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeUnauthenticated      = "unauthenticated"
 	CodeCrossOrigin          = "cross_origin"
 	CodeCSRFMissing          = "csrf_missing"
 	CodeCSRFInvalid          = "csrf_invalid"
 	CodeUnsupportedMedia     = "unsupported_media_type"
+	// CodeSourceExists is the answer to adding a page already attached.
+	CodeSourceExists = "source_exists"
 )
+
+// SourceExistsDetail is what a person sees when the page is already there.
+const SourceExistsDetail = "This source is already attached"
 
 // statusOf is the HTTP status of a problem code.
 func statusOf(code string) int {
@@ -51,9 +58,13 @@ func statusOf(code string) int {
 		return http.StatusPreconditionFailed
 	case problem.KeyReused:
 		return http.StatusUnprocessableEntity
-	case problem.Scope, service.PersonOnly, CodeCrossOrigin, CodeCSRFMissing, CodeCSRFInvalid:
+	case problem.Scope, service.PersonOnly, service.NotReviewer, CodeCrossOrigin, CodeCSRFMissing, CodeCSRFInvalid:
 		return http.StatusForbidden
-	case CodePreconditionRequired:
+	case service.AlreadyDecided, CodeSourceExists:
+		return http.StatusConflict
+	case service.TooManyWaiters:
+		return http.StatusTooManyRequests
+	case service.PreconditionRequired:
 		return http.StatusPreconditionRequired
 	case CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed
@@ -80,7 +91,7 @@ var titles = map[string]string{
 	problem.Scope:            "The token lacks a scope",
 	problem.Internal:         "Internal error",
 	service.PersonOnly:       "Only a person may do this",
-	CodePreconditionRequired: "Precondition required",
+	service.PreconditionRequired: "Precondition required",
 	CodeMethodNotAllowed:     "Method not allowed",
 	CodeUnauthenticated:      "Sign-in required",
 	CodeCrossOrigin:          "Cross-origin request refused",
@@ -123,7 +134,7 @@ func ruleOf(p *problem.Problem) string {
 		return "size"
 	case problem.Conflict:
 		return "version"
-	case CodePreconditionRequired:
+	case service.PreconditionRequired:
 		return "precondition"
 	case problem.KeyReused:
 		return "idempotency"
@@ -147,27 +158,16 @@ func writeProblem(w http.ResponseWriter, status int, p *problem.Problem) {
 	w.Write(append(b, '\n'))
 }
 
-// fail answers err: a problem as its status, anything else as a logged 500.
+// fail answers err: a problem in this door's words (see inRESTWords) and
+// its status, anything else as a logged 500.
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var pr *problem.Problem
 	if errors.As(err, &pr) {
-		if pr.Code == problem.Conflict {
-			// What to do next is this door's to say.
-			if r.Header.Get("If-Match") != "" {
-				pr.Field = "If-Match"
-			}
-			if cur, ok := pr.Details["current_version"].(int64); ok {
-				pr.Message += fmt.Sprintf(": read it again (GET /api/notes/%s) and redo the change on version %d", problem.Excerpt(r.PathValue("id")), cur)
-			}
-			if since, ok := pr.Details["expected_version"].(int64); ok {
-				if changes, err := h.changesSince(r, r.PathValue("id"), since); err == nil {
-					pr.With("changes", changes)
-				} else if r.Context().Err() == nil {
-					h.log.Error("api: reading what changed for a conflict", "path", r.URL.Path, "cause", err)
-				}
-			}
+		p := h.inRESTWords(r, pr)
+		if s, ok := p.Details["retry_after"].(int); ok {
+			w.Header().Set("Retry-After", strconv.Itoa(s))
 		}
-		writeProblem(w, 0, pr)
+		writeProblem(w, 0, p)
 		return
 	}
 	var mbe *http.MaxBytesError
@@ -178,34 +178,74 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.internal(w, r, err)
 }
 
-// MaxConflictChanges bounds the versions a conflict lists.
-const MaxConflictChanges = 50
-
-// changesSince is what changed a Note after version since, and who changed
-// it, newest last (at most MaxConflictChanges versions, the newest ones),
-// for a person to see what they conflict with.
-func (h *handler) changesSince(r *http.Request, id string, since int64) ([]VersionEntry, error) {
-	c, _ := r.Context().Value(callerKey{}).(*caller)
-	if c == nil || id == "" {
-		return []VersionEntry{}, nil
-	}
-	// The conflict came from the write, which checked c's reach.
-	vs, err := h.st.History(r.Context(), store.TypeNote, id)
-	if err != nil {
-		return nil, err
-	}
-	names, err := h.actors(r, c.ws)
-	if err != nil {
-		return nil, err
-	}
-	out := []VersionEntry{}
-	for _, v := range vs {
-		if v.Version > since {
-			out = append(out, versionEntry(v, names))
+// inRESTWords is p as this door says it: the service names the arguments
+// of an act (expected_version, idempotency_key, content_type); here they
+// come as headers, and what to do next names a route. Code and details
+// stay; a copy is changed, never p.
+func (h *handler) inRESTWords(r *http.Request, p *problem.Problem) *problem.Problem {
+	c := *p
+	c.Details = maps.Clone(p.Details)
+	switch c.Field {
+	case "expected_version":
+		if len(r.Header.Values("If-Match")) > 0 || c.Code == service.PreconditionRequired {
+			c.Field = "If-Match"
+		}
+	case "idempotency_key":
+		c.Field = HeaderKey
+		if c.Code == problem.KeyReused {
+			c.Message = fmt.Sprintf("this Idempotency-Key was already used for a different request here (%s). Use a fresh key for a different change; resend the same key only with the same request.", problem.Excerpt(r.Header.Get(HeaderKey)))
+		}
+	case "content_type":
+		c.Field = "Content-Type"
+	case "tab_type":
+		c.Field = "type"
+	case "cursor":
+		if routeOf(r) == "/api/events" {
+			c.Field = "Last-Event-ID"
+		}
+	case "":
+		if c.Code == problem.Scope || c.Code == service.PersonOnly {
+			c.Field = "Authorization"
 		}
 	}
-	if len(out) > MaxConflictChanges {
-		out = out[len(out)-MaxConflictChanges:]
+	noteID, roomID := r.PathValue("note_id"), r.PathValue("room_id")
+	switch c.Code {
+	case service.PreconditionRequired:
+		c.Message += `: send If-Match: "<version>" (the ETag of the GET it was based on) or expected_version in the body`
+	case problem.Conflict:
+		if cur, ok := c.Details["current_version"].(int64); ok {
+			if roomID != "" {
+				c.Message += fmt.Sprintf(": read the Room again (GET /api/rooms/%s) and redo the change on version %d", problem.Excerpt(roomID), cur)
+			} else {
+				c.Message += fmt.Sprintf(": read it again (GET /api/notes/%s) and redo the change on version %d", problem.Excerpt(noteID), cur)
+			}
+		}
+		if since, ok := c.Details["expected_version"].(int64); ok && noteID != "" {
+			if cl, ok := r.Context().Value(callerKey{}).(*caller); ok {
+				if changes, err := h.svc.ChangesSince(r.Context(), cl.svc, noteID, since); err == nil {
+					c.Details["changes"] = versionEntries(changes)
+				} else if r.Context().Err() == nil {
+					h.log.Error("api: reading what changed for a conflict", "path", r.URL.Path, "cause", err)
+				}
+			}
+		}
+	case problem.NotFound:
+		switch c.Field {
+		case "note_id":
+			c.Message += ": list the Notes you can open with GET /api/notes"
+		case "room_id":
+			c.Message += ": GET /api/rooms lists them"
+		case "file_id":
+			c.Message += fmt.Sprintf(" (GET /api/notes/%s/tabs/files)", problem.Excerpt(noteID))
+		case "source_id":
+			c.Message += fmt.Sprintf(" (GET /api/notes/%s/tabs/sources)", problem.Excerpt(noteID))
+		}
+	case note.CodeUnknownTab:
+		c.Message += fmt.Sprintf(" GET /api/notes/%s lists them.", problem.Excerpt(noteID))
+	case problem.Scope:
+		c.Message += fmt.Sprintf("; create a token with it (`foundry token create --scopes %s,%s`)", auth.ScopeRead, auth.ScopeWrite)
+	case service.AlreadyDecided:
+		delete(c.Details, "decided_by_actor")
 	}
-	return out, nil
+	return &c
 }

@@ -1,18 +1,15 @@
 package api
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"foundry/internal/problem"
 	"foundry/internal/room"
 	"foundry/internal/service"
-	"foundry/internal/store"
 )
 
 // The review inbox: the proposals of the Rooms the caller may decide (the
@@ -67,9 +64,9 @@ type ProposalDetail struct {
 	Warnings []room.CompileMessage  `json:"warnings"`
 }
 
-func proposalView(p service.PeopleProposal, names map[string]Who) ProposalView {
+func proposalView(p service.ReviewProposal, names service.ActorNames) ProposalView {
 	v := ProposalView{ProposalID: p.ID, RoomID: p.RoomID, RoomName: p.RoomName, InstanceID: p.InstanceID, Name: p.Name, Kind: p.Kind, Status: p.Status,
-		ProposedBy: who(p.ProposedBy, names), ProposedAt: p.CreatedAt, FileCount: p.FileCount}
+		ProposedBy: who(names.Of(p.ProposedBy)), ProposedAt: p.CreatedAt, FileCount: p.FileCount}
 	if p.Compile != nil {
 		v.Compile = &CompileView{OK: p.Compile.OK, Hash: p.Compile.Hash, Errors: nonNilMsgs(p.Compile.Errors)}
 	}
@@ -77,54 +74,79 @@ func proposalView(p service.PeopleProposal, names map[string]Who) ProposalView {
 		v.Repository = &ProposalRepo{RepositoryID: p.RepositoryID, Name: p.Repository, VersionID: p.VersionID}
 	}
 	if p.DecidedBy != "" {
-		v.Decided = &Decided{By: who(p.DecidedBy, names), At: p.DecidedAt}
+		v.Decided = &Decided{By: who(names.Of(p.DecidedBy)), At: p.DecidedAt}
 	}
 	return v
 }
 
-func who(actor string, names map[string]Who) Who {
-	return versionEntry(store.VersionInfo{Actor: actor}, names).Who
+// namesOf names the proposers and deciders of ps in one lookup.
+func (h *handler) namesOf(r *http.Request, c *caller, ps ...service.ReviewProposal) (service.ActorNames, error) {
+	var actors []string
+	for _, p := range ps {
+		actors = append(actors, p.ProposedBy)
+		if p.DecidedBy != "" {
+			actors = append(actors, p.DecidedBy)
+		}
+	}
+	return h.svc.Actors(r.Context(), c.svc.Workspace, actors)
 }
+
+// ListProposalsRequest is GET /api/proposals.
+type ListProposalsRequest struct {
+	Status string `query:"status" json:"-" enum:"pending,approved,declined" default:"pending"`
+}
+
+// ProposalList is GET /api/proposals's answer, as the proposals were made.
+type ProposalList struct {
+	Proposals []ProposalView `json:"proposals"`
+}
+
+var listProposalsDoc = doc{summary: "The proposals of the Rooms the caller may decide", req: ListProposalsRequest{}, resp: ProposalList{}}
 
 func (h *handler) listProposals(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !noQuery(w, r, "status") {
-		return
+	in, err := bind[ListProposalsRequest](r, true)
+	if err == nil && in.Status == "" {
+		in.Status = room.StatusPending
 	}
-	status := cmp.Or(r.URL.Query().Get("status"), room.StatusPending)
-	ps, err := h.svc.PeopleProposals(r.Context(), c.svc, status)
+	var ps []service.ReviewProposal
+	if err == nil {
+		ps, err = h.svc.ListProposals(r.Context(), c.svc, service.ListProposalsArgs{Status: in.Status})
+	}
+	var names service.ActorNames
+	if err == nil {
+		names, err = h.namesOf(r, c, ps...)
+	}
 	if err != nil {
-		h.roomFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
-	names, err := h.actors(r, c.ws)
-	if err != nil {
-		h.internal(w, r, err)
-		return
-	}
-	out := make([]ProposalView, 0, len(ps))
+	out := ProposalList{Proposals: make([]ProposalView, 0, len(ps))}
 	for _, p := range ps {
-		out = append(out, proposalView(p, names))
+		out.Proposals = append(out.Proposals, proposalView(p, names))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"proposals": out})
+	writeJSON(w, http.StatusOK, out)
 }
 
+// ProposalRequest names one proposal.
+type ProposalRequest struct {
+	ProposalID string `path:"proposal_id" json:"-"`
+}
+
+var getProposalDoc = doc{summary: "One proposal with every file in full", req: ProposalRequest{}, resp: ProposalDetail{}}
+
 func (h *handler) getProposal(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !noQuery(w, r, "") {
-		return
+	in, err := bind[ProposalRequest](r, true)
+	var p service.ReviewProposal
+	var files []service.ProposalFile
+	if err == nil {
+		p, files, err = h.svc.ProposalDetail(r.Context(), c.svc, in.ProposalID)
 	}
-	id, err := pathID(r, "proposal_id")
-	if err != nil {
-		h.roomFail(w, r, err)
-		return
+	var names service.ActorNames
+	if err == nil {
+		names, err = h.namesOf(r, c, p)
 	}
-	p, files, err := h.svc.PeopleProposalDetail(r.Context(), c.svc, id)
 	if err != nil {
-		h.roomFail(w, r, err)
-		return
-	}
-	names, err := h.actors(r, c.ws)
-	if err != nil {
-		h.internal(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
 	d := ProposalDetail{ProposalView: proposalView(p, names), Files: files, Warnings: []room.CompileMessage{}}
@@ -134,8 +156,12 @@ func (h *handler) getProposal(w http.ResponseWriter, r *http.Request, c *caller)
 	writeJSON(w, http.StatusOK, d)
 }
 
+func decideDoc(summary string) doc {
+	return doc{summary: summary + " (one decision per proposal; a second answers 409 naming the first)", req: ProposalRequest{}, resp: service.Decision{}, write: true}
+}
+
 func (h *handler) decide(w http.ResponseWriter, r *http.Request, c *caller, approve bool) {
-	id, err := pathID(r, "proposal_id")
+	in, err := bind[ProposalRequest](r, true)
 	if err == nil {
 		// A body is not part of the call; one larger than MaxBody is refused.
 		if _, cerr := io.Copy(io.Discard, r.Body); cerr != nil {
@@ -144,10 +170,10 @@ func (h *handler) decide(w http.ResponseWriter, r *http.Request, c *caller, appr
 	}
 	var d service.Decision
 	if err == nil {
-		d, err = h.svc.PeopleDecide(r.Context(), c.svc, id, approve)
+		d, err = h.svc.DecideProposal(r.Context(), c.svc, in.ProposalID, approve)
 	}
 	if err != nil {
-		h.roomFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
 	w.Header().Set("ETag", etag(d.Version))
@@ -168,13 +194,15 @@ type PendingCount struct {
 	Pending int `json:"pending"`
 }
 
+var proposalCountDoc = doc{summary: "How many proposals wait for the caller's decision", resp: PendingCount{}}
+
 func (h *handler) proposalCount(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !noQuery(w, r, "") {
+	if !h.noParams(w, r) {
 		return
 	}
-	n, err := h.svc.PeoplePendingCount(r.Context(), c.svc)
+	n, err := h.svc.PendingCount(r.Context(), c.svc)
 	if err != nil {
-		h.roomFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, PendingCount{Pending: n})
@@ -188,21 +216,18 @@ var countInterval = 200 * time.Millisecond
 // once, and another whenever it changes, on this node or any other (the
 // store's change notifications). A comment every heartbeat; the stream
 // ends at its lifetime or when the session is signed out.
+var proposalEventsDoc = doc{summary: "The pending count as server-sent events (event: count, data: PendingCount)", resp: PendingCount{}, media: "text/event-stream"}
+
 func (h *handler) proposalEvents(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !noQuery(w, r, "") {
+	if !h.noParams(w, r) {
 		return
 	}
 	ctx := r.Context()
-	release, err := h.svc.PeopleStreamGate(c.svc, streamLifetime)
+	release, err := h.svc.StreamGate(c.svc, streamLifetime)
 	if err != nil {
 		var pr *problem.Problem
 		if errors.As(err, &pr) {
-			if s, ok := pr.Details["retry_after"].(int); ok {
-				w.Header().Set("Retry-After", strconv.Itoa(s))
-			}
 			pr.Field = ""
-			writeProblem(w, http.StatusTooManyRequests, pr)
-			return
 		}
 		h.fail(w, r, err)
 		return
@@ -211,19 +236,16 @@ func (h *handler) proposalEvents(w http.ResponseWriter, r *http.Request, c *call
 	// Registered before the first count, so a write between the two wakes
 	// the stream.
 	wake := make(chan struct{}, 1)
-	stop := h.svc.Store.OnChange(func(typ, _ string) {
-		if typ != store.TypeRoom {
-			return
-		}
+	stop := h.svc.OnRoomChange(func() {
 		select {
 		case wake <- struct{}{}:
 		default:
 		}
 	})
 	defer stop()
-	n, err := h.svc.PeoplePendingCount(ctx, c.svc)
+	n, err := h.svc.PendingCount(ctx, c.svc)
 	if err != nil {
-		h.roomFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
 
@@ -257,7 +279,7 @@ func (h *handler) proposalEvents(w http.ResponseWriter, r *http.Request, c *call
 			case <-wake:
 			default:
 			}
-			now, err := h.svc.PeoplePendingCount(ctx, c.svc)
+			now, err := h.svc.PendingCount(ctx, c.svc)
 			if err != nil {
 				if ctx.Err() == nil {
 					h.endStream(rc, w, err)

@@ -1,11 +1,8 @@
 package api
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 
-	"foundry/internal/problem"
 	"foundry/internal/room"
 	"foundry/internal/service"
 	"foundry/internal/snippet"
@@ -76,98 +73,68 @@ type Bundle struct {
 	Warnings []room.CompileMessage `json:"warnings"`
 }
 
-// people names the workspace's people by ID.
-func (h *handler) peopleNames(r *http.Request, ws string) (map[string]string, error) {
-	users, err := h.st.Users(r.Context(), ws)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, u := range users {
-		out[u.ID] = firstNonEmpty(u.Name, u.Email)
-	}
-	return out, nil
-}
-
-func personRef(id string, names map[string]string) PersonRef {
-	name, ok := names[id]
-	if !ok {
+func personRef(a service.Actor) PersonRef {
+	name := a.Name
+	if a.Kind == "unknown" || name == "" || name == "user:"+a.ID {
 		name = "a person no longer in this workspace"
 	}
-	return PersonRef{ID: id, Name: name}
+	return PersonRef{ID: a.ID, Name: name}
+}
+
+var listRoomsDoc = doc{summary: "The workspace's cloud Rooms", resp: RoomsList{}}
+
+// RoomsList is GET /api/rooms's answer.
+type RoomsList struct {
+	Rooms []RoomSummary `json:"rooms"`
 }
 
 func (h *handler) listRooms(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !noQuery(w, r, "") {
+	if !h.noParams(w, r) {
 		return
 	}
-	rooms, err := h.svc.PeopleRooms(r.Context(), c.svc)
-	if err != nil {
-		h.roomFail(w, r, err)
-		return
+	out := RoomsList{Rooms: []RoomSummary{}}
+	cursor := ""
+	// Every page: a workspace has tens of Rooms, not thousands; the pages
+	// are bounded so that a bug cannot loop.
+	for range 1000 {
+		page, err := h.svc.ListRooms(r.Context(), c.svc, service.Page{Cursor: cursor, Limit: service.MaxPage})
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		for _, x := range page.Rooms {
+			out.Rooms = append(out.Rooms, RoomSummary{RoomID: x.RoomID, Name: x.Name, Owner: personRef(x.Owner), Apps: x.Apps, Pending: x.Pending, Version: x.Version, CanManage: x.CanManage})
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
 	}
-	names, err := h.peopleNames(r, c.ws)
-	if err != nil {
-		h.internal(w, r, err)
-		return
-	}
-	out := []RoomSummary{}
-	for _, x := range rooms {
-		out = append(out, RoomSummary{RoomID: x.Resource.ID, Name: x.Resource.Title, Owner: personRef(x.Resource.Owner, names),
-			Apps: len(room.Launcher(&x.Doc)), Pending: x.Pending, Version: x.Resource.Version, CanManage: x.CanManage})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"rooms": out})
+	writeJSON(w, http.StatusOK, out)
 }
 
-// noQuery refuses any query parameter but allowed ("" : none).
-func noQuery(w http.ResponseWriter, r *http.Request, allowed string) bool {
-	for k, v := range r.URL.Query() {
-		if k != allowed || allowed == "" {
-			what := "takes no parameters"
-			if allowed != "" {
-				what = "takes only " + allowed
-			}
-			writeProblem(w, 0, problem.New(problem.Invalid, k, "is not a parameter of %s %s, which %s", r.Method, r.URL.Path, what))
-			return false
-		}
-		if len(v) > 1 {
-			writeProblem(w, 0, problem.New(problem.Invalid, k, "is given %d times: give it once", len(v)))
-			return false
-		}
-	}
-	return true
+// RoomRequest names one Room.
+type RoomRequest struct {
+	RoomID string `path:"room_id" json:"-"`
 }
+
+var getRoomDoc = doc{summary: "A Room and its launcher (ETag: the Room's version)", req: RoomRequest{}, resp: RoomView{}}
 
 func (h *handler) getRoom(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !noQuery(w, r, "") {
-		return
-	}
-	id, err := pathID(r, "room_id")
+	in, err := bind[RoomRequest](r, true)
 	if err != nil {
-		h.roomFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
-	x, err := h.svc.PeopleRoomOf(r.Context(), c.svc, id)
+	x, err := h.svc.ReadRoom(r.Context(), c.svc, in.RoomID)
 	if err != nil {
-		h.roomFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
-	names, err := h.peopleNames(r, c.ws)
-	if err != nil {
-		h.internal(w, r, err)
-		return
-	}
-	repoNames := map[string]string{}
-	out := RoomView{RoomID: x.Resource.ID, Name: x.Resource.Title, Owner: personRef(x.Resource.Owner, names), Version: x.Resource.Version, CanManage: x.CanManage, Apps: []LauncherApp{}}
-	for i, a := range room.Launcher(&x.Doc) {
+	out := RoomView{RoomID: x.RoomID, Name: x.Name, Owner: personRef(x.Owner), Version: x.Version, CanManage: x.CanManage, Apps: []LauncherApp{}}
+	for i, a := range x.Apps {
 		app := LauncherApp{InstanceID: a.InstanceID, Name: a.Name, Kind: a.Kind, Position: i, ProposalID: a.ProposalID, BuildState: a.Build.State, AddedAt: a.AddedAt}
 		if a.Kind == room.KindRepository {
-			name, ok := repoNames[a.RepositoryID]
-			if !ok {
-				name, _ = h.svc.RepositoryName(r.Context(), c.ws, a.RepositoryID)
-				repoNames[a.RepositoryID] = name
-			}
-			app.Repository = &LauncherRepo{RepositoryID: a.RepositoryID, Name: name, VersionID: a.VersionID, BuildState: a.Build.State}
+			app.Repository = &LauncherRepo{RepositoryID: a.RepositoryID, Name: a.RepositoryName, VersionID: a.VersionID, BuildState: a.Build.State}
 		}
 		out.Apps = append(out.Apps, app)
 	}
@@ -175,94 +142,66 @@ func (h *handler) getRoom(w http.ResponseWriter, r *http.Request, c *caller) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-type appBody struct {
-	Name            *string `json:"name"`
-	Position        *int    `json:"position"`
-	ExpectedVersion *int64  `json:"expected_version"`
+// AppRequest names one app of one Room.
+type AppRequest struct {
+	RoomID     string `path:"room_id" json:"-"`
+	InstanceID string `path:"instance_id" json:"-"`
 }
 
-// roomPrecondition is the Room version a launcher change is based on:
-// If-Match or the body's expected_version (0: neither, which the service
-// answers 428).
-func roomPrecondition(r *http.Request, body *int64) (int64, error) {
-	hv, err := ifMatch(r)
-	if err != nil {
-		var pr *problem.Problem
-		if errors.As(err, &pr) {
-			pr.Message = fmt.Sprintf("%s: send If-Match: \"<version>\" with the ETag of GET /api/rooms/%s", problem.Excerpt(r.Header.Get("If-Match")), problem.Excerpt(r.PathValue("room_id")))
-		}
-		return 0, err
-	}
-	if body != nil && *body < 1 {
-		return 0, problem.New(problem.Invalid, "expected_version", "must be the Room version the change is based on (≥ 1); got %d", *body)
-	}
-	switch {
-	case body != nil && hv != 0 && *body != hv:
-		return 0, problem.New(problem.Invalid, "If-Match", "If-Match says version %d and expected_version says %d: send one of them, or both the same", hv, *body)
-	case hv != 0:
-		return hv, nil
-	case body != nil:
-		return *body, nil
-	}
-	return 0, nil
+// AppWriteRequest is a change of one launcher app.
+type AppWriteRequest struct {
+	AppRequest
+	Precondition
 }
 
-func (h *handler) appWrite(w http.ResponseWriter, r *http.Request, c *caller, remove bool) {
-	roomID, err := pathID(r, "room_id")
-	var instanceID string
-	if err == nil {
-		instanceID, err = pathID(r, "instance_id")
+// UpdateAppRequest is PATCH /api/rooms/{room_id}/apps/{instance_id}.
+type UpdateAppRequest struct {
+	AppWriteRequest
+	Name     *string `json:"name,omitempty"`
+	Position *int    `json:"position,omitempty" minimum:"0" description:"0-based place among the launcher's apps"`
+}
+
+var updateAppDoc = doc{summary: "Rename and/or move a launcher app (the Room's owner or a workspace owner)", req: UpdateAppRequest{}, resp: service.RoomWritten{}, write: true}
+
+func (h *handler) updateApp(w http.ResponseWriter, r *http.Request, c *caller) {
+	in, g, ok := bindWrite[UpdateAppRequest](h, w, r, false)
+	if !ok {
+		return
 	}
-	var b appBody
-	if err == nil {
-		err = decodeBody(r, &b, remove)
+	res, err := h.svc.EditApp(r.Context(), c.svc, service.EditAppArgs{RoomID: in.RoomID, InstanceID: in.InstanceID, Name: in.Name, Position: in.Position, Guard: g})
+	h.roomWritten(w, r, res, err)
+}
+
+var removeAppDoc = doc{summary: "Take an app out of the launcher (the Room's owner or a workspace owner)", req: AppWriteRequest{}, resp: service.RoomWritten{}, write: true}
+
+func (h *handler) removeApp(w http.ResponseWriter, r *http.Request, c *caller) {
+	in, g, ok := bindWrite[AppWriteRequest](h, w, r, true)
+	if !ok {
+		return
 	}
-	var expected int64
-	if err == nil {
-		expected, err = roomPrecondition(r, b.ExpectedVersion)
-	}
-	var res service.RoomWritten
-	if err == nil {
-		if remove {
-			if b.Name != nil || b.Position != nil {
-				err = problem.New(problem.Invalid, "body", "DELETE takes only expected_version: to rename or move an app, PATCH it")
-			} else {
-				res, err = h.svc.PeopleRemoveApp(r.Context(), c.svc, roomID, instanceID, expected)
-			}
-		} else {
-			res, err = h.svc.PeopleEditApp(r.Context(), c.svc, roomID, instanceID, b.Name, b.Position, expected)
-		}
-	}
+	res, err := h.svc.RemoveApp(r.Context(), c.svc, service.AppWriteArgs{RoomID: in.RoomID, InstanceID: in.InstanceID, Guard: g})
+	h.roomWritten(w, r, res, err)
+}
+
+func (h *handler) roomWritten(w http.ResponseWriter, r *http.Request, res service.RoomWritten, err error) {
 	if err != nil {
-		h.roomFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
 	w.Header().Set("ETag", etag(res.Version))
 	writeJSON(w, http.StatusOK, res)
 }
 
-func (h *handler) updateApp(w http.ResponseWriter, r *http.Request, c *caller) {
-	h.appWrite(w, r, c, false)
-}
-func (h *handler) removeApp(w http.ResponseWriter, r *http.Request, c *caller) {
-	h.appWrite(w, r, c, true)
-}
+var bundleDoc = doc{summary: "The compiled code of an approved snippet app", req: AppRequest{}, resp: Bundle{}}
 
 func (h *handler) appBundle(w http.ResponseWriter, r *http.Request, c *caller) {
-	if !noQuery(w, r, "") {
-		return
-	}
-	roomID, err := pathID(r, "room_id")
-	var instanceID string
-	if err == nil {
-		instanceID, err = pathID(r, "instance_id")
-	}
+	in, err := bind[AppRequest](r, true)
 	var res snippet.Result
 	if err == nil {
-		res, err = h.svc.PeopleBundle(r.Context(), c.svc, roomID, instanceID)
+		res, err = h.svc.Bundle(r.Context(), c.svc, service.AppArgs{RoomID: in.RoomID, InstanceID: in.InstanceID})
 	}
 	if err != nil {
-		h.roomFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "private, no-store")
@@ -275,32 +214,4 @@ func nonNilMsgs(ms []room.CompileMessage) []room.CompileMessage {
 		return []room.CompileMessage{}
 	}
 	return ms
-}
-
-// roomFail answers err for the Rooms and proposals endpoints: a person who
-// may not manage the Room is 403, a second decision 409, a stale Room
-// version 412 with what to do next; the rest as every endpoint does.
-func (h *handler) roomFail(w http.ResponseWriter, r *http.Request, err error) {
-	var pr *problem.Problem
-	if errors.As(err, &pr) {
-		switch pr.Code {
-		case service.NotReviewer:
-			writeProblem(w, http.StatusForbidden, pr)
-			return
-		case service.AlreadyDecided:
-			delete(pr.Details, "decided_by_actor")
-			writeProblem(w, http.StatusConflict, pr)
-			return
-		case problem.Conflict:
-			if r.Header.Get("If-Match") != "" {
-				pr.Field = "If-Match"
-			}
-			if cur, ok := pr.Details["current_version"].(int64); ok {
-				pr.Message += fmt.Sprintf(": read the Room again (GET /api/rooms/%s) and redo the change on version %d", problem.Excerpt(r.PathValue("room_id")), cur)
-			}
-			writeProblem(w, http.StatusPreconditionFailed, pr)
-			return
-		}
-	}
-	h.fail(w, r, err)
 }

@@ -4,81 +4,85 @@ import (
 	"net/http"
 	"net/url"
 
-	"foundry/internal/problem"
 	"foundry/internal/service"
 )
 
 // The sheets of a sheet tab: add, rename and delete one. Each is a guarded
-// people's write with the version it was based on; the cells are PUT
-// .../cells.
+// write with the version it was based on; the cells are PUT …/cells.
 
-type sheetBody struct {
-	Name            *string `json:"name"`
-	ExpectedVersion *int64  `json:"expected_version"`
+// AddSheetRequest is POST …/tabs/{tab_id}/sheets.
+type AddSheetRequest struct {
+	TabRequest
+	Precondition
+	Name *string `json:"name" required:"true" missing:"give the sheet's name, such as \"Sheet2\""`
 }
 
-func (b *sheetBody) expected() *int64 { return b.ExpectedVersion }
-
-func sheetName(b *sheetBody) (string, error) {
-	if b.Name == nil {
-		return "", problem.New(problem.Invalid, "name", "is required: give the sheet's name, such as \"Sheet2\"")
-	}
-	return *b.Name, nil
+// SheetWrite is what a write of one sheet answers.
+type SheetWrite struct {
+	NoteWrite
+	SheetID string `json:"sheet_id"`
+	Name    string `json:"name"`
 }
+
+func sheetWrite(res service.SheetWritten) SheetWrite {
+	return SheetWrite{NoteWrite: noteWrite(res.NoteWritten), SheetID: res.SheetID, Name: res.Name}
+}
+
+var addSheetDoc = doc{summary: "Add an empty sheet to a sheet tab", req: AddSheetRequest{}, resp: SheetWrite{}, status: http.StatusCreated, write: true}
 
 func (h *handler) addSheet(w http.ResponseWriter, r *http.Request, c *caller) {
-	id, tab, err := noteAndTab(r)
-	var res service.PeopleSheetResult
-	if err == nil {
-		var b *sheetBody
-		var pw service.PeopleWrite
-		b, pw, err = writeBody[sheetBody](r, false)
-		var name string
-		if err == nil {
-			name, err = sheetName(b)
-		}
-		if err == nil {
-			res, err = h.svc.PeopleAddSheet(r.Context(), c.svc, id, tab, name, pw)
-		}
+	in, g, ok := bindWrite[AddSheetRequest](h, w, r, false)
+	if !ok {
+		return
 	}
+	res, err := h.svc.AddSheet(r.Context(), c.svc, service.AddSheetArgs{NoteID: in.NoteID, TabID: in.TabID, Name: *in.Name, Guard: g})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	w.Header().Set("Location", Prefix+"notes/"+url.PathEscape(id)+"/tabs/"+url.PathEscape(tab)+"/sheets/"+url.PathEscape(res.SheetID))
-	h.answer(w, http.StatusCreated, res.PeopleResult, res)
+	w.Header().Set("Location", Prefix+"notes/"+url.PathEscape(in.NoteID)+"/tabs/"+url.PathEscape(in.TabID)+"/sheets/"+url.PathEscape(res.SheetID))
+	answer(w, http.StatusCreated, res.NoteWritten, sheetWrite(res))
 }
+
+// SheetRequest names one sheet of one sheet tab.
+type SheetRequest struct {
+	TabRequest
+	SheetID string `path:"sheet_id" json:"-"`
+	Precondition
+}
+
+// RenameSheetRequest is PATCH …/sheets/{sheet_id}.
+type RenameSheetRequest struct {
+	SheetRequest
+	Name *string `json:"name" required:"true" missing:"give the sheet's new name"`
+}
+
+var renameSheetDoc = doc{summary: "Rename a sheet", req: RenameSheetRequest{}, resp: SheetWrite{}, write: true}
 
 func (h *handler) renameSheet(w http.ResponseWriter, r *http.Request, c *caller) {
-	h.tabWrite(w, r, http.StatusOK, func(id, tab string) (any, service.PeopleResult, error) {
-		sheet, err := pathID(r, "sheet_id")
-		if err != nil {
-			return nil, service.PeopleResult{}, err
-		}
-		b, pw, err := writeBody[sheetBody](r, false)
-		if err != nil {
-			return nil, service.PeopleResult{}, err
-		}
-		name, err := sheetName(b)
-		if err != nil {
-			return nil, service.PeopleResult{}, err
-		}
-		res, err := h.svc.PeopleRenameSheet(r.Context(), c.svc, id, tab, sheet, name, pw)
-		return res, res.PeopleResult, err
-	})
+	in, g, ok := bindWrite[RenameSheetRequest](h, w, r, false)
+	if !ok {
+		return
+	}
+	res, err := h.svc.RenameSheet(r.Context(), c.svc, service.RenameSheetArgs{SheetArgs: service.SheetArgs{NoteID: in.NoteID, TabID: in.TabID, SheetID: in.SheetID, Guard: g}, Name: *in.Name})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	answer(w, http.StatusOK, res.NoteWritten, sheetWrite(res))
 }
 
+var deleteSheetDoc = doc{summary: "Delete a sheet and its cells (not a tab's last)", req: SheetRequest{}, write: true}
+
 func (h *handler) deleteSheet(w http.ResponseWriter, r *http.Request, c *caller) {
-	h.tabWrite(w, r, http.StatusNoContent, func(id, tab string) (any, service.PeopleResult, error) {
-		sheet, err := pathID(r, "sheet_id")
-		if err != nil {
-			return nil, service.PeopleResult{}, err
-		}
-		_, pw, err := writeBody[versionBody](r, true)
-		if err != nil {
-			return nil, service.PeopleResult{}, err
-		}
-		res, err := h.svc.PeopleDeleteSheet(r.Context(), c.svc, id, tab, sheet, pw)
-		return nil, res, err
-	})
+	in, g, ok := bindWrite[SheetRequest](h, w, r, true)
+	if !ok {
+		return
+	}
+	res, err := h.svc.DeleteSheet(r.Context(), c.svc, service.SheetArgs{NoteID: in.NoteID, TabID: in.TabID, SheetID: in.SheetID, Guard: g})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	answer(w, http.StatusNoContent, res.NoteWritten, nil)
 }

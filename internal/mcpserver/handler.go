@@ -48,6 +48,9 @@ type Options struct {
 	AllowedOrigins []string // extra browser origins allowed to call
 	Version        string
 	Logger         *slog.Logger
+	// ReviewPage is the web app's review inbox, which proposals' next
+	// steps name ("": named without its address).
+	ReviewPage string
 	// ListenLifetime bounds one subscriptions/listen stream; the stream
 	// then ends and the client listens again. Default 10 minutes.
 	ListenLifetime time.Duration
@@ -104,7 +107,7 @@ func New(svc *service.Service, opts Options) *Handler {
 	if opts.MaxStreamsPerNode <= 0 {
 		opts.MaxStreamsPerNode = 1024
 	}
-	h := &Handler{svc: svc, opts: opts, all: Tools(svc), log: opts.Logger, variants: map[string]*variant{},
+	h := &Handler{svc: svc, opts: opts, all: ToolsFor(svc, opts.ReviewPage), log: opts.Logger, variants: map[string]*variant{},
 		streams: service.NewGate(opts.MaxStreamsPerToken, opts.MaxStreamsPerNode)}
 	for _, t := range h.all {
 		t.Log = h.log // tool faults and panics go to the endpoint's logger

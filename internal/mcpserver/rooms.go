@@ -1,6 +1,9 @@
 package mcpserver
 
 import (
+	"context"
+	"fmt"
+
 	"foundry/internal/auth"
 	"foundry/internal/service"
 )
@@ -8,11 +11,38 @@ import (
 // The Rooms tools, and the events tool both families share: one
 // constructor each, its schema beside its handler.
 
-func roomTools(svc *service.Service) []*Tool {
+func roomTools(svc *service.Service, step func(proposalID string) string) []*Tool {
 	return []*Tool{
 		listRooms(svc), readRoom(svc), listRoomApps(svc), readRoomAppStatus(svc),
-		proposeRoomSnippetApp(svc), proposeRoomRepoApp(svc), listRepositories(svc), pollResourceEvents(svc),
+		proposeRoomSnippetApp(svc, step), proposeRoomRepoApp(svc, step), listRepositories(svc), pollResourceEvents(svc),
 	}
+}
+
+// withNextStep adds to a proposal the door's next step: what the person
+// does to review it, and what the agent does meanwhile. It is worded when
+// answering, replays included, so a replay names what this build offers.
+func withNextStep[In any](propose func(context.Context, service.Caller, In) (service.Proposed, error), step func(string) string) func(context.Context, service.Caller, In) (service.Proposed, error) {
+	return func(ctx context.Context, c service.Caller, in In) (service.Proposed, error) {
+		w, err := propose(ctx, c, in)
+		if err == nil {
+			w.NextStep = step(w.ProposalID)
+		}
+		return w, err
+	}
+}
+
+// ReviewStep is a proposal's next_step: the person reviews it in the web
+// app under Connected → Needs your approval, at reviewPage when the server
+// knows its public address (else it is named alone), with the CLI as the
+// fallback.
+func ReviewStep(reviewPage, proposalID string) string {
+	where := "in Foundry's web app under Connected → Needs your approval"
+	if reviewPage != "" {
+		where += " (" + reviewPage + ")"
+	}
+	return fmt.Sprintf("Tell the user to review the full code of proposal %[1]s %[2]s and choose Approve and create or Decline. "+
+		"Without the web app: `foundry proposals show %[1]s`, then `foundry proposals approve %[1]s` (or `foundry proposals decline %[1]s`). "+
+		"Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor.", proposalID, where)
 }
 
 func listRooms(svc *service.Service) *Tool {
@@ -43,7 +73,7 @@ func readRoomAppStatus(svc *service.Service) *Tool {
 	}, svc.ReadRoomAppStatus)
 }
 
-func proposeRoomSnippetApp(svc *service.Service) *Tool {
+func proposeRoomSnippetApp(svc *service.Service, step func(string) string) *Tool {
 	// As published: room_id without bounds, name without a minimum (the
 	// server's rules say the rest).
 	in := object([]string{"room_id", "name", "files", "idempotency_key"}, props{
@@ -53,15 +83,15 @@ func proposeRoomSnippetApp(svc *service.Service) *Tool {
 			"files must include src/App.tsx (default export: a React component). " +
 			"Key, same on retries: \"snip-\" + first 32 hex of sha256 of room_id, name, then each path and content in path order, each prefixed by its byte length (uint64 big-endian).",
 		Input: in,
-	}, svc.ProposeSnippet)
+	}, withNextStep(svc.ProposeSnippet, step))
 }
 
-func proposeRoomRepoApp(svc *service.Service) *Tool {
+func proposeRoomRepoApp(svc *service.Service, step func(string) string) *Tool {
 	return toolFor(spec{Toolset: ToolsetRooms, Name: "propose_room_repo_app", Scope: auth.ScopeWrite, Output: []string{"proposal_id", "instance_id"},
 		Description: "Propose a pinned repository version as a Room app, for apps too large for a snippet. It reaches the launcher only after the owner approves. Key: hash of room, name and version.",
 		Input: object([]string{"room_id", "name", "repository_id", "version_id", "idempotency_key"}, props{
 			"room_id": roomIDField(), "name": str(0, 200), "repository_id": str(1, 64), "version_id": str(1, 64), "idempotency_key": keyField()}),
-	}, svc.ProposeRepoApp)
+	}, withNextStep(svc.ProposeRepoApp, step))
 }
 
 func listRepositories(svc *service.Service) *Tool {

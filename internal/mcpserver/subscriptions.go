@@ -65,9 +65,9 @@ func (h *Handler) addSubscriptions(srv *mcp.Server) {
 		}
 		var v any
 		if typ == store.TypeNote {
-			v, err = h.svc.ListNoteTabs(ctx, p, id)
+			v, err = h.svc.ListNoteTabs(ctx, service.Agent(p), id)
 		} else {
-			v, err = h.svc.ReadRoom(ctx, p, id)
+			v, err = h.svc.ReadRoom(ctx, service.Agent(p), id)
 		}
 		if err != nil {
 			var pr *problem.Problem
@@ -147,9 +147,9 @@ func (h *Handler) canSee(ctx context.Context, p auth.Principal, uri string) erro
 	}
 	var err error
 	if typ == store.TypeNote {
-		_, err = h.svc.ListNoteTabs(ctx, p, id)
+		_, err = h.svc.ListNoteTabs(ctx, service.Agent(p), id)
 	} else {
-		_, err = h.svc.ReadRoom(ctx, p, id)
+		_, err = h.svc.ReadRoom(ctx, service.Agent(p), id)
 	}
 	if err != nil {
 		var pr *problem.Problem

@@ -94,21 +94,25 @@ type spec struct {
 // call has checked the scope, prepared and validated the arguments against
 // the spec's input schema (see call). The output schema is derived from
 // Out, so what a tool declares is what it answers.
-func toolFor[In, Out any](s spec, run func(ctx context.Context, p auth.Principal, in In) (Out, error)) *Tool {
+//
+// run is the service's use case itself: the tool calls it for the agent
+// whose token made the call (service.Agent), as every other door calls it
+// for its own caller.
+func toolFor[In, Out any](s spec, run func(ctx context.Context, c service.Caller, in In) (Out, error)) *Tool {
 	return newTool(s, outputSchemaFor[Out](s.Output), func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error) {
 		in, err := decode[In](args)
 		if err != nil {
 			return nil, err
 		}
-		return run(ctx, p, in)
+		return run(ctx, service.Agent(p), in)
 	})
 }
 
 // byID adapts a service read of one resource by its ID to toolFor, for a
 // tool whose one argument, named field, is that ID.
-func byID[Out any](field string, read func(ctx context.Context, p auth.Principal, id string) (Out, error)) func(context.Context, auth.Principal, map[string]string) (Out, error) {
-	return func(ctx context.Context, p auth.Principal, a map[string]string) (Out, error) {
-		return read(ctx, p, a[field])
+func byID[Out any](field string, read func(ctx context.Context, c service.Caller, id string) (Out, error)) func(context.Context, service.Caller, map[string]string) (Out, error) {
+	return func(ctx context.Context, c service.Caller, a map[string]string) (Out, error) {
+		return read(ctx, c, a[field])
 	}
 }
 
@@ -284,10 +288,16 @@ func jsonKind(k reflect.Kind) string {
 	return "an object"
 }
 
-// Tools returns every tool Foundry serves, given the service.
-func Tools(svc *service.Service) []*Tool {
+// Tools returns every tool Foundry serves, given the service, with
+// proposals' next steps naming the web app's review page in general.
+func Tools(svc *service.Service) []*Tool { return ToolsFor(svc, "") }
+
+// ToolsFor is Tools whose proposals' next steps name reviewPage, the URL
+// of the web app's review inbox ("" when the server does not know its
+// public address).
+func ToolsFor(svc *service.Service, reviewPage string) []*Tool {
 	var out []*Tool
 	out = append(out, noteTools(svc)...)
-	out = append(out, roomTools(svc)...)
+	out = append(out, roomTools(svc, func(id string) string { return ReviewStep(reviewPage, id) })...)
 	return out
 }

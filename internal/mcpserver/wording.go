@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"fmt"
+	"strings"
 
+	"foundry/internal/note"
 	"foundry/internal/problem"
 )
 
@@ -42,8 +44,30 @@ func commonHint(p *problem.Problem) string {
 			return "; list_notes shows the approved Notes this connection can reach"
 		case "room_id":
 			return "; list_rooms shows the cloud Rooms this connection can reach; Local Rooms are unavailable"
-		case "repository_id":
+		case "repository_id", "version_id":
+			return "; list_repositories shows the repositories and their pinned versions"
+		case "instance_id":
+			return "; list_room_apps shows the launcher"
+		}
+	case note.CodeUnknownTab:
+		return " list_note_tabs shows them with the Note's version."
+	case note.CodeWrongTabType:
+		switch p.Details["tab_type"] {
+		case note.TypeSources, note.TypeFiles:
+			return "; add_note_source adds a citation"
+		case note.TypeMarkdown, note.TypeSlides:
+			if strings.Contains(p.Message, "range of cells") {
+				return "; read_note_tab reads it"
+			}
+		}
+		return "; list_note_tabs shows each tab's type"
+	case problem.Invalid:
+		if p.Field == "repository_id" || p.Field == "version_id" {
 			return "; list_repositories shows them"
+		}
+	case problem.Limit:
+		if strings.HasPrefix(p.Field, "files") {
+			return " (`foundry repo push`, then propose_room_repo_app with a pinned version from list_repositories)"
 		}
 	case problem.Conflict:
 		if p.Field == "expected_version" {

@@ -87,7 +87,7 @@ func FindTab(d *Doc, id string) (*Tab, error) {
 	}
 	return nil, problem.New(CodeUnknownTab, "tab_id",
 		"no tab has the ID %s. Tabs are addressed by exact tab ID only — type names such as \"slides\" and labels are not accepted. "+
-			"Current tabs: %s. Pick an ID from that list or call list_note_tabs.",
+			"Current tabs: %s. Pick an ID from that list.",
 		Quote(id), strings.Join(list, ", ")).With("tabs", refs)
 }
 
@@ -343,7 +343,7 @@ func ReadRange(d *Doc, tabID, sheetID string, startRow, startCol, rows, cols int
 		}
 		if c.n > c.max {
 			return nil, problem.New(problem.Limit, c.field,
-				"%s is %d; at most %d per call (read_sheet_range limit %d × %d cells); read the range in several calls",
+				"%s is %d; at most %d per call (one read is at most %d × %d cells); read the range in several calls",
 				c.field, c.n, c.max, MaxRangeRows, MaxRangeCols)
 		}
 	}
@@ -535,7 +535,7 @@ func DeleteSource(d *Doc, sourceID string) error {
 			return nil
 		}
 	}
-	return problem.New(problem.NotFound, "source_id", "no source has the ID %s; list the sources with list_note_attachments (kind \"sources\")", Quote(sourceID))
+	return problem.New(problem.NotFound, "source_id", "no source has the ID %s; read the Note's sources for their IDs", Quote(sourceID))
 }
 
 // --- helpers ---
@@ -591,11 +591,11 @@ func CheckOperation(tabID, typ, op string) error {
 	t := &Tab{ID: tabID, Type: typ}
 	if op == "read_sheet_range" {
 		return problem.New(CodeWrongTabType, "tab_id",
-			"tab %s is a %s tab; read_sheet_range reads only sheet tabs. Read this tab with read_note_tab", Quote(t.ID), t.Type).With("tab_type", t.Type)
+			"tab %s is a %s tab; a range of cells is read from sheet tabs only. Read this tab whole", Quote(t.ID), t.Type).With("tab_type", t.Type)
 	}
 	if op == "replace_tab_data" && (typ == TypeFiles || typ == TypeSources) {
 		return problem.New(CodeWrongTabType, "tab_id",
-			"tab %s is the %s tab; files and sources can't be edited this way: add a citation with add_note_source; files are attached by people in the web app",
+			"tab %s is the %s tab; files and sources can't be edited this way: add a citation as a new source; files are attached by people in the web app",
 			Quote(t.ID), t.Type).With("tab_type", t.Type)
 	}
 	return wrongType(t, op)
@@ -616,7 +616,7 @@ func wrongType(t *Tab, op string) *problem.Problem {
 	}
 	if fits == "" {
 		return problem.New(CodeWrongTabType, "tab_id",
-			"tab %s is the %s tab; %s works only on %s, and files and sources can't be edited this way (add a citation with add_note_source)",
+			"tab %s is the %s tab; %s works only on %s, and files and sources can't be edited this way (add a citation as a new source)",
 			Quote(t.ID), t.Type, op, opTabType[op]).With("tab_type", t.Type)
 	}
 	return problem.New(CodeWrongTabType, "operation",

@@ -65,7 +65,7 @@ func CheckTextEdits(edits []TextEdit) error {
 				return problem.New(problem.Invalid, field, "is not valid UTF-8")
 			}
 			if len(f.s) > MaxEditTextBytes {
-				return problem.New(problem.Limit, field, "is %d bytes in UTF-8; at most %d bytes (64 KiB) per text: split the edit, or use edit_note_tab replace_text for a rewrite", len(f.s), MaxEditTextBytes)
+				return problem.New(problem.Limit, field, "is %d bytes in UTF-8; at most %d bytes (64 KiB) per text: split the edit, or replace the whole text for a rewrite", len(f.s), MaxEditTextBytes)
 			}
 		}
 		if e.OldText == "" {

@@ -113,5 +113,5 @@ func FindVersion(r *Repository, versionID string) (Version, error) {
 		}
 	}
 	return Version{}, problem.New(problem.NotFound, "version_id",
-		"repository '%s' has no pinned version '%s'; list_repositories shows its pinned versions", r.ID, versionID)
+		"repository '%s' has no pinned version '%s'; list the repositories to see their pinned versions", r.ID, versionID)
 }

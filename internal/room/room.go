@@ -171,11 +171,11 @@ func NewRepoProposal(d *Doc, id, roomID, name, repositoryID, versionID, by strin
 	}
 	if strings.TrimSpace(repositoryID) == "" {
 		return Proposal{}, problem.New(problem.Invalid, "repository_id",
-			"repository_id is empty: list_repositories shows repositories and their pinned versions")
+			"repository_id is empty: list the repositories to see them and their pinned versions")
 	}
 	if strings.TrimSpace(versionID) == "" {
 		return Proposal{}, problem.New(problem.Invalid, "version_id",
-			"version_id is empty: propose a pinned version; list_repositories shows them")
+			"version_id is empty: propose a pinned version of the repository")
 	}
 	return Proposal{
 		ID:           id,
@@ -295,7 +295,7 @@ func Status(d *Doc, p *Proposal, instanceID string) (state string, build Build, 
 
 func notFound(instanceID string) error {
 	return problem.New(problem.NotFound, "instance_id",
-		"no app instance '%s' in this Room; list_room_apps shows the launcher, and a proposal's instance_id is returned when it is made", instanceID)
+		"no app instance '%s' in this Room; list the Room's apps to see the launcher (a proposal's instance_id is returned when it is made)", instanceID)
 }
 
 func findApp(d *Doc, instanceID string) int {

@@ -26,7 +26,7 @@ const (
 )
 
 // toRepo is the next step every size error gives.
-const toRepo = "for larger apps push a repository (foundry repo push) and use propose_room_repo_app"
+const toRepo = "for larger apps, push a repository and propose a pinned version of it"
 
 // CheckName applies the name rule shared by both kinds of proposal: trimmed,
 // not empty, no control, bidi or invisible characters (note.IsHiddenRune),

@@ -110,17 +110,15 @@ func New(st store.Store, c Config) *Server {
 	svc.SetWaitLimits(c.WaitersPerToken, c.WaitersPerNode)
 	publicURL := strings.TrimRight(c.PublicURL, "/")
 	// Proposals are reviewed on the web app's inbox (the CLI stays the fallback).
-	svc.ReviewStep = func(id string) string {
-		if publicURL == "" {
-			return service.WebReviewStep("", id)
-		}
-		return service.WebReviewStep(publicURL+"/approvals", id)
+	reviewPage := ""
+	if publicURL != "" {
+		reviewPage = publicURL + "/approvals"
 	}
 	people := account.New(st, account.Options{PublicURL: publicURL, Logger: c.Logger})
 	reg := clients.New(st, clients.Options{Logger: c.Logger, RegisterRate: c.RegisterRate, HTTPClient: c.ClientMetadataHTTP})
 	mcpOpts := mcpserver.Options{
 		PublicURL: c.PublicURL, Toolsets: c.Toolsets, ReadOnly: c.ReadOnly, AllowedOrigins: c.Origins,
-		Version: c.Version, Logger: c.Logger,
+		Version: c.Version, Logger: c.Logger, ReviewPage: reviewPage,
 		ListenLifetime: c.ListenLifetime, MaxStreamsPerToken: c.StreamsPerToken, MaxStreamsPerNode: c.StreamsPerNode,
 	}
 	issuer := publicURL
@@ -160,7 +158,7 @@ func New(st store.Store, c Config) *Server {
 			mux.HandleFunc(p, unavailable)
 		}
 	}
-	mux.Handle(api.Prefix, api.New(st, people, api.Options{Logger: c.Logger, Service: svc, Verify: mcpOpts.Verify}))
+	mux.Handle(api.Prefix, api.New(svc, people, api.Options{Logger: c.Logger, Verify: mcpOpts.Verify}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if _, err := st.LastCursor(r.Context(), "", "", ""); err != nil {

@@ -74,7 +74,7 @@ func TestListNoteAttachmentsRefusesHostileCursors(t *testing.T) {
 			for name, c := range hostileOffsetCursors(kind) {
 				t.Run(kind+"/"+name, func(t *testing.T) {
 					for _, limit := range []int{0, 1, 50} {
-						_, err := f.svc.ListNoteAttachments(ctx, f.read, service.AttachmentsArgs{NoteID: f.noteID, Kind: kind, Page: service.Page{Cursor: c, Limit: limit}})
+						_, err := f.svc.ListNoteAttachments(ctx, service.Agent(f.read), service.AttachmentsArgs{NoteID: f.noteID, Kind: kind, Page: service.Page{Cursor: c, Limit: limit}})
 						wantProblem(t, err, problem.Invalid, "cursor")
 					}
 				})
@@ -89,7 +89,7 @@ func TestListRoomAppsRefusesHostileCursors(t *testing.T) {
 		for name, c := range hostileOffsetCursors("a") {
 			t.Run(name, func(t *testing.T) {
 				for _, limit := range []int{0, 1, 50} {
-					_, err := f.svc.ListRoomApps(ctx, f.read, service.RoomAppsArgs{RoomID: f.roomID, Page: service.Page{Cursor: c, Limit: limit}})
+					_, err := f.svc.ListRoomApps(ctx, service.Agent(f.read), service.RoomAppsArgs{RoomID: f.roomID, Page: service.Page{Cursor: c, Limit: limit}})
 					wantProblem(t, err, problem.Invalid, "cursor")
 				}
 			})
@@ -103,12 +103,12 @@ func TestOffsetCursorsThatWereReturnedStillPage(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		for i := range 3 {
-			if _, err := f.svc.AddNoteSource(ctx, f.write, service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
+			if _, err := f.svc.AddNoteSource(ctx, service.Agent(f.write), service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
 				IdempotencyKey: fmt.Sprintf("add-source-%d", i), Title: "Page", URL: fmt.Sprintf("https://example.org/p%d", i)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		res, err := f.svc.ListNoteAttachments(ctx, f.read, service.AttachmentsArgs{NoteID: f.noteID, Kind: "sources", Page: service.Page{Cursor: "", Limit: 2}})
+		res, err := f.svc.ListNoteAttachments(ctx, service.Agent(f.read), service.AttachmentsArgs{NoteID: f.noteID, Kind: "sources", Page: service.Page{Cursor: "", Limit: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,21 +116,21 @@ func TestOffsetCursorsThatWereReturnedStillPage(t *testing.T) {
 		if next == "" {
 			t.Fatalf("no next_cursor after 2 of 3 sources: %v", res)
 		}
-		res, err = f.svc.ListNoteAttachments(ctx, f.read, service.AttachmentsArgs{NoteID: f.noteID, Kind: "sources", Page: service.Page{Cursor: next, Limit: 2}})
+		res, err = f.svc.ListNoteAttachments(ctx, service.Agent(f.read), service.AttachmentsArgs{NoteID: f.noteID, Kind: "sources", Page: service.Page{Cursor: next, Limit: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.NextCursor != "" || fmt.Sprint(res.Total) != "3" {
 			t.Fatalf("second page = %v; want the last source and no next_cursor", res)
 		}
-		res, err = f.svc.ListNoteAttachments(ctx, f.read, service.AttachmentsArgs{NoteID: f.noteID, Kind: "sources", Page: service.Page{Cursor: b64("sources:1000"), Limit: 2}})
+		res, err = f.svc.ListNoteAttachments(ctx, service.Agent(f.read), service.AttachmentsArgs{NoteID: f.noteID, Kind: "sources", Page: service.Page{Cursor: b64("sources:1000"), Limit: 2}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if fmt.Sprint(res.Items) != "[]" {
 			t.Fatalf("a position past the end gave %v; want an empty page", res.Items)
 		}
-		if _, err := f.svc.ListRoomApps(ctx, f.read, service.RoomAppsArgs{RoomID: f.roomID, Page: service.Page{Cursor: b64("a:0"), Limit: 0}}); err != nil {
+		if _, err := f.svc.ListRoomApps(ctx, service.Agent(f.read), service.RoomAppsArgs{RoomID: f.roomID, Page: service.Page{Cursor: b64("a:0"), Limit: 0}}); err != nil {
 			t.Fatalf("list_room_apps from position 0: %v", err)
 		}
 	})
@@ -159,13 +159,13 @@ func TestIDAndEventCursorsRefuseHostileValues(t *testing.T) {
 		}
 		for name, c := range idCursors("n", "r") {
 			t.Run("list_notes/"+name, func(t *testing.T) {
-				_, err := f.svc.ListNotes(ctx, f.read, service.ListNotesArgs{Page: service.Page{Cursor: c}})
+				_, err := f.svc.ListNotes(ctx, service.Agent(f.read), service.ListNotesArgs{Page: service.Page{Cursor: c}})
 				wantProblem(t, err, problem.Invalid, "cursor")
 			})
 		}
 		for name, c := range idCursors("r", "n") {
 			t.Run("list_rooms/"+name, func(t *testing.T) {
-				_, err := f.svc.ListRooms(ctx, f.read, service.Page{Cursor: c})
+				_, err := f.svc.ListRooms(ctx, service.Agent(f.read), service.Page{Cursor: c})
 				wantProblem(t, err, problem.Invalid, "cursor")
 			})
 		}
@@ -180,19 +180,19 @@ func TestIDAndEventCursorsRefuseHostileValues(t *testing.T) {
 		}
 		for name, c := range eventCursors {
 			t.Run("poll/"+name, func(t *testing.T) {
-				_, err := f.svc.PollEvents(ctx, f.read, service.PollArgs{ResourceType: "note", ResourceID: f.noteID, Page: service.Page{Cursor: c}})
+				_, err := f.svc.PollEvents(ctx, service.Agent(f.read), service.PollArgs{ResourceType: "note", ResourceID: f.noteID, Page: service.Page{Cursor: c}})
 				wantProblem(t, err, problem.Invalid, "cursor")
 			})
 		}
 		// What the server returns is still accepted.
-		res, err := f.svc.PollEvents(ctx, f.read, service.PollArgs{ResourceType: "note", ResourceID: f.noteID, Page: service.Page{Cursor: ""}})
+		res, err := f.svc.PollEvents(ctx, service.Agent(f.read), service.PollArgs{ResourceType: "note", ResourceID: f.noteID, Page: service.Page{Cursor: ""}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.svc.PollEvents(ctx, f.read, service.PollArgs{ResourceType: "note", ResourceID: f.noteID, Page: service.Page{Cursor: res.NextCursor}}); err != nil {
+		if _, err := f.svc.PollEvents(ctx, service.Agent(f.read), service.PollArgs{ResourceType: "note", ResourceID: f.noteID, Page: service.Page{Cursor: res.NextCursor}}); err != nil {
 			t.Fatalf("a returned event cursor was refused: %v", err)
 		}
-		if _, err := f.svc.ListNotes(ctx, f.read, service.ListNotesArgs{Page: service.Page{Cursor: b64("n:" + f.noteID)}}); err != nil {
+		if _, err := f.svc.ListNotes(ctx, service.Agent(f.read), service.ListNotesArgs{Page: service.Page{Cursor: b64("n:" + f.noteID)}}); err != nil {
 			t.Fatalf("an ID cursor of a real Note was refused: %v", err)
 		}
 	})

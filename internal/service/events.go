@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"foundry/internal/auth"
 	"foundry/internal/problem"
 	"foundry/internal/store"
 )
@@ -27,7 +26,7 @@ type PollArgs struct {
 // PollEvents returns the events of one Note or Room after cursor (or, with
 // none, after now); with wait > 0 and nothing new it waits, returning as soon as an event commits on any
 // node, or with an empty page and the same cursor when the wait ends.
-func (s *Service) PollEvents(ctx context.Context, p auth.Principal, a PollArgs) (EventPage, error) {
+func (s *Service) PollEvents(ctx context.Context, c Caller, a PollArgs) (EventPage, error) {
 	typ, id, cursor := a.ResourceType, a.ResourceID, a.Cursor
 	limit, err := pageLimit(a.Limit)
 	if err != nil {
@@ -40,7 +39,7 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, a PollArgs) 
 	if wait > 0 {
 		// A waiter holds a goroutine, a channel and a connection for up to
 		// MaxWait: their number is capped per token and per node.
-		release, retry, ok := s.waitGate().Acquire(waiterKey(p), wait)
+		release, retry, ok := s.waitGate().Acquire(c.waiterKey(), wait)
 		if !ok {
 			return EventPage{}, problem.New(TooManyWaiters, "wait_seconds",
 				"too many long polls are waiting already (at most %d per token, %d on this server); retry after %d s, or poll with wait_seconds 0",
@@ -50,11 +49,11 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, a PollArgs) 
 	}
 	switch typ {
 	case store.TypeNote:
-		if _, err := s.noteAccess(ctx, p, id); err != nil {
+		if _, err := s.noteHead(ctx, c, id); err != nil {
 			return EventPage{}, err
 		}
 	case store.TypeRoom:
-		if _, _, err := s.agentRoom(ctx, p, id); err != nil {
+		if _, _, err := s.roomFor(ctx, c, id); err != nil {
 			return EventPage{}, err
 		}
 	default:
@@ -64,7 +63,7 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, a PollArgs) 
 	// carries the cursor to see what followed that write.
 	after := int64(0)
 	if cursor == "" {
-		if after, err = s.Store.LastCursor(ctx, p.Workspace, typ, id); err != nil {
+		if after, err = s.Store.LastCursor(ctx, c.Workspace, typ, id); err != nil {
 			return EventPage{}, err
 		}
 	} else {
@@ -82,7 +81,7 @@ func (s *Service) PollEvents(ctx context.Context, p auth.Principal, a PollArgs) 
 		// Register before reading, so an event committed between the read
 		// and the wait still wakes us.
 		wake, stop := s.Store.Wait(typ, id)
-		evs, err := s.Store.Events(ctx, p.Workspace, typ, id, after, limit)
+		evs, err := s.Store.Events(ctx, c.Workspace, typ, id, after, limit)
 		if err == nil && cursor != "" {
 			// Read after the events: a prune that took events after the
 			// cursor committed its horizon with them, so it is seen here.
@@ -189,11 +188,13 @@ func (s *Service) waitGate() *Gate {
 // Waiting is how many long polls are waiting now.
 func (s *Service) Waiting() int { return s.waitGate().Held() }
 
-func waiterKey(p auth.Principal) string {
-	if p.TokenID != "" {
+// waiterKey is whose share of the waiters' cap a wait takes: a token's, or
+// a person's.
+func (c Caller) waiterKey() string {
+	if p, ok := c.Principal(); ok && p.TokenID != "" {
 		return "t:" + p.TokenID
 	}
-	return "u:" + p.Workspace + "/" + p.User
+	return "u:" + c.Workspace + "/" + c.User
 }
 
 // Gate caps concurrent holders per key and in all. A holder costs one map
@@ -265,4 +266,110 @@ func retryIn(set map[uint64]time.Time, now time.Time) int {
 		first = min(first, d.Sub(now))
 	}
 	return max(1, int(math.Ceil(first.Seconds())))
+}
+
+// A Note's live stream (the people's event stream): where it starts, what
+// each event was, and whether its caller still reaches the Note.
+
+// StreamEvent is one event of a Note's stream: a committed write, its
+// version, the tabs it changed and who made it.
+type StreamEvent struct {
+	Cursor  string
+	Kind    string
+	Version int64
+	Changed []string
+	Actor   string // as history records it; see Actors
+}
+
+// StreamGate takes a place for a stream of up to hold in the gate long
+// polls share, capped per person (or token) and on this node; refused, it
+// answers TooManyWaiters with retry_after.
+func (s *Service) StreamGate(c Caller, hold time.Duration) (release func(), err error) {
+	release, retry, ok := s.waitGate().Acquire(c.waiterKey(), hold)
+	if !ok {
+		return nil, problem.New(TooManyWaiters, "note_id",
+			"too many live streams and long polls are open already (at most %d per person or token, %d on this server); retry after %d s",
+			s.waitGate().PerKey, s.waitGate().Total, retry).With("retry_after", retry)
+	}
+	return release, nil
+}
+
+// NoteReachable checks that c still reaches Note id (and it is not
+// deleted), without reading its document.
+func (s *Service) NoteReachable(ctx context.Context, c Caller, id string) error {
+	_, err := s.noteHead(ctx, c, id)
+	return err
+}
+
+// StreamStart is where a stream of Note id starts: after the event cursor
+// last (one a stream sent, to resume) or, with none, after now.
+func (s *Service) StreamStart(ctx context.Context, c Caller, id, last string) (int64, error) {
+	if _, err := s.noteHead(ctx, c, id); err != nil {
+		return 0, err
+	}
+	if last == "" {
+		return s.Store.LastCursor(ctx, c.Workspace, store.TypeNote, id)
+	}
+	raw, err := decodeCursor(last, "e")
+	if err != nil {
+		return 0, err
+	}
+	after, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || after < 0 {
+		return 0, badCursor()
+	}
+	if err := s.cursorLive(ctx, store.TypeNote, id, after); err != nil {
+		return 0, err
+	}
+	return after, nil
+}
+
+// StreamEvents are the events of Note id after cursor after, oldest first
+// (at most limit), with the tabs each changed and its actor, and the
+// cursor to read from next. Only the versions these events name are read,
+// never the whole history.
+func (s *Service) StreamEvents(ctx context.Context, c Caller, id string, after int64, limit int) ([]StreamEvent, int64, error) {
+	evs, err := s.Store.Events(ctx, c.Workspace, store.TypeNote, id, after, limit)
+	if err == nil {
+		err = s.cursorLive(ctx, store.TypeNote, id, after)
+	}
+	if err != nil || len(evs) == 0 {
+		return nil, after, err
+	}
+	lo, hi := evs[0].Version, evs[0].Version
+	for _, e := range evs {
+		lo, hi = min(lo, e.Version), max(hi, e.Version)
+	}
+	hist, err := s.Store.VersionRange(ctx, store.TypeNote, id, lo, hi)
+	if err != nil {
+		return nil, after, err
+	}
+	byVersion := make(map[int64]store.VersionInfo, len(hist))
+	for _, v := range hist {
+		byVersion[v.Version] = v
+	}
+	out := make([]StreamEvent, 0, len(evs))
+	for _, e := range evs {
+		v := byVersion[e.Version]
+		out = append(out, StreamEvent{Cursor: eventCursor(e.Cursor), Kind: e.Kind, Version: e.Version, Changed: nonNilIDs(v.Changed), Actor: v.Actor})
+		after = e.Cursor
+	}
+	return out, after, nil
+}
+
+// WaitNote returns a channel that is closed at the next committed write to
+// Note id on any node, and a func to stop waiting. Register before reading,
+// so a write between the read and the wait still wakes the waiter.
+func (s *Service) WaitNote(id string) (<-chan struct{}, func()) {
+	return s.Store.Wait(store.TypeNote, id)
+}
+
+// OnRoomChange calls fn after every committed write to any Room on any
+// node (fn must not block); the returned func stops it.
+func (s *Service) OnRoomChange(fn func()) func() {
+	return s.Store.OnChange(func(typ, _ string) {
+		if typ == store.TypeRoom {
+			fn()
+		}
+	})
 }

@@ -75,7 +75,7 @@ func newFixture(t *testing.T, s store.Store) *fixture {
 // version is the Note's current version.
 func (f *fixture) version(t *testing.T) int64 {
 	t.Helper()
-	res, err := f.svc.ListNoteTabs(context.Background(), f.read, f.noteID)
+	res, err := f.svc.ListNoteTabs(context.Background(), service.Agent(f.read), f.noteID)
 	if err != nil {
 		t.Fatal(err)
 	}

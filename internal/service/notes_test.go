@@ -14,7 +14,7 @@ import (
 
 func (f *fixture) createTab(t *testing.T, typ string) string {
 	t.Helper()
-	w, err := f.svc.CreateNoteTab(context.Background(), f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
+	w, err := f.svc.CreateNoteTab(context.Background(), service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
 		IdempotencyKey: "create-" + typ + "-tab", TabType: typ})
 	if err != nil {
 		t.Fatal(err)
@@ -51,13 +51,13 @@ func TestReplaceTabDataFingerprintIsTheMeaning(t *testing.T) {
 		for i, c := range cases {
 			key := fmt.Sprintf("replace-data-%d", i)
 			v := f.version(t)
-			first, err := f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: c.tab, ExpectedVersion: v,
+			first, err := f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: c.tab, ExpectedVersion: v,
 				IdempotencyKey: key, Operation: "replace_tab_data", Data: json.RawMessage(c.first)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, again := range c.resends {
-				w, err := f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: c.tab, ExpectedVersion: v,
+				w, err := f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: c.tab, ExpectedVersion: v,
 					IdempotencyKey: key, Operation: "replace_tab_data", Data: json.RawMessage(again)})
 				if err != nil {
 					t.Fatalf("resend %s: %v; want the first result replayed", again, err)
@@ -66,18 +66,18 @@ func TestReplaceTabDataFingerprintIsTheMeaning(t *testing.T) {
 					t.Fatalf("resend %s = %v; want replayed version %v", again, w, first.Version)
 				}
 			}
-			_, err = f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: c.tab, ExpectedVersion: v,
+			_, err = f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: c.tab, ExpectedVersion: v,
 				IdempotencyKey: key, Operation: "replace_tab_data", Data: json.RawMessage(c.differ)})
 			wantProblem(t, err, problem.KeyReused, "idempotency_key")
 		}
 		// sheet_set_range values: 1 and 1.0 are one value.
 		v := f.version(t)
 		vals := func(x any) [][]any { return [][]any{{x, "y"}} }
-		if _, err := f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: sheet, ExpectedVersion: v,
+		if _, err := f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: sheet, ExpectedVersion: v,
 			IdempotencyKey: "set-range-1", Operation: "sheet_set_range", StartRow: ptr(0), StartCol: ptr(0), Values: vals(1)}); err != nil {
 			t.Fatal(err)
 		}
-		w, err := f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: sheet, ExpectedVersion: v,
+		w, err := f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: sheet, ExpectedVersion: v,
 			IdempotencyKey: "set-range-1", Operation: "sheet_set_range", StartRow: ptr(0), StartCol: ptr(0), Values: vals(json.Number("1.0"))})
 		if err != nil || w.Replayed != true {
 			t.Fatalf("values 1.0 after 1 = %v, %v; want replayed", w, err)
@@ -119,19 +119,19 @@ func TestStaleEditOfAFixedTabIsRefusedForTheRuleNotTheVersion(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				a := tt.a
 				a.NoteID, a.ExpectedVersion, a.IdempotencyKey = f.noteID, stale, fmt.Sprintf("stale-edit-%d", i)
-				_, err := f.svc.EditNoteTab(ctx, f.write, a)
+				_, err := f.svc.EditNoteTab(ctx, service.Agent(f.write), a)
 				wantProblem(t, err, tt.code, tt.field)
 			})
 		}
 		// A stale but possible edit is still a version conflict.
-		_, err := f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: "markdown", ExpectedVersion: stale,
+		_, err := f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: "markdown", ExpectedVersion: stale,
 			IdempotencyKey: "stale-but-possible", Operation: "replace_text", Text: ptr("x")})
 		wantProblem(t, err, problem.Conflict, "expected_version")
 
-		_, err = f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: stale, IdempotencyKey: "stale-create",
+		_, err = f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: stale, IdempotencyKey: "stale-create",
 			TabType: "sheet", Label: strings.Repeat("l", note.MaxLabelRunes+1)})
 		wantProblem(t, err, problem.Limit, "label")
-		_, err = f.svc.AddNoteSource(ctx, f.write, service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: stale, IdempotencyKey: "stale-source",
+		_, err = f.svc.AddNoteSource(ctx, service.Agent(f.write), service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: stale, IdempotencyKey: "stale-source",
 			Title: " ", URL: "https://example.org"})
 		wantProblem(t, err, problem.Invalid, "title")
 	})
@@ -142,7 +142,7 @@ func TestStaleEditOfAFixedTabIsRefusedForTheRuleNotTheVersion(t *testing.T) {
 func TestAddNoteSourceURLRefusalIsNotWrappedTwice(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		for _, u := range []string{"javascript:alert(1)", "https://alice:pw@example.org/a", "https://exa\u202emple.org/"} {
-			_, err := f.svc.AddNoteSource(context.Background(), f.write, service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
+			_, err := f.svc.AddNoteSource(context.Background(), service.Agent(f.write), service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
 				IdempotencyKey: "source-bad-url", Title: "t", URL: u})
 			p := wantProblem(t, err, problem.Invalid, "url")
 			if strings.Contains(p.Message, "invalid_argument") || strings.Count(err.Error(), "url:") != 1 {
@@ -161,7 +161,7 @@ func TestByteLimitsThroughTheService(t *testing.T) {
 		deck := f.createTab(t, note.TypeSlides)
 		edit := func(key string, a service.EditTabArgs) error {
 			a.NoteID, a.ExpectedVersion, a.IdempotencyKey = f.noteID, f.version(t), key
-			_, err := f.svc.EditNoteTab(ctx, f.write, a)
+			_, err := f.svc.EditNoteTab(ctx, service.Agent(f.write), a)
 			return err
 		}
 		cell := strings.Repeat("c", note.MaxCellBytes+1)
@@ -176,10 +176,10 @@ func TestByteLimitsThroughTheService(t *testing.T) {
 		err = edit("long-slide", service.EditTabArgs{TabID: deck, Operation: "slide_add", Title: ptr("t"), Notes: ptr(strings.Repeat("ü", note.MaxSlideTextRunes+1))})
 		wantProblem(t, err, problem.Limit, "notes", "20001 characters")
 
-		_, err = f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "label-bytes",
+		_, err = f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "label-bytes",
 			TabType: "sheet", Label: strings.Repeat("ü", 101)})
 		wantProblem(t, err, problem.Limit, "label", "101 characters", "at most 100 characters")
-		if _, err = f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "label-100-chars",
+		if _, err = f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "label-100-chars",
 			TabType: "sheet", Label: strings.Repeat("😀", 100)}); err != nil {
 			t.Fatalf("a 100-character label of 400 bytes was refused: %v", err)
 		}
@@ -187,13 +187,13 @@ func TestByteLimitsThroughTheService(t *testing.T) {
 		// Tabs per Note.
 		var tabErr error
 		for i := range note.MaxTabsPerNote + 1 {
-			if _, tabErr = f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
+			if _, tabErr = f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
 				IdempotencyKey: fmt.Sprintf("many-tabs-%d", i), TabType: "slides"}); tabErr != nil {
 				break
 			}
 		}
 		wantProblem(t, tabErr, problem.Limit, "note_id", "at most 100 tabs")
-		tabs, err := f.svc.ListNoteTabs(ctx, f.read, f.noteID)
+		tabs, err := f.svc.ListNoteTabs(ctx, service.Agent(f.read), f.noteID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +214,7 @@ func TestByteLimitsThroughTheService(t *testing.T) {
 			}
 		}
 		wantProblem(t, last, problem.Limit, "values", "at most 16777216 bytes")
-		res, err := f.svc.ReadNoteTab(ctx, f.read, service.TabArgs{NoteID: f.noteID, TabID: sheet})
+		res, err := f.svc.ReadNoteTab(ctx, service.Agent(f.read), service.TabArgs{NoteID: f.noteID, TabID: sheet})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +231,7 @@ func TestAddNoteSourceSpellingsOfOnePage(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		add := func(key, u string) (service.SourceAdded, error) {
-			return f.svc.AddNoteSource(ctx, f.write, service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
+			return f.svc.AddNoteSource(ctx, service.Agent(f.write), service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
 				IdempotencyKey: key, Title: "Bücher", URL: u})
 		}
 		first, err := add("source-idn-0", "https://bücher.example/~alice/a")

@@ -59,7 +59,7 @@ func BenchmarkOneCellEdit(b *testing.B) {
 			v := int64(1)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				res, err := svc.EditNoteTab(ctx, p, service.EditTabArgs{NoteID: id, TabID: tabID, ExpectedVersion: v, IdempotencyKey: fmt.Sprintf("bench-key-%d", i),
+				res, err := svc.EditNoteTab(ctx, service.Agent(p), service.EditTabArgs{NoteID: id, TabID: tabID, ExpectedVersion: v, IdempotencyKey: fmt.Sprintf("bench-key-%d", i),
 					Operation: "sheet_set_range", StartRow: ptr(i % side), StartCol: ptr((i * 7) % side), Values: [][]any{{float64(i)}}})
 				if err != nil {
 					b.Fatal(err)

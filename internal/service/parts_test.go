@@ -25,7 +25,7 @@ func fillSheet(t *testing.T, f *fixture, tabID string, rows, cols int) {
 					vals[i][j] = float64((r+i)*cols + c + j)
 				}
 			}
-			if _, err := f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tabID, ExpectedVersion: f.version(t),
+			if _, err := f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tabID, ExpectedVersion: f.version(t),
 				IdempotencyKey: fmt.Sprintf("fill-%d-%d", r, c), Operation: "sheet_set_range", StartRow: ptr(r), StartCol: ptr(c), Values: vals}); err != nil {
 				t.Fatal(err)
 			}
@@ -51,14 +51,14 @@ func partsByKey(t *testing.T, s store.Store, id string, after int64) map[string]
 func TestOneCellWriteLeavesOtherBlocksUntouched(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
-		tab, err := f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "tab-sheet-1", TabType: note.TypeSheet})
+		tab, err := f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "tab-sheet-1", TabType: note.TypeSheet})
 		if err != nil {
 			t.Fatal(err)
 		}
 		fillSheet(t, f, tab.TabID, 200, 200)
 		before := partsByKey(t, f.svc.Store, f.noteID, 0)
 		v := f.version(t)
-		if _, err := f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v,
+		if _, err := f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v,
 			IdempotencyKey: "one-cell-1", Operation: "sheet_set_range", StartRow: ptr(150), StartCol: ptr(70), Values: [][]any{{"changed"}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestOneCellWriteLeavesOtherBlocksUntouched(t *testing.T) {
 		if last := h[len(h)-1]; last.Bytes <= 0 || last.Bytes > 200 {
 			t.Fatalf("history of the one-cell edit stores %d bytes", last.Bytes)
 		}
-		got, err := f.svc.ReadSheetRange(ctx, f.read, service.SheetRangeArgs{TabArgs: service.TabArgs{NoteID: f.noteID, TabID: tab.TabID}, StartRow: 149, StartCol: 69, Rows: 2, Cols: 2})
+		got, err := f.svc.ReadSheetRange(ctx, service.Agent(f.read), service.SheetRangeArgs{TabArgs: service.TabArgs{NoteID: f.noteID, TabID: tab.TabID}, StartRow: 149, StartCol: 69, Rows: 2, Cols: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,11 +127,11 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 			case op == 0 || len(tabs) == 0:
 				typ := []string{note.TypeSheet, note.TypeSlides}[r.Intn(2)]
 				var res service.TabCreated
-				res, err = f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: key, TabType: typ})
+				res, err = f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: key, TabType: typ})
 				tabs = append(tabs, res.TabID)
 			case op == 1:
 				text := strings.Repeat(fmt.Sprintf("line %d é日😀\n", step), r.Intn(3000))
-				_, err = f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_text", Text: &text})
+				_, err = f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_text", Text: &text})
 			case op == 2:
 				_, err = f.svc.PersonEdit(ctx, f.ws, f.owner, f.noteID, v, "markdown_edited", func(d *note.Doc) ([]string, error) {
 					at := r.Intn(len(d.Markdown) + 1)
@@ -144,14 +144,14 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 			case op == 3:
 				tab := tabs[r.Intn(len(tabs))]
 				if strings.HasPrefix(tab, note.TypeSheet) {
-					_, err = f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab, ExpectedVersion: v, IdempotencyKey: key,
+					_, err = f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tab, ExpectedVersion: v, IdempotencyKey: key,
 						Operation: "sheet_set_range", StartRow: ptr(r.Intn(90)), StartCol: ptr(r.Intn(90)), Values: [][]any{{float64(step), "x", true, nil}}})
 				} else {
-					_, err = f.svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab, ExpectedVersion: v, IdempotencyKey: key,
+					_, err = f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tab, ExpectedVersion: v, IdempotencyKey: key,
 						Operation: "slide_add", Title: ptr(fmt.Sprintf("Slide %d", step)), Body: ptr("body")})
 				}
 			case op == 4:
-				_, err = f.svc.AddNoteSource(ctx, f.write, service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: key, Title: "Page", URL: fmt.Sprintf("https://example.com/p%d", r.Intn(10))})
+				_, err = f.svc.AddNoteSource(ctx, service.Agent(f.write), service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: key, Title: "Page", URL: fmt.Sprintf("https://example.com/p%d", r.Intn(10))})
 			default:
 				_, err = f.svc.PersonEdit(ctx, f.ws, f.owner, f.noteID, v, "tab_moved", func(d *note.Doc) ([]string, error) {
 					return nil, note.MoveTab(d, tabs[r.Intn(len(tabs))], r.Intn(len(d.Tabs)))
@@ -199,7 +199,7 @@ func TestCachedNoteFollowsAnotherNodesWrites(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		other := service.New(f.svc.Store) // a second node: its own cache
-		tab, err := f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "follow-tab-1", TabType: note.TypeSheet})
+		tab, err := f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "follow-tab-1", TabType: note.TypeSheet})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,16 +212,16 @@ func TestCachedNoteFollowsAnotherNodesWrites(t *testing.T) {
 			key := fmt.Sprintf("follow-key-%d", step)
 			switch step % 4 {
 			case 0:
-				_, err = other.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v, IdempotencyKey: key,
+				_, err = other.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v, IdempotencyKey: key,
 					Operation: "sheet_set_range", StartRow: ptr(step * 7), StartCol: ptr(step * 5), Values: [][]any{{"from the other node"}}})
 			case 1:
 				data := json.RawMessage(fmt.Sprintf(`{"sheets":[{"name":"Shrunk","cells":[[%d]]}]}`, step))
-				_, err = other.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_tab_data", Data: data})
+				_, err = other.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_tab_data", Data: data})
 			case 2:
 				text := strings.Repeat("grown again ", 1000*step)
-				_, err = other.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_text", Text: &text})
+				_, err = other.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_text", Text: &text})
 			default:
-				_, err = other.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v, IdempotencyKey: key,
+				_, err = other.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: v, IdempotencyKey: key,
 					Operation: "sheet_set_range", StartRow: ptr(90), StartCol: ptr(90), Values: [][]any{{1.0, 2.0}, {3.0}}})
 			}
 			if err != nil {

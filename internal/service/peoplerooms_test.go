@@ -21,7 +21,7 @@ func prFiles(s string) map[string]string {
 
 func (f *fixture) prPropose(t *testing.T, roomID, name string, files map[string]string) service.Proposed {
 	t.Helper()
-	w, err := f.svc.ProposeSnippet(context.Background(), f.write, service.ProposeSnippetArgs{RoomID: roomID, Name: name, Files: files, IdempotencyKey: room.SnippetKey(roomID, name, files)})
+	w, err := f.svc.ProposeSnippet(context.Background(), service.Agent(f.write), service.ProposeSnippetArgs{RoomID: roomID, Name: name, Files: files, IdempotencyKey: room.SnippetKey(roomID, name, files)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"foundry/internal/auth"
 	"foundry/internal/problem"
 	"foundry/internal/room"
 	"foundry/internal/store"
@@ -65,7 +64,11 @@ func (s *Service) repositoryNamed(ctx context.Context, ws, name string) (string,
 // guarded write on the repository: the version is appended under its row
 // lock and its files are stored in the same transaction, so concurrent
 // pushes each add their own version and none is lost.
-func (s *Service) PushRepo(ctx context.Context, ws, user, name string, files map[string][]byte) (repoID, versionID string, err error) {
+func (s *Service) PushRepo(ctx context.Context, c Caller, name string, files map[string][]byte) (repoID, versionID string, err error) {
+	if err := c.personOnly("pushing a repository"); err != nil {
+		return "", "", err
+	}
+	ws, user := c.Workspace, c.User
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "":
@@ -76,7 +79,7 @@ func (s *Service) PushRepo(ctx context.Context, ws, user, name string, files map
 		return "", "", problem.New(problem.Limit, "name", "the repository name is %d characters; it may be at most %d", utf8.RuneCountInString(name), room.MaxNameRunes)
 	}
 	now := s.Now()
-	v, err := room.NewVersion(store.NewID("ver"), files, "user:"+user, now)
+	v, err := room.NewVersion(store.NewID("ver"), files, c.actor(), now)
 	if err != nil {
 		return "", "", err
 	}
@@ -91,7 +94,7 @@ func (s *Service) PushRepo(ctx context.Context, ws, user, name string, files map
 	content := store.Object{Workspace: ws, Kind: store.KindRepoVersion, ID: v.ID, Parent: id, Doc: mustJSON(map[string]any{"files": enc})}
 	fresh := room.Repository{ID: id, Name: name, Versions: []room.Version{}, CreatedAt: now.UTC().Format(room.TimeFormat)}
 	m := store.Mutation{
-		Workspace: ws, Type: store.TypeRepository, ID: id, Actor: "user:" + user,
+		Workspace: ws, Type: store.TypeRepository, ID: id, Actor: c.actor(),
 		Create:          &store.Resource{Owner: user, Title: name, Doc: mustJSON(fresh)},
 		CreateIfMissing: true,
 		Apply: func(cur *store.Resource) (*store.Change, error) {
@@ -119,7 +122,7 @@ type RepoList struct {
 }
 
 // ListRepositories: repositories and their pinned versions (metadata only).
-func (s *Service) ListRepositories(ctx context.Context, p auth.Principal, pg Page) (RepoList, error) {
+func (s *Service) ListRepositories(ctx context.Context, c Caller, pg Page) (RepoList, error) {
 	cursor := pg.Cursor
 	limit, err := pageLimit(pg.Limit)
 	if err != nil {
@@ -129,7 +132,7 @@ func (s *Service) ListRepositories(ctx context.Context, p auth.Principal, pg Pag
 	if err != nil {
 		return RepoList{}, err
 	}
-	rows, err := s.Store.List(ctx, store.ListQuery{Workspace: p.Workspace, Type: store.TypeRepository, AfterID: after, Limit: limit + 1, WithDoc: true})
+	rows, err := s.Store.List(ctx, store.ListQuery{Workspace: c.Workspace, Type: store.TypeRepository, AfterID: after, Limit: limit + 1, WithDoc: true})
 	if err != nil {
 		return RepoList{}, err
 	}

@@ -18,7 +18,7 @@ func TestPollAfterPruneAnswersCursorExpired(t *testing.T) {
 		ctx := context.Background()
 		var cursors []string
 		for i := range 3 {
-			w, err := f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
+			w, err := f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
 				IdempotencyKey: fmt.Sprintf("retention-tab-%d", i), TabType: note.TypeSheet})
 			if err != nil {
 				t.Fatal(err)
@@ -26,7 +26,7 @@ func TestPollAfterPruneAnswersCursorExpired(t *testing.T) {
 			cursors = append(cursors, w.Cursor)
 		}
 		poll := func(cursor, typ, id string) (service.EventPage, error) {
-			return f.svc.PollEvents(ctx, f.read, service.PollArgs{ResourceType: typ, ResourceID: id, Page: service.Page{Cursor: cursor}})
+			return f.svc.PollEvents(ctx, service.Agent(f.read), service.PollArgs{ResourceType: typ, ResourceID: id, Page: service.Page{Cursor: cursor}})
 		}
 		// Before any prune, every cursor answers, the oldest one included.
 		if page, err := poll(b64("e:0"), "note", f.noteID); err != nil || len(page.Events) < 3 {

@@ -25,11 +25,6 @@ type Service struct {
 	Now   func() time.Time
 	docs  docCache
 	waits waitState // concurrent long polls (events.go)
-	// ReviewStep builds a proposal's next_step: what the person does to
-	// review proposal id (nil: CLIReviewStep, the CLI commands). It is
-	// built when answering, so a replayed proposal names what this build
-	// offers, not what the one that first answered did.
-	ReviewStep func(proposalID string) string
 }
 
 // New returns a Service over s.

@@ -88,7 +88,7 @@ func snippet(name string) map[string]string {
 
 func (s setup) propose(t *testing.T, name, key string) service.Proposed {
 	t.Helper()
-	w, err := s.svc.ProposeSnippet(context.Background(), s.agent, service.ProposeSnippetArgs{RoomID: s.room, Name: name, Files: snippet(name), IdempotencyKey: key})
+	w, err := s.svc.ProposeSnippet(context.Background(), service.Agent(s.agent), service.ProposeSnippetArgs{RoomID: s.room, Name: name, Files: snippet(name), IdempotencyKey: key})
 	if err != nil {
 		t.Fatalf("propose %s with key %q: %v", name, key, err)
 	}
@@ -97,7 +97,7 @@ func (s setup) propose(t *testing.T, name, key string) service.Proposed {
 
 func (s setup) status(t *testing.T, instance string) string {
 	t.Helper()
-	st, err := s.svc.ReadRoomAppStatus(context.Background(), s.agent, service.AppArgs{RoomID: s.room, InstanceID: instance})
+	st, err := s.svc.ReadRoomAppStatus(context.Background(), service.Agent(s.agent), service.AppArgs{RoomID: s.room, InstanceID: instance})
 	if err != nil {
 		t.Fatalf("status of %s: %v", instance, err)
 	}
@@ -140,7 +140,7 @@ func TestAgentKeysCannotBlockDecisions(t *testing.T) {
 			id := w.ProposalID
 			for i, spell := range []string{"decide:%s", "Decide:%s", "decide:%s\t", "people/decide:%s"} {
 				name := fmt.Sprintf("Squat post %s %d", id, i)
-				_, err := s.svc.ProposeSnippet(ctx, s.agent, service.ProposeSnippetArgs{RoomID: s.room, Name: name, Files: snippet(name), IdempotencyKey: fmt.Sprintf(spell, id)})
+				_, err := s.svc.ProposeSnippet(ctx, service.Agent(s.agent), service.ProposeSnippetArgs{RoomID: s.room, Name: name, Files: snippet(name), IdempotencyKey: fmt.Sprintf(spell, id)})
 				var p *problem.Problem
 				// reused: squatted already; invalid: a control character is refused as a key.
 				if err != nil && !(errors.As(err, &p) && (p.Code == problem.KeyReused || p.Code == problem.Invalid)) {
@@ -172,7 +172,7 @@ func TestAgentKeysCannotBlockDecisions(t *testing.T) {
 		if got := s.status(t, "app-1"); got != room.StatePendingReview {
 			t.Fatalf("untouched proposal app-1 is %s, want %s", got, room.StatePendingReview)
 		}
-		launcher, err := s.svc.ReadRoom(ctx, s.agent, s.room)
+		launcher, err := s.svc.ReadRoom(ctx, service.Agent(s.agent), s.room)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +258,7 @@ func TestApplyIsPure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.svc.ProposeRepoApp(ctx, s.agent, service.ProposeRepoArgs{RoomID: s.room, Name: "Tool", RepositoryID: repoID, VersionID: verID, IdempotencyKey: "pure-key-repo"}); err != nil {
+		if _, err := s.svc.ProposeRepoApp(ctx, service.Agent(s.agent), service.ProposeRepoArgs{RoomID: s.room, Name: "Tool", RepositoryID: repoID, VersionID: verID, IdempotencyKey: "pure-key-repo"}); err != nil {
 			t.Fatal(err)
 		}
 		noteID, err := s.svc.CreateNote(ctx, ws, user, "N", false, nil)
@@ -299,7 +299,7 @@ func TestDecisionSurvivesRetry(t *testing.T) {
 		if got := s.status(t, b.InstanceID); got != room.StateDeclined {
 			t.Fatalf("declined instance is %s", got)
 		}
-		w, err := retrying.ProposeSnippet(ctx, s.agent, service.ProposeSnippetArgs{RoomID: s.room, Name: "Three", Files: snippet("Three"), IdempotencyKey: "retry-key-three"})
+		w, err := retrying.ProposeSnippet(ctx, service.Agent(s.agent), service.ProposeSnippetArgs{RoomID: s.room, Name: "Three", Files: snippet("Three"), IdempotencyKey: "retry-key-three"})
 		if err != nil {
 			t.Fatalf("propose with one retry: %v", err)
 		}
@@ -344,7 +344,7 @@ func TestConcurrentPushes(t *testing.T) {
 			}
 			seen[vers[i]] = true
 		}
-		list, err := s.svc.ListRepositories(ctx, s.agent, service.Page{Limit: 50})
+		list, err := s.svc.ListRepositories(ctx, service.Agent(s.agent), service.Page{Limit: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,7 +361,7 @@ func TestConcurrentPushes(t *testing.T) {
 			}
 		}
 		for i, v := range vers {
-			if _, err := s.svc.ProposeRepoApp(ctx, s.agent, service.ProposeRepoArgs{RoomID: s.room, Name: fmt.Sprint("App ", i), RepositoryID: repos[i], VersionID: v, IdempotencyKey: fmt.Sprintf("propose-version-%d", i)}); err != nil {
+			if _, err := s.svc.ProposeRepoApp(ctx, service.Agent(s.agent), service.ProposeRepoArgs{RoomID: s.room, Name: fmt.Sprint("App ", i), RepositoryID: repos[i], VersionID: v, IdempotencyKey: fmt.Sprintf("propose-version-%d", i)}); err != nil {
 				t.Fatalf("propose pinned version %s: %v", v, err)
 			}
 		}
@@ -548,7 +548,7 @@ func TestLegacyRepositoriesMigrate(t *testing.T) {
 			}
 			st := reopen()
 			svc := service.New(st)
-			list, err := svc.ListRepositories(ctx, s.agent, service.Page{Limit: 50})
+			list, err := svc.ListRepositories(ctx, service.Agent(s.agent), service.Page{Limit: 50})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -561,7 +561,7 @@ func TestLegacyRepositoriesMigrate(t *testing.T) {
 				t.Fatalf("push to the legacy name: %s, %v; want %s", repoID, err, legacy.ID)
 			}
 			for i, v := range []string{legacy.Versions[0].ID, verID} {
-				if _, err := svc.ProposeRepoApp(ctx, s.agent, service.ProposeRepoArgs{RoomID: s.room, Name: "Old", RepositoryID: legacy.ID, VersionID: v, IdempotencyKey: fmt.Sprintf("legacy-propose-%d", i)}); err != nil {
+				if _, err := svc.ProposeRepoApp(ctx, service.Agent(s.agent), service.ProposeRepoArgs{RoomID: s.room, Name: "Old", RepositoryID: legacy.ID, VersionID: v, IdempotencyKey: fmt.Sprintf("legacy-propose-%d", i)}); err != nil {
 					t.Fatalf("propose %s: %v", v, err)
 				}
 			}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"foundry/internal/auth"
 	"foundry/internal/note"
 	"foundry/internal/problem"
+	"foundry/internal/store"
 )
 
 // EditTextArgs are edit_note_text's arguments. TabID is optional and, when
@@ -35,28 +35,25 @@ type TextEdited struct {
 // version is answered version_conflict saying, per edit, how often its
 // old_text occurs in the current text (old_text_found) and whether all of
 // the edits would apply there as they are (edits_apply).
-func (s *Service) EditNoteText(ctx context.Context, p auth.Principal, a EditTextArgs) (TextEdited, error) {
+func (s *Service) EditNoteText(ctx context.Context, c Caller, a EditTextArgs) (TextEdited, error) {
 	if a.TabID != "" && a.TabID != note.TypeMarkdown {
 		return TextEdited{}, problem.New(problem.Invalid, "tab_id",
-			"edit_note_text edits only the markdown tab: omit tab_id or send \"markdown\" (got %s); slides and sheet tabs are edited with edit_note_tab", note.Quote(a.TabID))
+			"only the markdown tab's text is edited by replacements: omit tab_id or send \"markdown\" (got %s); slides and sheet tabs are edited by operation", note.Quote(a.TabID))
 	}
 	// What the call means is its edits, in order: the tab is always the
 	// markdown tab, however it was named.
-	fp := fingerprint(struct {
+	fp := struct {
 		Op    string
 		Edits []note.TextEdit
-	}{"edit_note_text", a.Edits})
-	pre := func(*note.Doc) error { return note.CheckTextEdits(a.Edits) }
-	res, err := noteWrite(ctx, s, p, a.NoteID, a.ExpectedVersion, a.IdempotencyKey, fp, "text_edited", pre, "edits",
-		func(d *note.Doc) (TextEdited, []string, error) {
+	}{"edit_note_text", a.Edits}
+	res, err := noteWrite(ctx, s, c, a.NoteID, Guard{a.ExpectedVersion, a.IdempotencyKey}, noteOp{kind: "text_edited", sizeField: "edits", meaning: fp,
+		pre: func() error { return note.CheckTextEdits(a.Edits) }},
+		func(_ *store.Resource, d *note.Doc, _ *store.Change) (TextEdited, []string, error) {
 			text, err := note.EditText(d.Markdown, a.Edits)
 			if err != nil {
 				return TextEdited{}, nil, err
 			}
 			res := TextEdited{TabID: note.TypeMarkdown, EditsApplied: len(a.Edits), Bytes: len(text)}
-			if text == d.Markdown {
-				return res, nil, nil // replacements that change nothing make no version
-			}
 			if err := note.ReplaceText(d, note.TypeMarkdown, text); err != nil {
 				return TextEdited{}, nil, err
 			}
@@ -64,7 +61,7 @@ func (s *Service) EditNoteText(ctx context.Context, p auth.Principal, a EditText
 		})
 	var pr *problem.Problem
 	if errors.As(err, &pr) && pr.Code == problem.Conflict && pr.Field == "expected_version" {
-		s.explainTextConflict(ctx, p, a, pr)
+		s.explainTextConflict(ctx, c, a, pr)
 	}
 	return res, err
 }
@@ -75,12 +72,12 @@ func (s *Service) EditNoteText(ctx context.Context, p auth.Principal, a EditText
 // ones). The current text is read after the conflict, outside its
 // transaction; if the Note moved on again meanwhile, the counts would be
 // of another version than current_version, so none are given.
-func (s *Service) explainTextConflict(ctx context.Context, p auth.Principal, a EditTextArgs, pr *problem.Problem) {
+func (s *Service) explainTextConflict(ctx context.Context, c Caller, a EditTextArgs, pr *problem.Problem) {
 	current, ok := pr.Details["current_version"].(int64)
 	if !ok {
 		return
 	}
-	r, d, err := s.agentNote(ctx, p, a.NoteID)
+	r, d, err := s.noteFor(ctx, c, a.NoteID)
 	if err != nil || r.Version != current {
 		return
 	}

@@ -30,7 +30,7 @@ func (f *fixture) setText(t *testing.T, text string) int64 {
 
 func (f *fixture) text(t *testing.T) string {
 	t.Helper()
-	res, err := f.svc.ReadNoteTab(context.Background(), f.read, service.TabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown})
+	res, err := f.svc.ReadNoteTab(context.Background(), service.Agent(f.read), service.TabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestEditNoteTextAppliesAndReplays(t *testing.T) {
 		a := service.EditTextArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: "text-edit-1",
 			Edits: edits("May", "June", "10.", "12 (was 10)."), // the second new_text holds its old_text
 		}
-		res, err := f.svc.EditNoteText(ctx, f.write, a)
+		res, err := f.svc.EditNoteText(ctx, service.Agent(f.write), a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestEditNoteTextAppliesAndReplays(t *testing.T) {
 		// and the edits are not applied twice. Naming the tab, which means
 		// the same, replays too.
 		a.TabID = "markdown"
-		again, err := f.svc.EditNoteText(ctx, f.write, a)
+		again, err := f.svc.EditNoteText(ctx, service.Agent(f.write), a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,15 +83,15 @@ func TestEditNoteTextAppliesAndReplays(t *testing.T) {
 		// the first result.
 		other := a
 		other.Edits = edits("June", "July")
-		_, err = f.svc.EditNoteText(ctx, f.write, other)
+		_, err = f.svc.EditNoteText(ctx, service.Agent(f.write), other)
 		wantProblem(t, err, problem.KeyReused, "idempotency_key", "text-edit-1", "fresh key")
 		// The same edits in another order are another request.
 		other.Edits = []note.TextEdit{a.Edits[1], a.Edits[0]}
-		_, err = f.svc.EditNoteText(ctx, f.write, other)
+		_, err = f.svc.EditNoteText(ctx, service.Agent(f.write), other)
 		wantProblem(t, err, problem.KeyReused, "idempotency_key")
 
 		// Replacements that change nothing make no version.
-		same, err := f.svc.EditNoteText(ctx, f.write, service.EditTextArgs{NoteID: f.noteID, ExpectedVersion: v + 1, IdempotencyKey: "text-edit-same",
+		same, err := f.svc.EditNoteText(ctx, service.Agent(f.write), service.EditTextArgs{NoteID: f.noteID, ExpectedVersion: v + 1, IdempotencyKey: "text-edit-same",
 			Edits: edits("June", "June")})
 		if err != nil || same.Version != v+1 || f.version(t) != v+1 {
 			t.Errorf("an edit that changes nothing: %+v, %v; Note at version %d", same, err, f.version(t))
@@ -104,7 +104,7 @@ func TestEditNoteTextRefusalsWriteNothing(t *testing.T) {
 		ctx := context.Background()
 		v := f.setText(t, "one TODO\ntwo TODO\nthree\n")
 		try := func(key string, version int64, e []note.TextEdit) error {
-			_, err := f.svc.EditNoteText(ctx, f.write, service.EditTextArgs{NoteID: f.noteID, ExpectedVersion: version, IdempotencyKey: key, Edits: e})
+			_, err := f.svc.EditNoteText(ctx, service.Agent(f.write), service.EditTextArgs{NoteID: f.noteID, ExpectedVersion: version, IdempotencyKey: key, Edits: e})
 			return err
 		}
 		wantProblem(t, try("text-refused-1", v, edits("TODO", "DONE")), note.CodeTextNotUnique, "edits[0].old_text", "found 2 times")
@@ -122,7 +122,7 @@ func TestEditNoteTextRefusalsWriteNothing(t *testing.T) {
 		wantProblem(t, try("text-refused-2", v, nil), problem.Invalid, "edits")
 		wantProblem(t, try("text-refused-2", v, edits("", "x")), problem.Invalid, "edits[0].old_text", "empty")
 		wantProblem(t, try("text-refused-2", v, edits("x", strings.Repeat("x", note.MaxEditTextBytes+1))), problem.Limit, "edits[0].new_text")
-		_, err := f.svc.EditNoteText(ctx, f.write, service.EditTextArgs{NoteID: f.noteID, TabID: "slides-1-abc", ExpectedVersion: v, IdempotencyKey: "text-refused-3", Edits: edits("a", "b")})
+		_, err := f.svc.EditNoteText(ctx, service.Agent(f.write), service.EditTextArgs{NoteID: f.noteID, TabID: "slides-1-abc", ExpectedVersion: v, IdempotencyKey: "text-refused-3", Edits: edits("a", "b")})
 		wantProblem(t, err, problem.Invalid, "tab_id", "only the markdown tab", "edit_note_tab")
 
 		// The result obeys the markdown limit.
@@ -130,7 +130,7 @@ func TestEditNoteTextRefusalsWriteNothing(t *testing.T) {
 		wantProblem(t, try("text-refused-4", v, edits("END", strings.Repeat("y", 20))), problem.Limit, "edits", "1 MiB markdown limit")
 
 		// A read-only connection writes nothing.
-		_, err = f.svc.EditNoteText(ctx, f.read, service.EditTextArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: "text-refused-5", Edits: edits("END", "FIN")})
+		_, err = f.svc.EditNoteText(ctx, service.Agent(f.read), service.EditTextArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: "text-refused-5", Edits: edits("END", "FIN")})
 		wantProblem(t, err, problem.Scope, "", "read-only")
 		if f.version(t) != v {
 			t.Errorf("a refused call wrote a version")
@@ -150,7 +150,7 @@ func TestEditNoteTextConflictSaysWhetherOldTextIsStillThere(t *testing.T) {
 		// A person changed another part of the text: both old_texts are
 		// still there, once each.
 		now := f.setText(t, "# Plan (draft)\n\nShip in May.\n\nOwner: Ana\n")
-		_, err := f.svc.EditNoteText(ctx, f.write, a)
+		_, err := f.svc.EditNoteText(ctx, service.Agent(f.write), a)
 		p := wantProblem(t, err, problem.Conflict, "expected_version", "every old_text is still found exactly once at version")
 		if p.Details["current_version"] != now || p.Details["edits_apply"] != true || !slices.Equal(p.Details["old_text_found"].([]int), []int{1, 1}) {
 			t.Errorf("conflict details = %v", p.Details)
@@ -161,7 +161,7 @@ func TestEditNoteTextConflictSaysWhetherOldTextIsStillThere(t *testing.T) {
 
 		// Now the person rewrote one old_text and duplicated the other.
 		now = f.setText(t, "# Plan\n\nShip in spring.\n\nOwner: Ana\nReviewer: Ana\n")
-		_, err = f.svc.EditNoteText(ctx, f.write, a)
+		_, err = f.svc.EditNoteText(ctx, service.Agent(f.write), a)
 		p = wantProblem(t, err, problem.Conflict, "expected_version", "edits[0].old_text is not found", "edits[1].old_text is found 2 times")
 		if p.Details["current_version"] != now || p.Details["edits_apply"] != false || !slices.Equal(p.Details["old_text_found"].([]int), []int{0, 2}) {
 			t.Errorf("conflict details = %v", p.Details)
@@ -172,7 +172,7 @@ func TestEditNoteTextConflictSaysWhetherOldTextIsStillThere(t *testing.T) {
 
 		// An expected_version the Note never had says the same.
 		a.ExpectedVersion = now + 5
-		_, err = f.svc.EditNoteText(ctx, f.write, a)
+		_, err = f.svc.EditNoteText(ctx, service.Agent(f.write), a)
 		p = wantProblem(t, err, problem.Conflict, "expected_version", "ahead")
 		if p.Details["edits_apply"] != false {
 			t.Errorf("conflict details = %v", p.Details)
@@ -210,7 +210,7 @@ func BenchmarkEditNoteText(b *testing.B) {
 				if i%2 == 1 {
 					from, to = to, from
 				}
-				res, err := svc.EditNoteText(ctx, p, service.EditTextArgs{NoteID: id, ExpectedVersion: v, IdempotencyKey: fmt.Sprintf("bench-key-%d", i), Edits: edits(from, to)})
+				res, err := svc.EditNoteText(ctx, service.Agent(p), service.EditTextArgs{NoteID: id, ExpectedVersion: v, IdempotencyKey: fmt.Sprintf("bench-key-%d", i), Edits: edits(from, to)})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -18,25 +18,35 @@ type TokenSpec struct {
 	Notes, Rooms []string
 }
 
-// CreateToken mints a token of user in workspace ws. The secret is returned
+// CreateToken mints a token of the person c for a client. The secret is returned
 // once; only its hash is stored.
-func (s *Service) CreateToken(ctx context.Context, ws, user string, spec TokenSpec) (secret string, tok store.Token, err error) {
+func (s *Service) CreateToken(ctx context.Context, c Caller, spec TokenSpec) (secret string, tok store.Token, err error) {
+	if err := c.personOnly("creating a token"); err != nil {
+		return "", store.Token{}, err
+	}
 	return auth.CreateToken(ctx, s.Store, auth.NewTokenSpec{
-		Workspace: ws, User: user, Name: spec.Name,
+		Workspace: c.Workspace, User: c.User, Name: spec.Name,
 		Scopes: spec.Scopes, Notes: spec.Notes, Rooms: spec.Rooms,
 	})
 }
 
 // ListTokens lists the workspace's tokens, revoked ones included.
-func (s *Service) ListTokens(ctx context.Context, ws string) ([]store.Token, error) {
-	return s.Store.Tokens(ctx, ws)
+func (s *Service) ListTokens(ctx context.Context, c Caller) ([]store.Token, error) {
+	if err := c.personOnly("listing tokens"); err != nil {
+		return nil, err
+	}
+	return s.Store.Tokens(ctx, c.Workspace)
 }
 
 // RevokeToken stops a token: at once on the node (or process) it runs on
 // when its store is the server's (store.WithTokenCache), and within
 // store.TokenRecheck on every other. Revoking a token that is already
 // revoked, or that the workspace does not have, is refused with the reason.
-func (s *Service) RevokeToken(ctx context.Context, ws, id string) error {
+func (s *Service) RevokeToken(ctx context.Context, c Caller, id string) error {
+	if err := c.personOnly("revoking a token"); err != nil {
+		return err
+	}
+	ws := c.Workspace
 	if err := CheckID("token_id", id); err != nil {
 		return err
 	}
@@ -54,4 +64,10 @@ func (s *Service) RevokeToken(ctx context.Context, ws, id string) error {
 		}
 	}
 	return problem.New(problem.NotFound, "token_id", "token %q is not in this workspace", problem.Excerpt(id))
+}
+
+// VerifyToken resolves a personal access token's secret to its principal
+// (auth.ErrInvalidToken for one that is unknown or revoked).
+func (s *Service) VerifyToken(ctx context.Context, secret string) (auth.Principal, error) {
+	return auth.Verify(ctx, s.Store, secret)
 }

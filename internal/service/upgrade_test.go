@@ -71,7 +71,7 @@ func TestNotesStoredWholeUpgrade(t *testing.T) {
 			o := open[name](t)
 			st := o.reopen()
 			f := newFixture(t, st)
-			tab, err := f.svc.CreateNoteTab(ctx, f.write, service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: 1, IdempotencyKey: "legacy-tab-1", TabType: note.TypeSheet})
+			tab, err := f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: 1, IdempotencyKey: "legacy-tab-1", TabType: note.TypeSheet})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestNotesStoredWholeUpgrade(t *testing.T) {
 					t.Fatalf("version %d after the upgrade: %v\n got %s\nwant %s", v, err, noteJSON(t, d), want)
 				}
 			}
-			if _, err := svc.EditNoteTab(ctx, f.write, service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: 2, IdempotencyKey: "after-upgrade-1",
+			if _, err := svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tab.TabID, ExpectedVersion: 2, IdempotencyKey: "after-upgrade-1",
 				Operation: "sheet_set_range", StartRow: ptr(0), StartCol: ptr(0), Values: [][]any{{2.0}}}); err != nil {
 				t.Fatal(err)
 			}

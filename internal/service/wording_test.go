@@ -14,14 +14,14 @@ func TestRefusalsSpeakNoDoorsLanguage(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		var errs []error
-		_, err := f.svc.ListNoteTabs(ctx, f.read, "note_missing")
+		_, err := f.svc.ListNoteTabs(ctx, service.Agent(f.read), "note_missing")
 		errs = append(errs, err)
-		_, err = f.svc.ReadRoom(ctx, f.read, "room_missing")
+		_, err = f.svc.ReadRoom(ctx, service.Agent(f.read), "room_missing")
 		errs = append(errs, err)
 		_, err = f.svc.GetProposal(ctx, f.ws, "prop_missing")
 		errs = append(errs, err)
 		errs = append(errs, f.svc.ApproveProposal(ctx, f.ws, f.owner, "prop_missing"))
-		_, err = f.svc.ProposeRepoApp(ctx, f.write, service.ProposeRepoArgs{RoomID: f.roomID, Name: "x", RepositoryID: "repo_missing", VersionID: "v", IdempotencyKey: "12345678"})
+		_, err = f.svc.ProposeRepoApp(ctx, service.Agent(f.write), service.ProposeRepoArgs{RoomID: f.roomID, Name: "x", RepositoryID: "repo_missing", VersionID: "v", IdempotencyKey: "12345678"})
 		errs = append(errs, err)
 		for i, err := range errs {
 			if err == nil {

@@ -9,7 +9,6 @@ import (
 	"foundry/internal/note"
 	"foundry/internal/problem"
 	"foundry/internal/service"
-	"foundry/internal/store"
 )
 
 // Person is the people's side of an in-process server: what a person does
@@ -25,62 +24,67 @@ var _ People = (*Person)(nil)
 // NewPerson acts as the workspace owner.
 func NewPerson(svc *service.Service, o service.Owner) *Person { return &Person{Svc: svc, Owner: o} }
 
-func (p *Person) ws() string   { return p.Owner.Workspace.ID }
-func (p *Person) user() string { return p.Owner.User.ID }
+// as is the person acting: the workspace's owner, signed in.
+func (p *Person) as() service.Caller {
+	return service.Person(p.Owner.Workspace.ID, p.Owner.User.ID, service.RoleOwner)
+}
 
-// EditMarkdown applies edit to the markdown if the Note is still at expected.
+// EditMarkdown applies edit to the markdown of version expected and saves
+// it as the web editor does: the whole text, based on that version.
 func (p *Person) EditMarkdown(ctx context.Context, noteID string, expected int64, edit func(text string) string) (int64, error) {
-	return p.Svc.PersonEdit(ctx, p.ws(), p.user(), noteID, expected, "markdown_edited", func(d *note.Doc) ([]string, error) {
-		d.Markdown = edit(d.Markdown)
-		return []string{note.TypeMarkdown}, nil
-	})
+	d, err := p.Svc.NoteAt(ctx, noteID, expected)
+	if err != nil {
+		return 0, err
+	}
+	text := edit(d.Markdown)
+	res, err := p.Svc.EditNoteTab(ctx, p.as(), service.EditTabArgs{NoteID: noteID, TabID: note.TypeMarkdown, ExpectedVersion: expected, Operation: "replace_text", Text: &text})
+	return res.Version, err
 }
 
 // EditSheetCell writes one cell of the tab's first sheet, guarded.
 func (p *Person) EditSheetCell(ctx context.Context, noteID, tabID string, expected int64, row, col int, v any) (int64, error) {
-	return p.Svc.PersonEdit(ctx, p.ws(), p.user(), noteID, expected, "sheet_edited", func(d *note.Doc) ([]string, error) {
-		if _, err := note.SheetSetRange(d, tabID, "", row, col, [][]any{{v}}); err != nil {
-			return nil, err
-		}
-		return []string{tabID}, nil
-	})
+	res, err := p.Svc.EditNoteTab(ctx, p.as(), service.EditTabArgs{NoteID: noteID, TabID: tabID, ExpectedVersion: expected, Operation: "sheet_set_range",
+		StartRow: &row, StartCol: &col, Values: [][]any{{v}}})
+	return res.Version, err
 }
 
 // MoveTab drags a tab to position to, on whatever the strip is now (the
 // tab strip acts have no editor state to go stale).
 func (p *Person) MoveTab(ctx context.Context, noteID, tabID string, to int) error {
-	return p.current(ctx, noteID, "tab_moved", func(d *note.Doc) ([]string, error) {
-		return []string{tabID}, note.MoveTab(d, tabID, to)
+	return p.current(ctx, noteID, func(v int64) error {
+		_, err := p.Svc.UpdateTab(ctx, p.as(), service.UpdateTabArgs{NoteID: noteID, TabID: tabID, Position: &to, Guard: service.Guard{ExpectedVersion: v}})
+		return err
 	})
 }
 
 // RenameTab sets a tab's label.
 func (p *Person) RenameTab(ctx context.Context, noteID, tabID, label string) error {
-	return p.current(ctx, noteID, "tab_renamed", func(d *note.Doc) ([]string, error) {
-		return []string{tabID}, note.RenameTab(d, tabID, label)
+	return p.current(ctx, noteID, func(v int64) error {
+		_, err := p.Svc.UpdateTab(ctx, p.as(), service.UpdateTabArgs{NoteID: noteID, TabID: tabID, Label: &label, Guard: service.Guard{ExpectedVersion: v}})
+		return err
 	})
 }
 
 // AddSlidesTab adds an empty slides tab at the end of the strip.
 func (p *Person) AddSlidesTab(ctx context.Context, noteID, label string) (string, error) {
 	var id string
-	err := p.current(ctx, noteID, "tab_created", func(d *note.Doc) ([]string, error) {
-		t, err := note.CreateTab(d, note.TypeSlides, label, nil, p.Svc.Now())
-		id = t.ID
-		return []string{t.ID}, err
+	err := p.current(ctx, noteID, func(v int64) error {
+		res, err := p.Svc.CreateNoteTab(ctx, p.as(), service.CreateTabArgs{NoteID: noteID, ExpectedVersion: v, TabType: note.TypeSlides, Label: label})
+		id = res.TabID
+		return err
 	})
 	return id, err
 }
 
-// current runs a guarded edit against the version it just read, reading
-// again if someone else wrote in between.
-func (p *Person) current(ctx context.Context, noteID, kind string, edit func(d *note.Doc) ([]string, error)) error {
+// current runs a write against the version it just read, reading again if
+// someone else wrote in between.
+func (p *Person) current(ctx context.Context, noteID string, write func(version int64) error) error {
 	for attempt := 0; ; attempt++ {
-		_, v, err := p.Snapshot(ctx, noteID)
+		tabs, err := p.Svc.ListNoteTabs(ctx, p.as(), noteID)
 		if err != nil {
 			return err
 		}
-		_, err = p.Svc.PersonEdit(ctx, p.ws(), p.user(), noteID, v, kind, edit)
+		err = write(tabs.Version)
 		if !IsConflict(err) || attempt == 20 {
 			return err
 		}
@@ -98,12 +102,15 @@ func (p *Person) Snapshot(ctx context.Context, noteID string) (note.Doc, int64, 
 
 // NewNote creates an approved Note, filled by build.
 func (p *Person) NewNote(ctx context.Context, title string, build func(d *note.Doc) error) (string, error) {
-	return p.Svc.CreateNote(ctx, p.ws(), p.user(), title, true, build)
+	res, err := p.Svc.CreateNoteFrom(ctx, p.as(), service.CreateNoteArgs{Title: title, Approved: true}, build)
+	return res.NoteID, err
 }
 
-// History is the Note's version history (with commit times).
-func (p *Person) History(ctx context.Context, noteID string) ([]store.VersionInfo, error) {
-	return p.Svc.Store.History(ctx, store.TypeNote, noteID)
+// History is the Note's version history: each version and when it was
+// committed.
+func (p *Person) History(ctx context.Context, noteID string) ([]service.VersionEntry, error) {
+	h, err := p.Svc.NoteHistory(ctx, p.as(), noteID)
+	return h.Versions, err
 }
 
 // IsConflict reports a version conflict, from the service or as text.
@@ -128,6 +135,6 @@ type (
 		Snapshot(ctx context.Context, noteID string) (note.Doc, int64, error)
 	}
 	historian interface {
-		History(ctx context.Context, noteID string) ([]store.VersionInfo, error)
+		History(ctx context.Context, noteID string) ([]service.VersionEntry, error)
 	}
 )

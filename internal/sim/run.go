@@ -338,7 +338,8 @@ func startTarget(ctx context.Context, cfg Config) (*target, error) {
 	}
 	if t.newRoom == nil {
 		t.newRoom = func(ctx context.Context, svc *service.Service, o service.Owner) (string, error) {
-			return svc.CreateRoom(ctx, o.Workspace.ID, o.User.ID, "Simulation room")
+			r, err := svc.CreateRoom(ctx, service.Operator(o), "Simulation room")
+			return r.RoomID, err
 		}
 	}
 	sc := server.Config{Database: cfg.Database, DataDir: cfg.DataDir, Sync: cfg.Sync, Version: "sim",
@@ -447,7 +448,8 @@ func (t *target) env(ctx context.Context, cfg Config) (*Env, error) {
 	}
 	e.People = t.person
 	e.Fresh = func(ctx context.Context) (string, string, error) {
-		noteID, err := t.srv.Service.CreateNote(ctx, t.owner.Workspace.ID, t.owner.User.ID, "Simulation", true, nil)
+		n, err := t.srv.Service.CreateNote(ctx, service.Operator(t.owner), service.CreateNoteArgs{Title: "Simulation", Approved: true})
+		noteID := n.NoteID
 		if err != nil {
 			return "", "", err
 		}

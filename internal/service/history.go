@@ -1,0 +1,200 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"foundry/internal/note"
+	"foundry/internal/problem"
+	"foundry/internal/store"
+)
+
+// A Note's past: its versions with who wrote each, the Note as it was at
+// one version, one tab of it, and what changed since a version (what a
+// conflict is about). Versions are rebuilt from history as a restore
+// rebuilds them.
+
+// Actor is who wrote a version: a person, a personal access token, or a
+// connected OAuth client, by name.
+type Actor struct {
+	Kind string `json:"kind"` // "person", "token", "client" or "unknown"
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// VersionEntry is one version of a Note's history, its writer named.
+type VersionEntry struct {
+	Version int64
+	Kind    string // what the write was (tab_edited, restored, …)
+	Who     Actor
+	At      time.Time
+	Changed []string // the tabs it changed
+	Bytes   int64    // what history stores for it
+}
+
+// History is a Note's versions, oldest first.
+type History struct {
+	NoteID   string
+	Version  int64 // the Note's current version
+	Versions []VersionEntry
+}
+
+// NoteHistory is the history of a Note c may see.
+func (s *Service) NoteHistory(ctx context.Context, c Caller, noteID string) (History, error) {
+	r, err := s.noteHead(ctx, c, noteID)
+	if err != nil {
+		return History{}, err
+	}
+	vs, err := s.Store.History(ctx, store.TypeNote, noteID)
+	if err != nil {
+		return History{}, err
+	}
+	out, err := s.entries(ctx, c.Workspace, vs)
+	return History{NoteID: r.ID, Version: r.Version, Versions: out}, err
+}
+
+// MaxConflictChanges bounds the versions ChangesSince lists.
+const MaxConflictChanges = 50
+
+// ChangesSince is what changed Note noteID after version since and who
+// changed it, newest last (at most MaxConflictChanges versions, the newest
+// ones): what a refused change conflicts with.
+func (s *Service) ChangesSince(ctx context.Context, c Caller, noteID string, since int64) ([]VersionEntry, error) {
+	r, err := s.noteHead(ctx, c, noteID)
+	if err != nil {
+		return nil, err
+	}
+	from := max(since+1, r.Version-MaxConflictChanges+1)
+	vs, err := s.Store.VersionRange(ctx, store.TypeNote, noteID, from, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	return s.entries(ctx, c.Workspace, vs)
+}
+
+func (s *Service) entries(ctx context.Context, ws string, vs []store.VersionInfo) ([]VersionEntry, error) {
+	actors := make([]string, 0, len(vs))
+	for _, v := range vs {
+		actors = append(actors, v.Actor)
+	}
+	names, err := s.Actors(ctx, ws, actors)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]VersionEntry, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, VersionEntry{Version: v.Version, Kind: v.Kind, Who: names.Of(v.Actor), At: v.At, Changed: nonNilIDs(v.Changed), Bytes: v.Bytes})
+	}
+	return out, nil
+}
+
+// Actors names the actors of history and the feed ("user:<id>",
+// "token:<id>") of workspace ws, in one lookup.
+func (s *Service) Actors(ctx context.Context, ws string, actors []string) (ActorNames, error) {
+	m, err := s.Store.Actors(ctx, ws, actors)
+	if err != nil {
+		return nil, err
+	}
+	out := make(ActorNames, len(m))
+	for k, a := range m {
+		out[k] = Actor{Kind: a.Kind, ID: a.ID, Name: a.Name}
+	}
+	return out, nil
+}
+
+// ActorNames are actors by the string history records.
+type ActorNames map[string]Actor
+
+// Of is actor by name; one the lookup did not find (a person or token
+// since removed) is named by what the string says.
+func (n ActorNames) Of(actor string) Actor {
+	if a, ok := n[actor]; ok {
+		return a
+	}
+	kind, id, _ := strings.Cut(actor, ":")
+	a := Actor{Kind: "unknown", ID: id, Name: actor}
+	if kind == "user" {
+		a.Kind = "person"
+	}
+	return a
+}
+
+// NoteVersion is a Note's tab strip as it was at one version.
+type NoteVersion struct {
+	NoteID         string
+	Title          string
+	Version        int64 // the version shown
+	CurrentVersion int64 // the Note's version now, the one a restore is based on
+	Tabs           []note.TabRef
+}
+
+// noteAtFor is Note noteID as it was at version, for a caller who may see
+// the Note now (r is the Note as it is now). A version the Note never had,
+// or one its history no longer holds, is refused naming version.
+func (s *Service) noteAtFor(ctx context.Context, c Caller, noteID string, version int64) (store.Resource, note.Doc, error) {
+	r, err := s.noteHead(ctx, c, noteID)
+	if err != nil {
+		return store.Resource{}, note.Doc{}, err
+	}
+	if version < 1 || version > r.Version {
+		return store.Resource{}, note.Doc{}, problem.New(problem.Invalid, "version", "give a version between 1 and %d (the Note is at version %d); got %d", r.Version, r.Version, version).With("current_version", r.Version)
+	}
+	d, err := s.NoteAt(ctx, noteID, version)
+	var pr *problem.Problem
+	if errors.As(err, &pr) && pr.Code == problem.NotFound {
+		return store.Resource{}, note.Doc{}, problem.New(problem.NotFound, "version", "version %d of Note %s is no longer kept: list the versions there are in its history", version, problem.Excerpt(noteID))
+	}
+	return r, d, err
+}
+
+// ReadNoteAt is the tab strip of a Note c may see as it was at version.
+func (s *Service) ReadNoteAt(ctx context.Context, c Caller, noteID string, version int64) (NoteVersion, error) {
+	r, d, err := s.noteAtFor(ctx, c, noteID, version)
+	if err != nil {
+		return NoteVersion{}, err
+	}
+	return NoteVersion{NoteID: r.ID, Title: d.Title, Version: version, CurrentVersion: r.Version, Tabs: note.Refs(&d)}, nil
+}
+
+// ReadTabAt is one tab of a Note c may see as it was at version, as
+// ReadNoteTab gives a tab now (a files tab: its metadata only). Its
+// Version is the version asked for.
+func (s *Service) ReadTabAt(ctx context.Context, c Caller, noteID string, version int64, tabID string) (TabContent, error) {
+	if err := CheckID("tab_id", tabID); err != nil {
+		return TabContent{}, err
+	}
+	r, d, err := s.noteAtFor(ctx, c, noteID, version)
+	if err != nil {
+		return TabContent{}, err
+	}
+	res, err := tabContent(r.ID, version, &d, tabID)
+	var pr *problem.Problem
+	if errors.As(err, &pr) && pr.Code == note.CodeUnknownTab {
+		pr.Message = fmt.Sprintf("version %d of the Note has no tab %s: list that version's tabs", version, note.Quote(tabID))
+	}
+	return res, err
+}
+
+// NoteAt rebuilds Note id as it was at version, from history, with no
+// access check (the callers check).
+func (s *Service) NoteAt(ctx context.Context, id string, version int64) (note.Doc, error) {
+	head, err := s.Store.VersionDoc(ctx, store.TypeNote, id, version)
+	if err != nil {
+		return note.Doc{}, storeProblem(err, store.Mutation{Type: store.TypeNote, ID: id})
+	}
+	var ps []note.Part
+	if note.IsHead(head) {
+		if ps, err = s.Store.VersionParts(ctx, store.TypeNote, id, version); err != nil {
+			return note.Doc{}, err
+		}
+	}
+	d, err := note.Assemble(head, ps, nil)
+	if err != nil {
+		return note.Doc{}, fmt.Errorf("note %s version %d: %w", id, version, err)
+	}
+	return d, nil
+}
