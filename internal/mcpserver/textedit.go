@@ -31,6 +31,10 @@ func editNoteText(svc *service.Service) *Tool {
 // text.
 func textHint(p *problem.Problem) string {
 	switch p.Code {
+	case problem.Invalid:
+		if p.Field == "tab_id" {
+			return ": edit_note_tab does that"
+		}
 	case note.CodeTextNotFound, note.CodeTextNotUnique:
 		return ". Nothing was written: read_note_tab shows the current text"
 	case problem.Conflict:

@@ -26,6 +26,8 @@ type fixture struct {
 	roomID string
 	read   auth.Principal
 	write  auth.Principal
+	op     service.Caller // the CLI, as the workspace's owner
+	person service.Caller // the owner, signed in to the web app
 }
 
 // eachStore runs fn on a fresh SQLite store, and on a fresh PostgreSQL
@@ -60,13 +62,16 @@ func newFixture(t *testing.T, s store.Store) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{svc: svc, ws: o.Workspace.ID, owner: o.User.ID}
-	if f.noteID, err = svc.CreateNote(ctx, f.ws, f.owner, "Research", true, nil); err != nil {
+	f := &fixture{svc: svc, ws: o.Workspace.ID, owner: o.User.ID, op: service.Operator(o), person: service.Person(o.Workspace.ID, o.User.ID, service.RoleOwner)}
+	n, err := svc.CreateNote(ctx, f.op, service.CreateNoteArgs{Title: "Research", Approved: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if f.roomID, err = svc.CreateRoom(ctx, f.ws, f.owner, "Team room"); err != nil {
+	r, err := svc.CreateRoom(ctx, f.op, "Team room")
+	if err != nil {
 		t.Fatal(err)
 	}
+	f.noteID, f.roomID = n.NoteID, r.RoomID
 	f.read = auth.Principal{Workspace: f.ws, User: f.owner, TokenID: "tok_read", Scopes: []string{auth.ScopeRead}}
 	f.write = auth.Principal{Workspace: f.ws, User: f.owner, TokenID: "tok_write", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}}
 	return f

@@ -30,7 +30,7 @@ func BenchmarkOneCellEdit(b *testing.B) {
 				b.Fatal(err)
 			}
 			var tabID string
-			id, err := svc.CreateNote(ctx, o.Workspace.ID, o.User.ID, "Big", true, func(d *note.Doc) error {
+			n, err := svc.CreateNoteFrom(ctx, service.Operator(o), service.CreateNoteArgs{Title: "Big", Approved: true}, func(d *note.Doc) error {
 				t, err := note.CreateTab(d, note.TypeSheet, "", nil, svc.Now())
 				if err != nil {
 					return err
@@ -55,6 +55,7 @@ func BenchmarkOneCellEdit(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			id := n.NoteID
 			p := auth.Principal{Workspace: o.Workspace.ID, User: o.User.ID, TokenID: "tok_bench", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}}
 			v := int64(1)
 			b.ResetTimer()

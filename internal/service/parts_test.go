@@ -133,14 +133,16 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 				text := strings.Repeat(fmt.Sprintf("line %d é日😀\n", step), r.Intn(3000))
 				_, err = f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_text", Text: &text})
 			case op == 2:
-				_, err = f.svc.PersonEdit(ctx, f.ws, f.owner, f.noteID, v, "markdown_edited", func(d *note.Doc) ([]string, error) {
+				// A person's save: the whole text, one character typed in it.
+				var d *note.Doc
+				if _, d, err = f.svc.LoadNote(ctx, f.noteID); err == nil {
 					at := r.Intn(len(d.Markdown) + 1)
 					for at < len(d.Markdown) && (d.Markdown[at]&0xC0) == 0x80 {
 						at++
 					}
-					d.Markdown = d.Markdown[:at] + "✎" + d.Markdown[at:]
-					return []string{note.TypeMarkdown}, nil
-				})
+					text := d.Markdown[:at] + "✎" + d.Markdown[at:]
+					_, err = f.svc.EditNoteTab(ctx, f.person, service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, Operation: "replace_text", Text: &text})
+				}
 			case op == 3:
 				tab := tabs[r.Intn(len(tabs))]
 				if strings.HasPrefix(tab, note.TypeSheet) {
@@ -153,9 +155,8 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 			case op == 4:
 				_, err = f.svc.AddNoteSource(ctx, service.Agent(f.write), service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: key, Title: "Page", URL: fmt.Sprintf("https://example.com/p%d", r.Intn(10))})
 			default:
-				_, err = f.svc.PersonEdit(ctx, f.ws, f.owner, f.noteID, v, "tab_moved", func(d *note.Doc) ([]string, error) {
-					return nil, note.MoveTab(d, tabs[r.Intn(len(tabs))], r.Intn(len(d.Tabs)))
-				})
+				_, err = f.svc.UpdateTab(ctx, f.person, service.UpdateTabArgs{NoteID: f.noteID, TabID: tabs[r.Intn(len(tabs))], Position: ptr(r.Intn(3 + len(tabs))),
+					Guard: service.Guard{ExpectedVersion: v}})
 			}
 			if err != nil {
 				t.Fatalf("step %d: %v", step, err)
@@ -171,7 +172,7 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 				t.Fatalf("version %d rebuilt from history differs:\n got %.400s\nwant %.400s", v, got, want)
 			}
 		}
-		nv, err := f.svc.RestoreVersion(ctx, f.ws, f.owner, f.noteID, 1)
+		nv, err := f.svc.RestoreVersion(ctx, f.op, service.RestoreArgs{NoteID: f.noteID, Version: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +188,7 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 			t.Fatal(err)
 		}
 		want.NextTabN, want.NextItem = got.NextTabN, got.NextItem
-		if noteJSON(t, got) != noteJSON(t, want) || nv != f.version(t) {
+		if noteJSON(t, got) != noteJSON(t, want) || nv.Version != f.version(t) {
 			t.Fatalf("restoring version 1 gave\n %.300s\nwant\n %.300s", noteJSON(t, got), noteJSON(t, want))
 		}
 	})

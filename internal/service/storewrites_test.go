@@ -61,6 +61,7 @@ func tickingClock() func() time.Time {
 type setup struct {
 	svc   *service.Service
 	o     service.Owner
+	op    service.Caller
 	agent auth.Principal
 	room  string
 }
@@ -74,12 +75,34 @@ func newSetup(t *testing.T, st store.Store) setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	roomID, err := svc.CreateRoom(ctx, o.Workspace.ID, o.User.ID, "Team room")
+	r, err := svc.CreateRoom(ctx, service.Operator(o), "Team room")
 	if err != nil {
 		t.Fatal(err)
 	}
 	agent := auth.Principal{Workspace: o.Workspace.ID, User: o.User.ID, TokenID: "tok_agent", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}}
-	return setup{svc: svc, o: o, agent: agent, room: roomID}
+	return setup{svc: svc, o: o, op: service.Operator(o), agent: agent, room: r.RoomID}
+}
+
+// decide is the owner's decision on a proposal, from the CLI.
+func decide(ctx context.Context, svc *service.Service, o service.Owner, id string, approve bool) error {
+	_, err := svc.DecideProposal(ctx, service.Operator(o), id, approve)
+	return err
+}
+
+// setApproved switches a Note's connected access from the CLI.
+func (s setup) setApproved(ctx context.Context, id string, on bool) error {
+	_, err := s.svc.UpdateNote(ctx, s.op, service.UpdateNoteArgs{NoteID: id, Approved: &on})
+	return err
+}
+
+// newNote is a Note the owner makes from the CLI.
+func (s setup) newNote(t *testing.T, title string, approved bool) string {
+	t.Helper()
+	n, err := s.svc.CreateNote(context.Background(), s.op, service.CreateNoteArgs{Title: title, Approved: approved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.NoteID
 }
 
 func snippet(name string) map[string]string {
@@ -118,7 +141,6 @@ func TestAgentKeysCannotBlockDecisions(t *testing.T) {
 	onStores(t, func(t *testing.T, st store.Store) {
 		s := newSetup(t, st)
 		ctx := context.Background()
-		ws, user := s.o.Workspace.ID, s.o.User.ID
 
 		// Before: keys naming the IDs the next proposals would have had
 		// when they were derived from the Room and the instance.
@@ -149,19 +171,18 @@ func TestAgentKeysCannotBlockDecisions(t *testing.T) {
 			}
 		}
 
-		if err := s.svc.ApproveProposal(ctx, ws, user, a.ProposalID); err != nil {
+		if err := decide(ctx, s.svc, s.o, a.ProposalID, true); err != nil {
 			t.Fatalf("approve: %v", err)
 		}
-		if err := s.svc.DeclineProposal(ctx, ws, user, b.ProposalID); err != nil {
+		if err := decide(ctx, s.svc, s.o, b.ProposalID, false); err != nil {
 			t.Fatalf("decline: %v", err)
 		}
-		// A person clicking again replays; the other decision is refused.
-		if err := s.svc.ApproveProposal(ctx, ws, user, a.ProposalID); err != nil {
-			t.Fatalf("approve again: %v", err)
-		}
-		var p *problem.Problem
-		if err := s.svc.DeclineProposal(ctx, ws, user, a.ProposalID); !errors.As(err, &p) || p.Field != "proposal_id" {
-			t.Fatalf("decline after approve: %v, want a refusal naming proposal_id", err)
+		// A second decision, the same or the other, names the first.
+		for _, approve := range []bool{true, false} {
+			var p *problem.Problem
+			if err := decide(ctx, s.svc, s.o, a.ProposalID, approve); !errors.As(err, &p) || p.Code != service.AlreadyDecided || p.Field != "proposal_id" || p.Details["decision"] != room.StatusApproved {
+				t.Fatalf("decide again (approve %v): %v, want already_decided naming the approval", approve, err)
+			}
 		}
 		if got := s.status(t, a.InstanceID); got != room.StateInLauncher {
 			t.Fatalf("approved instance is %s, want %s", got, room.StateInLauncher)
@@ -245,27 +266,23 @@ func TestApplyIsPure(t *testing.T) {
 		wrapped := &applyTwice{Store: st, t: t}
 		s := newSetup(t, wrapped)
 		ctx := context.Background()
-		ws, user := s.o.Workspace.ID, s.o.User.ID
 		a := s.propose(t, "One", "pure-key-one")
 		b := s.propose(t, "Two", "pure-key-two")
-		if err := s.svc.ApproveProposal(ctx, ws, user, a.ProposalID); err != nil {
+		if err := decide(ctx, s.svc, s.o, a.ProposalID, true); err != nil {
 			t.Fatalf("approve: %v", err)
 		}
-		if err := s.svc.DeclineProposal(ctx, ws, user, b.ProposalID); err != nil {
+		if err := decide(ctx, s.svc, s.o, b.ProposalID, false); err != nil {
 			t.Fatalf("decline: %v", err)
 		}
-		repoID, verID, err := s.svc.PushRepo(ctx, ws, user, "tool", map[string][]byte{"README.md": []byte("hi\n")})
+		repoID, verID, err := s.svc.PushRepo(ctx, s.op, "tool", map[string][]byte{"README.md": []byte("hi\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.svc.ProposeRepoApp(ctx, service.Agent(s.agent), service.ProposeRepoArgs{RoomID: s.room, Name: "Tool", RepositoryID: repoID, VersionID: verID, IdempotencyKey: "pure-key-repo"}); err != nil {
 			t.Fatal(err)
 		}
-		noteID, err := s.svc.CreateNote(ctx, ws, user, "N", false, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.svc.SetNoteApproved(ctx, ws, user, noteID, true); err != nil {
+		noteID := s.newNote(t, "N", false)
+		if err := s.setApproved(ctx, noteID, true); err != nil {
 			t.Fatal(err)
 		}
 		if wrapped.runs.Load() < 8 {
@@ -287,10 +304,10 @@ func TestDecisionSurvivesRetry(t *testing.T) {
 		b := s.propose(t, "Decline retry", "retry-key-two")
 		retrying := service.New(&applyTwice{Store: st, t: t, failFirst: true})
 		retrying.Now = tickingClock()
-		if err := retrying.ApproveProposal(ctx, s.o.Workspace.ID, s.o.User.ID, a.ProposalID); err != nil {
+		if err := decide(ctx, retrying, s.o, a.ProposalID, true); err != nil {
 			t.Fatalf("approve with one retry: %v", err)
 		}
-		if err := retrying.DeclineProposal(ctx, s.o.Workspace.ID, s.o.User.ID, b.ProposalID); err != nil {
+		if err := decide(ctx, retrying, s.o, b.ProposalID, false); err != nil {
 			t.Fatalf("decline with one retry: %v", err)
 		}
 		if got := s.status(t, a.InstanceID); got != room.StateInLauncher {
@@ -316,7 +333,6 @@ func TestConcurrentPushes(t *testing.T) {
 	onStores(t, func(t *testing.T, st store.Store) {
 		s := newSetup(t, st)
 		ctx := context.Background()
-		ws, user := s.o.Workspace.ID, s.o.User.ID
 		const n = 21
 		repos, vers, errs := make([]string, n), make([]string, n), make([]error, n)
 		var wg sync.WaitGroup
@@ -326,7 +342,7 @@ func TestConcurrentPushes(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				repos[i], vers[i], errs[i] = s.svc.PushRepo(ctx, ws, user, "race", map[string][]byte{"main.go": fmt.Appendf(nil, "package main // %d\n", i)})
+				repos[i], vers[i], errs[i] = s.svc.PushRepo(ctx, s.op, "race", map[string][]byte{"main.go": fmt.Appendf(nil, "package main // %d\n", i)})
 			}()
 		}
 		close(start)
@@ -366,11 +382,11 @@ func TestConcurrentPushes(t *testing.T) {
 			}
 		}
 		// Another name is another repository; the same name finds the same.
-		other, _, err := s.svc.PushRepo(ctx, ws, user, "other", map[string][]byte{"a.txt": []byte("a")})
+		other, _, err := s.svc.PushRepo(ctx, s.op, "other", map[string][]byte{"a.txt": []byte("a")})
 		if err != nil || other == repos[0] {
 			t.Fatalf("push of another name: %s, %v", other, err)
 		}
-		if again, _, err := s.svc.PushRepo(ctx, ws, user, " race ", map[string][]byte{"a.txt": []byte("b")}); err != nil || again != repos[0] {
+		if again, _, err := s.svc.PushRepo(ctx, s.op, " race ", map[string][]byte{"a.txt": []byte("b")}); err != nil || again != repos[0] {
 			t.Fatalf("push of the same name again: %s, %v; want %s", again, err, repos[0])
 		}
 	})
@@ -383,28 +399,24 @@ func TestNoOpAccessChangeKeepsVersion(t *testing.T) {
 	onStores(t, func(t *testing.T, st store.Store) {
 		s := newSetup(t, st)
 		ctx := context.Background()
-		ws, user := s.o.Workspace.ID, s.o.User.ID
 		for _, initial := range []bool{true, false} {
-			id, err := s.svc.CreateNote(ctx, ws, user, "Plan", initial, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			id := s.newNote(t, "Plan", initial)
 			before, _ := st.Head(ctx, store.TypeNote, id)
-			cursor, _ := st.LastCursor(ctx, ws, store.TypeNote, id)
+			cursor, _ := st.LastCursor(ctx, s.o.Workspace.ID, store.TypeNote, id)
 			for range 3 {
-				if err := s.svc.SetNoteApproved(ctx, ws, user, id, initial); err != nil {
+				if err := s.setApproved(ctx, id, initial); err != nil {
 					t.Fatal(err)
 				}
 			}
 			after, _ := st.Head(ctx, store.TypeNote, id)
 			hist, _ := st.History(ctx, store.TypeNote, id)
-			evs, _ := st.Events(ctx, ws, store.TypeNote, id, cursor, 50)
+			evs, _ := st.Events(ctx, s.o.Workspace.ID, store.TypeNote, id, cursor, 50)
 			if after.Version != before.Version || len(hist) != 1 || len(evs) != 0 || after.Approved != initial {
 				t.Fatalf("approved=%v set to %v again: version %d→%d, %d history entries, %d events; want no change",
 					initial, initial, before.Version, after.Version, len(hist), len(evs))
 			}
 			// A real change still bumps by one.
-			if err := s.svc.SetNoteApproved(ctx, ws, user, id, !initial); err != nil {
+			if err := s.setApproved(ctx, id, !initial); err != nil {
 				t.Fatal(err)
 			}
 			if h, _ := st.Head(ctx, store.TypeNote, id); h.Version != before.Version+1 || h.Approved == initial {
@@ -556,7 +568,7 @@ func TestLegacyRepositoriesMigrate(t *testing.T) {
 			if len(rs) != 1 || rs[0].ID != legacy.ID || rs[0].Name != legacy.Name || len(rs[0].Versions) != 1 {
 				t.Fatalf("after migration: %+v, want the legacy repository", rs)
 			}
-			repoID, verID, err := svc.PushRepo(ctx, ws, s.o.User.ID, "old tool", map[string][]byte{"a": []byte("hi again")})
+			repoID, verID, err := svc.PushRepo(ctx, s.op, "old tool", map[string][]byte{"a": []byte("hi again")})
 			if err != nil || repoID != legacy.ID {
 				t.Fatalf("push to the legacy name: %s, %v; want %s", repoID, err, legacy.ID)
 			}

@@ -18,14 +18,11 @@ import (
 // the new version.
 func (f *fixture) setText(t *testing.T, text string) int64 {
 	t.Helper()
-	v, err := f.svc.PersonEdit(context.Background(), f.ws, f.owner, f.noteID, f.version(t), "text_saved", func(d *note.Doc) ([]string, error) {
-		d.Markdown = text
-		return []string{note.TypeMarkdown}, nil
-	})
+	res, err := f.svc.EditNoteTab(context.Background(), f.person, service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: f.version(t), Operation: "replace_text", Text: &text})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v
+	return res.Version
 }
 
 func (f *fixture) text(t *testing.T) string {
@@ -123,7 +120,7 @@ func TestEditNoteTextRefusalsWriteNothing(t *testing.T) {
 		wantProblem(t, try("text-refused-2", v, edits("", "x")), problem.Invalid, "edits[0].old_text", "empty")
 		wantProblem(t, try("text-refused-2", v, edits("x", strings.Repeat("x", note.MaxEditTextBytes+1))), problem.Limit, "edits[0].new_text")
 		_, err := f.svc.EditNoteText(ctx, service.Agent(f.write), service.EditTextArgs{NoteID: f.noteID, TabID: "slides-1-abc", ExpectedVersion: v, IdempotencyKey: "text-refused-3", Edits: edits("a", "b")})
-		wantProblem(t, err, problem.Invalid, "tab_id", "only the markdown tab", "edit_note_tab")
+		wantProblem(t, err, problem.Invalid, "tab_id", "only the markdown tab", "by operation")
 
 		// The result obeys the markdown limit.
 		v = f.setText(t, strings.Repeat("x", note.MaxMarkdownBytes-10)+"END")
@@ -199,10 +196,11 @@ func BenchmarkEditNoteText(b *testing.B) {
 				b.Fatal(err)
 			}
 			text := strings.Repeat("Lorem ipsum dolor sit amet.\n", (size-64)/28) + "The end is X.\n"
-			id, err := svc.CreateNote(ctx, o.Workspace.ID, o.User.ID, "Bench", true, func(d *note.Doc) error { d.Markdown = text; return nil })
+			n, err := svc.CreateNoteFrom(ctx, service.Operator(o), service.CreateNoteArgs{Title: "Bench", Approved: true}, func(d *note.Doc) error { d.Markdown = text; return nil })
 			if err != nil {
 				b.Fatal(err)
 			}
+			id := n.NoteID
 			p := auth.Principal{Workspace: o.Workspace.ID, User: o.User.ID, TokenID: "tok_bench", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}}
 			v, i := int64(1), 0
 			for b.Loop() {

@@ -18,9 +18,10 @@ func TestRefusalsSpeakNoDoorsLanguage(t *testing.T) {
 		errs = append(errs, err)
 		_, err = f.svc.ReadRoom(ctx, service.Agent(f.read), "room_missing")
 		errs = append(errs, err)
-		_, err = f.svc.GetProposal(ctx, f.ws, "prop_missing")
+		_, _, err = f.svc.ProposalDetail(ctx, f.op, "prop_missing")
 		errs = append(errs, err)
-		errs = append(errs, f.svc.ApproveProposal(ctx, f.ws, f.owner, "prop_missing"))
+		_, err = f.svc.DecideProposal(ctx, f.op, "prop_missing", true)
+		errs = append(errs, err)
 		_, err = f.svc.ProposeRepoApp(ctx, service.Agent(f.write), service.ProposeRepoArgs{RoomID: f.roomID, Name: "x", RepositoryID: "repo_missing", VersionID: "v", IdempotencyKey: "12345678"})
 		errs = append(errs, err)
 		for i, err := range errs {

@@ -55,7 +55,7 @@ func TestProposalKeepsItsCompileResultAndNoCode(t *testing.T) {
 			if strings.Contains(string(o.Doc), "__foundryApp") {
 				t.Fatalf("the stored proposal holds compiled code: %s", o.Doc)
 			}
-			p, err := f.svc.GetProposal(ctx, f.ws, c.w.ProposalID)
+			p, _, err := f.svc.ProposalDetail(ctx, f.op, c.w.ProposalID)
 			if err != nil || p.Compile == nil || p.Compile.OK != c.good || len(p.Compile.Hash) != 64 {
 				t.Fatalf("proposal %s compile = %+v %v", c.w.ProposalID, p.Compile, err)
 			}
@@ -73,35 +73,37 @@ func TestOnlyTheRoomOwnerOrAWorkspaceOwnerDecides(t *testing.T) {
 		if err := f.svc.Store.CreateUser(ctx, mem); err != nil {
 			t.Fatal(err)
 		}
-		owner, member := service.PersonCaller(f.ws, f.owner), service.PersonCaller(f.ws, mem.ID)
+		owner, member := f.person, service.Person(f.ws, mem.ID, mem.Role)
 		w := f.prPropose(t, f.roomID, "Owner's", prFiles("o"))
-		if ps, err := f.svc.PeopleProposals(ctx, member, room.StatusPending); err != nil || len(ps) != 0 {
+		if ps, err := f.svc.ListProposals(ctx, member, service.ListProposalsArgs{Status: room.StatusPending}); err != nil || len(ps) != 0 {
 			t.Fatalf("member's inbox: %v %v", ps, err)
 		}
-		if n, err := f.svc.PeoplePendingCount(ctx, owner); err != nil || n != 1 {
+		if n, err := f.svc.PendingCount(ctx, owner); err != nil || n != 1 {
 			t.Fatalf("owner's count: %d %v", n, err)
 		}
-		if _, err := f.svc.PeopleDecide(ctx, member, w.ProposalID, true); prCode(err) != service.NotReviewer {
+		if _, err := f.svc.DecideProposal(ctx, member, w.ProposalID, true); prCode(err) != service.NotReviewer {
 			t.Fatalf("member approves: %v", err)
 		}
-		if _, _, err := f.svc.PeopleProposalDetail(ctx, member, w.ProposalID); prCode(err) != service.NotReviewer {
+		if _, _, err := f.svc.ProposalDetail(ctx, member, w.ProposalID); prCode(err) != service.NotReviewer {
 			t.Fatalf("member reads: %v", err)
 		}
-		if _, err := f.svc.PeopleDecide(ctx, service.TokenCaller(f.write), w.ProposalID, true); prCode(err) != service.PersonOnly {
+		if _, err := f.svc.DecideProposal(ctx, service.Agent(f.write), w.ProposalID, true); prCode(err) != service.PersonOnly {
 			t.Fatalf("a token approves: %v", err)
 		}
-		d, err := f.svc.PeopleDecide(ctx, owner, w.ProposalID, true)
+		d, err := f.svc.DecideProposal(ctx, owner, w.ProposalID, true)
 		if err != nil || d.Status != room.StatusApproved || d.InstanceID != w.InstanceID {
 			t.Fatalf("owner approves: %+v %v", d, err)
 		}
-		// The CLI's approve, again, by the same person: their decision stands.
-		if err := f.svc.ApproveProposal(ctx, f.ws, f.owner, w.ProposalID); err != nil {
-			t.Fatalf("approve again from the CLI: %v", err)
+		// A second decision names the first, and who made it (so a door can
+		// tell the same person's second click).
+		for _, approve := range []bool{true, false} {
+			_, err := f.svc.DecideProposal(ctx, f.op, w.ProposalID, approve)
+			p := wantProblem(t, err, service.AlreadyDecided, "proposal_id", "already approved by")
+			if p.Details["decision"] != room.StatusApproved || p.Details["decided_by_actor"] != "user:"+f.owner {
+				t.Fatalf("second decision (approve %v): %+v", approve, p.Details)
+			}
 		}
-		if err := f.svc.DeclineProposal(ctx, f.ws, f.owner, w.ProposalID); prCode(err) != service.AlreadyDecided {
-			t.Fatalf("decline after approve from the CLI: %v", err)
-		}
-		b, err := f.svc.PeopleBundle(ctx, member, f.roomID, w.InstanceID)
+		b, err := f.svc.Bundle(ctx, member, service.AppArgs{RoomID: f.roomID, InstanceID: w.InstanceID})
 		if err != nil || !b.OK() || !strings.Contains(b.JS, "__foundryApp") {
 			t.Fatalf("bundle: %+v %v", b, err)
 		}
@@ -111,7 +113,7 @@ func TestOnlyTheRoomOwnerOrAWorkspaceOwnerDecides(t *testing.T) {
 func TestConcurrentDecisionsMakeOne(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
-		owner := service.PersonCaller(f.ws, f.owner)
+		owner := f.person
 		for round := range 4 {
 			w := f.prPropose(t, f.roomID, fmt.Sprintf("Race %d", round), prFiles(fmt.Sprint(round)))
 			const n = 6
@@ -121,7 +123,7 @@ func TestConcurrentDecisionsMakeOne(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					_, errs[i] = f.svc.PeopleDecide(ctx, owner, w.ProposalID, i%2 == 0)
+					_, errs[i] = f.svc.DecideProposal(ctx, owner, w.ProposalID, i%2 == 0)
 				}()
 			}
 			wg.Wait()
@@ -139,7 +141,7 @@ func TestConcurrentDecisionsMakeOne(t *testing.T) {
 				t.Fatalf("round %d: %d decisions won; want exactly 1 (%v)", round, wins, errs)
 			}
 		}
-		p, err := f.svc.ListProposals(ctx, f.ws, f.roomID, room.StatusPending)
+		p, err := f.svc.ListProposals(ctx, f.op, service.ListProposalsArgs{RoomID: f.roomID, Status: room.StatusPending})
 		if err != nil || len(p) != 0 {
 			t.Fatalf("pending after the races: %v %v", p, err)
 		}
