@@ -225,13 +225,15 @@ func grantWorkspace(t *testing.T) (data, noteID, roomID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if noteID, err = svc.CreateNote(ctx, o.Workspace.ID, o.User.ID, "Granted", true, nil); err != nil {
+	n, err := svc.CreateNote(ctx, service.Operator(o), service.CreateNoteArgs{Title: "Granted", Approved: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if roomID, err = svc.CreateRoom(ctx, o.Workspace.ID, o.User.ID, "Granted room"); err != nil {
+	r, err := svc.CreateRoom(ctx, service.Operator(o), "Granted room")
+	if err != nil {
 		t.Fatal(err)
 	}
-	return data, noteID, roomID
+	return data, n.NoteID, r.RoomID
 }
 
 // storedTokens reads the tokens back from the data folder.

@@ -318,4 +318,3 @@ func canonicalCells(rows [][]any) [][]any {
 	}
 	return out
 }
-
