@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"foundry/internal/account"
-	"foundry/internal/mcpserver"
 	"foundry/internal/server"
 	"foundry/internal/service"
 )
@@ -34,7 +33,7 @@ writes); the second one logs a warning naming the first one's process ID.
 `
 
 // toolsetNames are the MCP toolsets --toolsets takes.
-var toolsetNames = []string{mcpserver.ToolsetNotes, mcpserver.ToolsetRooms, mcpserver.ToolsetEvents}
+var toolsetNames = server.Toolsets
 
 func serveFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags

@@ -98,6 +98,9 @@ type Server struct {
 	Handler  http.Handler
 }
 
+// Toolsets are the MCP toolsets a server can serve (Config.Toolsets).
+var Toolsets = []string{mcpserver.ToolsetNotes, mcpserver.ToolsetRooms, mcpserver.ToolsetEvents}
+
 // New mounts every door on one mux.
 func New(st store.Store, c Config) *Server {
 	if c.Logger == nil {
