@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { keepPreviousData, useInfiniteQuery, type InfiniteData } from "@tanstack/react-query";
 import { api, ApiError, errorText, keys, queries, queryClient, type Note, type NotesList } from "./api";
 import { writers } from "./save";
@@ -33,7 +33,7 @@ export function NotesPage({ me }: { me: string }) {
       ? { kind: "error", text: errorText(q.error) }
       : { kind: "loading" };
   const more = q.isFetchingNextPage;
-  const refresh = useCallback(() => void q.refetch(), [q]);
+  const refresh = () => void q.refetch();
   // edit changes the list as this page changed it.
   const edit = (f: (notes: Note[]) => Note[]) =>
     queryClient.setQueryData<InfiniteData<NotesList>>(keys.notes(debounced), (d) => {

@@ -4,7 +4,12 @@ import type { Change, Problem, Written } from "./types";
 // the session's CSRF token on every mutating call. A call names its route
 // as the OpenAPI document does ("/api/notes/{id}/tabs/{tab_id}") with
 // params.path and params.query, as openapi-fetch's client.GET/POST do, so
-// that a generated client can take this one's place behind endpoints.ts.
+// that a generated client can take this one's place behind endpoints.ts:
+// createClient<paths>({ credentials: "same-origin" }) with a middleware
+// that adds X-CSRF-Token and sends a 401 to the sign-in page, and request()
+// calling client[method](route, { params, body, headers: the
+// precondition's, signal }) and throwing ApiError from its error. The
+// components, which call endpoints.ts, do not change.
 
 // ApiError is a refused or failed call: the problem's detail is what the
 // page shows. status 0: the server was not reached.

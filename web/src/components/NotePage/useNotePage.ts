@@ -154,4 +154,3 @@ export function useNotePage({ id, me, meId }: NotePageProps) {
   };
 }
 
-export type NotePageState = ReturnType<typeof useNotePage>;

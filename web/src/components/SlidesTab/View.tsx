@@ -92,7 +92,7 @@ export function SlidesTab(p: TabProps) {
   const errorBox = error ? (
     <div className="error-box" role="alert">
       <p>Not saved: {error}</p>
-      <button type="button" className="secondary" onClick={() => (session.dismiss("error"), session.saveText())}>
+      <button type="button" className="secondary" onClick={() => session.retry()}>
         Try again
       </button>
     </div>

@@ -246,6 +246,14 @@ export class DeckSession {
     });
   }
 
+  // retry is the error box's Try again: a write waiting for the server
+  // goes at once, and the text left is saved.
+  retry() {
+    this.dismiss("error");
+    this.saver.retryNow();
+    this.saveText();
+  }
+
   type(id: string, f: TextField, v: string) {
     this.set({ drafts: { ...this.deck.drafts, [id]: { ...this.deck.drafts[id], [f]: v } } });
     window.clearTimeout(this.timer);
