@@ -76,7 +76,9 @@ export function useStoredState<T extends Json>(key: string, initial: T): [T, (v:
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState("");
   const current = useRef(value);
-  current.current = value;
+  useEffect(() => {
+    current.current = value;
+  });
   const touched = useRef(false);
   useEffect(() => {
     let live = true;

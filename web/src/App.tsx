@@ -1,36 +1,36 @@
-import { useCallback, useEffect, useState } from "react";
-import { api, ApiError, setCSRF, type Me } from "./api";
+import { useEffect } from "react";
+import { QueryClientProvider, useQuery } from "@tanstack/react-query";
+import { ApiError, errorText, queries, queryClient, type Me } from "./api";
 import { Link, usePath } from "./router";
 import { ErrorBox, Loading } from "./ui";
 import { NotesPage } from "./NotesPage";
 import { ConnectedPage } from "./ConnectedPage";
-import { NotePage } from "./NotePage";
-import { ApprovalsPage, PendingBadge, usePendingCount } from "./ApprovalsPage";
+import { NotePage } from "./components/NotePage";
+import { ApprovalsPage, PendingBadge, usePendingCount } from "./components/ApprovalsPage";
 import { RoomsPage } from "./RoomsPage";
 import { RoomPage } from "./RoomPage";
 
+// App is the one QueryClient's provider around the signed-in person's
+// pages.
 export function App() {
-  const [me, setMe] = useState<Me | null>(null);
-  const [error, setError] = useState("");
-  const load = useCallback(() => {
-    setError("");
-    api
-      .me()
-      .then((m) => {
-        setCSRF(m.csrf_token);
-        setMe(m);
-      })
-      .catch((e: unknown) => {
-        if (e instanceof ApiError && e.status === 401) return; // on the way to /signin
-        setError(e instanceof Error ? e.message : String(e));
-      });
-  }, []);
-  useEffect(load, [load]);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Boot />
+    </QueryClientProvider>
+  );
+}
+
+// Boot reads who is signed in (and the session's CSRF token) first.
+function Boot() {
+  const q = useQuery(queries.me());
+  const me = q.data ?? null;
+  // A 401 is on its way to /signin.
+  const error = q.isError && !(q.error instanceof ApiError && q.error.status === 401) ? errorText(q.error) : "";
 
   if (error) {
     return (
       <main className="boot">
-        <ErrorBox text={error} onRetry={load} />
+        <ErrorBox text={error} onRetry={() => void q.refetch()} />
       </main>
     );
   }

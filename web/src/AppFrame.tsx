@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState } from "react";
-import { ApiError, call } from "./api";
+import { useEffect, useRef } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { errorText, queries, type BundleMessage } from "./api";
 import { ErrorBox, Loading } from "./ui";
 import "./rooms.css";
 
@@ -9,11 +10,6 @@ import "./rooms.css";
 // over a fresh MessageChannel each time the frame loads. The frame's
 // storage calls come back over that port alone and are answered here, with
 // the data kept in this browser under the Room and the app instance.
-
-export type CompileMessage = { file?: string; line?: number; column?: number; text?: string; line_text?: string };
-// Bundle is the compiled app; ok false (js empty) when it does not compile,
-// and then the errors are shown instead of a frame.
-export type Bundle = { hash: string; js: string; css: string; ok?: boolean; errors?: CompileMessage[] };
 
 export const SandboxPath = "/sandbox/app";
 
@@ -26,40 +22,22 @@ export const MaxKeys = 1024;
 // they are refused, and an app that keeps flooding loses its port.
 export const MaxRate = 500;
 
-const bundlePath = (room: string, instance: string) =>
-  "/api/rooms/" + encodeURIComponent(room) + "/apps/" + encodeURIComponent(instance) + "/bundle";
-
 export function AppFrame(props: { roomId: string; instanceId: string; name: string }) {
   const { roomId, instanceId, name } = props;
-  const [bundle, setBundle] = useState<Bundle | null>(null);
-  const [error, setError] = useState("");
-  const [broken, setBroken] = useState<CompileMessage[] | null>(null);
-  const [attempt, setAttempt] = useState(0);
   const frame = useRef<HTMLIFrameElement>(null);
   // A rename titles the next load; the running app is not reloaded for it.
   const nameRef = useRef(name);
-  nameRef.current = name;
-
   useEffect(() => {
-    const ac = new AbortController();
-    setBundle(null);
-    setBroken(null);
-    setError("");
-    call<Bundle>(bundlePath(roomId, instanceId), { signal: ac.signal })
-      .then((b) => {
-        if (typeof b?.js !== "string" || typeof b?.css !== "string") throw new ApiError(0, "The app's bundle is not in the expected shape; try again.");
-        if (b.ok === false || b.js === "") {
-          setBroken(Array.isArray(b.errors) ? b.errors : []);
-          return;
-        }
-        setBundle(b);
-      })
-      .catch((e: unknown) => {
-        if (e instanceof DOMException && e.name === "AbortError") return;
-        setError(e instanceof Error ? e.message : String(e));
-      });
-    return () => ac.abort();
-  }, [roomId, instanceId, attempt]);
+    nameRef.current = name;
+  });
+
+  // The bundle is read each time the app opens (nothing of it is kept).
+  const q = useQuery(queries.bundle(roomId, instanceId));
+  const b = q.data;
+  const shaped = b !== undefined && typeof b?.js === "string" && typeof b?.css === "string";
+  const error = q.isError ? errorText(q.error) : b !== undefined && !shaped ? "The app's bundle is not in the expected shape; try again." : "";
+  const broken = b && shaped && (b.ok === false || b.js === "") ? (Array.isArray(b.errors) ? b.errors : []) : null;
+  const bundle = b && shaped && !broken ? b : null;
 
   useEffect(() => {
     const el = frame.current;
@@ -106,7 +84,7 @@ export function AppFrame(props: { roomId: string; instanceId: string; name: stri
     };
   }, [bundle, roomId, instanceId]);
 
-  if (error) return <ErrorBox text={error} onRetry={() => setAttempt((n) => n + 1)} />;
+  if (error) return <ErrorBox text={error} onRetry={() => void q.refetch()} />;
   if (broken) return <CompileErrors name={name} errors={broken} />;
   return (
     <div className="app-frame-wrap">
@@ -207,7 +185,7 @@ export class AppStore {
 
 // CompileErrors is what an approved snippet that does not compile shows in
 // place of its frame: nothing of it runs.
-function CompileErrors(props: { name: string; errors: CompileMessage[] }) {
+function CompileErrors(props: { name: string; errors: BundleMessage[] }) {
   const { name, errors } = props;
   return (
     <div className="app-compile" role="alert">

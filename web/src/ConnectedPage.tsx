@@ -1,5 +1,6 @@
-import { useCallback, useEffect, useState } from "react";
-import { call } from "./api";
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { api, errorText, queries, type Connection } from "./api";
 import { Link } from "./router";
 import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 import "./connected.css";
@@ -9,23 +10,6 @@ import "./connected.css";
 // reaches, when it was made and last used, with a way to revoke each. It
 // leads to Needs your approval, where agents send people.
 
-type Entry = {
-  id: string;
-  kind: "oauth" | "token" | string;
-  name: string;
-  client_id?: string;
-  client_host?: string;
-  user: { id: string; email: string };
-  scopes: string[];
-  notes: string[] | null;
-  rooms: string[] | null;
-  names?: Record<string, string>;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  revoked: boolean;
-};
-
 const scopeNames: Record<string, string> = { "osfoundry:read": "Read", "osfoundry:write": "Write" };
 
 function scopeText(s: string): string {
@@ -34,7 +18,7 @@ function scopeText(s: string): string {
 
 // grantText is what a grant reaches, in words: "All Notes and Rooms", or
 // the names.
-export function grantText(e: Pick<Entry, "notes" | "rooms" | "names">): string {
+export function grantText(e: Pick<Connection, "notes" | "rooms" | "names">): string {
   if (e.notes === null && e.rooms === null) return "All Notes and Rooms";
   const names = e.names ?? {};
   const list = (ids: string[], what: "Note" | "Room") => {
@@ -49,26 +33,22 @@ export function grantText(e: Pick<Entry, "notes" | "rooms" | "names">): string {
 }
 
 export function ConnectedPage({ pending }: { pending?: number | null }) {
-  const [list, setList] = useState<Entry[] | null>(null);
-  const [error, setError] = useState("");
+  const q = useQuery(queries.connections());
+  const list = q.data ?? null;
+  const error = q.isError ? errorText(q.error) : "";
   const [notice, setNotice] = useState("");
-  const [revoking, setRevoking] = useState<Entry | null>(null);
+  const [revoking, setRevoking] = useState<Connection | null>(null);
   const [busy, setBusy] = useState(false);
   const [revokeError, setRevokeError] = useState("");
-  const load = useCallback(() => {
-    setError("");
-    call<{ connections: Entry[] | null }>("/api/connections")
-      .then((r) => setList(r.connections ?? []))
-      .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)));
-  }, []);
-  useEffect(load, [load]);
+  const load = () => void q.refetch();
 
   const revoke = () => {
     if (!revoking) return;
     const c = revoking;
     setBusy(true);
     setRevokeError("");
-    call<void>("/api/connections/" + encodeURIComponent(c.id), { method: "DELETE" })
+    api
+      .revoke(c.id)
       .then(() => {
         setNotice(`${c.name || "The connection"} is revoked: its next call is refused, and it can connect again only with your consent.`);
         setRevoking(null);
@@ -152,7 +132,7 @@ export function ConnectedPage({ pending }: { pending?: number | null }) {
   );
 }
 
-function Group({ title, id, entries, onRevoke }: { title: string; id: string; entries: Entry[]; onRevoke: (e: Entry) => void }) {
+function Group({ title, id, entries, onRevoke }: { title: string; id: string; entries: Connection[]; onRevoke: (e: Connection) => void }) {
   return (
     <section className="conn-group" aria-labelledby={id + "-title"}>
       <h2 id={id + "-title"}>

@@ -1,5 +1,7 @@
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
-import { api, ApiError, writers, type Note } from "./api";
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { keepPreviousData, useInfiniteQuery, type InfiniteData } from "@tanstack/react-query";
+import { api, ApiError, errorText, keys, queries, queryClient, type Note, type NotesList } from "./api";
+import { writers } from "./save";
 import { Link } from "./router";
 import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 
@@ -8,40 +10,39 @@ import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 // field holds twice as many and the server's refusal of more says why.
 const MaxTitle = 200;
 
-type State =
-  | { kind: "loading" }
-  | { kind: "error"; text: string }
-  | { kind: "ready"; notes: Note[]; next: string };
+type State = { kind: "loading" } | { kind: "error"; text: string } | { kind: "ready"; notes: Note[]; next: string };
 
 export function NotesPage({ me }: { me: string }) {
   const [query, setQuery] = useState("");
   const [debounced, setDebounced] = useState("");
-  const [state, setState] = useState<State>({ kind: "loading" });
-  const [reload, setReload] = useState(0);
   const [notice, setNotice] = useState("");
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Note | null>(null);
-  const [more, setMore] = useState(false);
 
   useEffect(() => {
     const t = setTimeout(() => setDebounced(query.trim()), 250);
     return () => clearTimeout(t);
   }, [query]);
 
-  useEffect(() => {
-    const ctl = new AbortController();
-    setState((s) => (s.kind === "ready" ? s : { kind: "loading" }));
-    api
-      .notes(debounced, "", ctl.signal)
-      .then((p) => setState({ kind: "ready", notes: p.notes ?? [], next: p.next_cursor ?? "" }))
-      .catch((e: unknown) => {
-        if (ctl.signal.aborted) return;
-        setState({ kind: "error", text: e instanceof Error ? e.message : String(e) });
-      });
-    return () => ctl.abort();
-  }, [debounced, reload]);
-
-  const refresh = useCallback(() => setReload((n) => n + 1), []);
+  // The list, a page of 50 at a time; while a new search is read the
+  // list as it was stays.
+  const q = useInfiniteQuery({ ...queries.notes(debounced), placeholderData: keepPreviousData });
+  const state: State = q.data
+    ? { kind: "ready", notes: q.data.pages.flatMap((p) => p.notes ?? []), next: q.data.pages[q.data.pages.length - 1]?.next_cursor ?? "" }
+    : q.isError
+      ? { kind: "error", text: errorText(q.error) }
+      : { kind: "loading" };
+  const more = q.isFetchingNextPage;
+  const refresh = () => void q.refetch();
+  // edit changes the list as this page changed it.
+  const edit = (f: (notes: Note[]) => Note[]) =>
+    queryClient.setQueryData<InfiniteData<NotesList>>(keys.notes(debounced), (d) => {
+      if (!d) return d;
+      const all = f(d.pages.flatMap((p) => p.notes ?? []));
+      // The pages keep their cursors; the notes are laid over them anew.
+      let at = 0;
+      return { ...d, pages: d.pages.map((p, i) => ({ ...p, notes: i === d.pages.length - 1 ? all.slice(at) : all.slice(at, (at += (p.notes ?? []).length)) })) };
+    });
 
   // "/" jumps to the search box from anywhere on the page but a field.
   const search = useRef<HTMLInputElement>(null);
@@ -59,18 +60,12 @@ export function NotesPage({ me }: { me: string }) {
 
   const loadMore = () => {
     if (state.kind !== "ready" || !state.next) return;
-    setMore(true);
-    api
-      .notes(debounced, state.next)
-      .then((p) =>
-        setState((s) => (s.kind === "ready" ? { kind: "ready", notes: [...s.notes, ...(p.notes ?? [])], next: p.next_cursor ?? "" } : s)),
-      )
-      .catch((e: unknown) => setNotice(e instanceof Error ? e.message : String(e)))
-      .finally(() => setMore(false));
+    void q.fetchNextPage().then((r) => {
+      if (r.isError) setNotice(errorText(r.error));
+    });
   };
 
-  const replace = (n: Note) =>
-    setState((s) => (s.kind === "ready" ? { ...s, notes: s.notes.map((x) => (x.id === n.id ? { ...x, ...n } : x)) } : s));
+  const replace = (n: Note) => edit((notes) => notes.map((x) => (x.id === n.id ? { ...x, ...n } : x)));
 
   // failed shows why a change was refused; a Note that changed meanwhile
   // (412) or is gone (404) is read again.
@@ -154,7 +149,7 @@ export function NotesPage({ me }: { me: string }) {
         onCreated={(n) => {
           setCreating(false);
           setNotice("");
-          setState((s) => (s.kind === "ready" ? { ...s, notes: [n, ...s.notes.filter((x) => x.id !== n.id)] } : s));
+          edit((notes) => [n, ...notes.filter((x) => x.id !== n.id)]);
           refresh();
         }}
       />
@@ -163,7 +158,7 @@ export function NotesPage({ me }: { me: string }) {
         onClose={() => setDeleting(null)}
         onDeleted={(n) => {
           setDeleting(null);
-          setState((s) => (s.kind === "ready" ? { ...s, notes: s.notes.filter((x) => x.id !== n.id) } : s));
+          edit((notes) => notes.filter((x) => x.id !== n.id));
         }}
         onFailed={(e) => {
           const n = deleting;
@@ -318,17 +313,20 @@ function NoteRow(props: { note: Note; onChanged: (n: Note) => void; onFailed: (e
 }
 
 function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n: Note) => void }) {
+  return (
+    <Dialog id="create" open={props.open} title="New Note" onClose={props.onClose}>
+      <CreateForm onClose={props.onClose} onCreated={props.onCreated} />
+    </Dialog>
+  );
+}
+
+// CreateForm is made anew each time the dialog opens (the dialog shows
+// its content only while open), so it opens empty with nothing left to
+// reset under the person's first keystrokes.
+function CreateForm(props: { onClose: () => void; onCreated: (n: Note) => void }) {
   const [title, setTitle] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  // The form is emptied as the dialog closes, so that it opens empty with
-  // nothing left to reset under the person's first keystrokes.
-  useEffect(() => {
-    if (!props.open) {
-      setTitle("");
-      setError("");
-    }
-  }, [props.open]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const t = title.trim();
@@ -344,39 +342,37 @@ function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n
       .finally(() => setBusy(false));
   };
   return (
-    <Dialog id="create" open={props.open} title="New Note" onClose={props.onClose}>
-      <form onSubmit={submit} noValidate>
-        <label className="field">
-          <span>Title</span>
-          <input
-            name="title"
-            value={title}
-            maxLength={2 * MaxTitle}
-            autoFocus
-            onChange={(e) => {
-              setTitle(e.target.value);
-              setError("");
-            }}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? "create-error" : undefined}
-            disabled={busy}
-          />
-        </label>
-        {error ? (
-          <p className="field-error" id="create-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={props.onClose} disabled={busy}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? "Creating…" : "Create"}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <form onSubmit={submit} noValidate>
+      <label className="field">
+        <span>Title</span>
+        <input
+          name="title"
+          value={title}
+          maxLength={2 * MaxTitle}
+          autoFocus
+          onChange={(e) => {
+            setTitle(e.target.value);
+            setError("");
+          }}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? "create-error" : undefined}
+          disabled={busy}
+        />
+      </label>
+      {error ? (
+        <p className="field-error" id="create-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div className="dialog-actions">
+        <button type="button" className="secondary" onClick={props.onClose} disabled={busy}>
+          Cancel
+        </button>
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Creating…" : "Create"}
+        </button>
+      </div>
+    </form>
   );
 }
 

@@ -1,23 +1,19 @@
-import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from "react";
-import { ApiError, call } from "./api";
+import { useEffect, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { api, ApiError, errorText, keys, queries, queryClient, type AppChange, type Room, type RoomApp } from "./api";
 import { AppFrame } from "./AppFrame";
 import { Link } from "./router";
-import { roomPath, type Room, type RoomApp } from "./RoomsPage";
 import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 import "./rooms.css";
 
 const MaxName = 200;
 
-type State = { kind: "loading" } | { kind: "error"; text: string; status: number } | { kind: "ready"; room: Room };
-
-const appPath = (room: string, instance: string) => roomPath(room) + "/apps/" + encodeURIComponent(instance);
-
 // RoomPage is a Room's launcher: a tab bar of its approved apps, the
 // selected one running in the sandbox; its manager renames, reorders and
 // removes them.
 export function RoomPage({ id }: { id: string }) {
-  const [state, setState] = useState<State>({ kind: "loading" });
-  const [reload, setReload] = useState(0);
+  const q = useQuery(queries.room(id));
+  const room = q.data ?? null;
   const [selected, setSelected] = useState("");
   const [notice, setNotice] = useState("");
   const [renaming, setRenaming] = useState<RoomApp | null>(null);
@@ -26,23 +22,10 @@ export function RoomPage({ id }: { id: string }) {
   const [dragging, setDragging] = useState("");
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
 
-  useEffect(() => {
-    const ac = new AbortController();
-    call<Room>(roomPath(id), { signal: ac.signal })
-      .then((room) => {
-        const apps = Array.isArray(room.apps) ? [...room.apps].sort((a, b) => a.position - b.position) : [];
-        setState({ kind: "ready", room: { ...room, apps } });
-        setSelected((s) => (apps.some((a) => a.instance_id === s) ? s : (apps[0]?.instance_id ?? "")));
-      })
-      .catch((e: unknown) => {
-        if (ac.signal.aborted) return;
-        setState({ kind: "error", text: e instanceof Error ? e.message : String(e), status: e instanceof ApiError ? e.status : 0 });
-      });
-    return () => ac.abort();
-  }, [id, reload]);
-  const refresh = useCallback(() => setReload((n) => n + 1), []);
+  const refresh = () => void q.refetch();
+  // setRoom shows the Room as this page changed it.
+  const setRoom = (f: (r: Room) => Room) => queryClient.setQueryData<Room>(keys.room(id), (r) => (r ? f(r) : r));
 
-  const room = state.kind === "ready" ? state.room : null;
   useEffect(() => {
     if (room) document.title = (room.name || "Room") + " · Foundry";
   }, [room]);
@@ -59,16 +42,12 @@ export function RoomPage({ id }: { id: string }) {
     setNotice(text);
   };
 
-  const patch = async (app: RoomApp, change: { name?: string; position?: number }) => {
+  const patch = async (app: RoomApp, change: AppChange) => {
     if (!room) return false;
     setBusy(true);
     try {
-      const r = await call<{ room_id: string; version: number | string }>(appPath(room.room_id, app.instance_id), { method: "PATCH", body: change, ifMatch: room.version });
-      setState((s) =>
-        s.kind === "ready"
-          ? { kind: "ready", room: { ...s.room, version: r.version, apps: applyChange(s.room.apps, app.instance_id, change) } }
-          : s,
-      );
+      const r = await api.patchApp(room, app.instance_id, change);
+      setRoom((x) => ({ ...x, version: r.version ?? x.version, apps: applyChange(x.apps, app.instance_id, change) }));
       return true;
     } catch (e) {
       failed(e);
@@ -93,15 +72,8 @@ export function RoomPage({ id }: { id: string }) {
     const app = removing;
     setBusy(true);
     try {
-      const res = await call<{ version?: number | string } | undefined>(appPath(room.room_id, app.instance_id), { method: "DELETE", ifMatch: room.version });
-      setState((s) =>
-        s.kind === "ready"
-          ? {
-              kind: "ready",
-              room: { ...s.room, version: res?.version ?? s.room.version, apps: s.room.apps.filter((a) => a.instance_id !== app.instance_id) },
-            }
-          : s,
-      );
+      const res = await api.removeApp(room, app.instance_id);
+      setRoom((x) => ({ ...x, version: res?.version ?? x.version, apps: x.apps.filter((a) => a.instance_id !== app.instance_id) }));
       setNotice(`${app.name} is removed from this Room's launcher.`);
       setRemoving(null);
       // Without the Room's new version in the answer, the next change needs it read again.
@@ -114,28 +86,29 @@ export function RoomPage({ id }: { id: string }) {
     }
   };
 
-  if (state.kind === "loading") return <Loading what="Opening the Room…" />;
-  if (state.kind === "error") {
+  if (q.isError && !room) {
+    const status = q.error instanceof ApiError ? q.error.status : 0;
     return (
       <section className="page" aria-labelledby="room-title">
         <div className="page-head">
-          <h1 id="room-title">{state.status === 404 ? "Room not found" : "This Room did not open"}</h1>
+          <h1 id="room-title">{status === 404 ? "Room not found" : "This Room did not open"}</h1>
         </div>
-        <ErrorBox text={state.text} onRetry={state.status === 404 ? undefined : refresh} />
+        <ErrorBox text={errorText(q.error)} onRetry={status === 404 ? undefined : refresh} />
         <Link to="/rooms" className="button secondary">
           Back to Rooms
         </Link>
       </section>
     );
   }
-  const r = state.room;
+  if (!room) return <Loading what="Opening the Room…" />;
+  const r = room;
   const apps = r.apps;
   const current = apps.find((a) => a.instance_id === selected) ?? apps[0];
 
   const onStripKey = (e: KeyboardEvent<HTMLDivElement>) => {
     if (!current) return;
     const i = apps.findIndex((a) => a.instance_id === current.instance_id);
-    let to = -1;
+    let to: number;
     if (e.key === "ArrowRight") to = (i + 1) % apps.length;
     else if (e.key === "ArrowLeft") to = (i - 1 + apps.length) % apps.length;
     else if (e.key === "Home") to = 0;

@@ -1,47 +1,18 @@
-import { useCallback, useEffect, useState } from "react";
-import { call } from "./api";
+import { useQuery } from "@tanstack/react-query";
+import { errorText, queries } from "./api";
 import { Link } from "./router";
 import { ErrorBox, Loading } from "./ui";
 import "./rooms.css";
-
-// The Rooms REST answers (GET /api/rooms, GET /api/rooms/{id}).
-
-export type Person = { id: string; name: string };
-
-export type RoomSummary = { room_id: string; name: string; owner: Person; apps: number; pending: number; version: number | string };
-
-export type RoomApp = {
-  instance_id: string;
-  name: string;
-  kind: "snippet" | "repository";
-  position: number;
-  proposal_id?: string;
-  repository?: { repository_id: string; name: string; version_id: string; build_state: string };
-  added_at?: string;
-};
-
-export type Room = { room_id: string; name: string; owner: Person; version: number | string; can_manage: boolean; apps: RoomApp[] };
-
-export const roomPath = (id: string) => "/api/rooms/" + encodeURIComponent(id);
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 // RoomsPage lists the workspace's cloud Rooms, each leading to its launcher.
 export function RoomsPage() {
-  const [rooms, setRooms] = useState<RoomSummary[] | null>(null);
-  const [error, setError] = useState("");
-  const load = useCallback(() => {
-    setError("");
-    const ac = new AbortController();
-    call<{ rooms: RoomSummary[] }>("/api/rooms", { signal: ac.signal })
-      .then((r) => setRooms(Array.isArray(r.rooms) ? r.rooms : []))
-      .catch((e: unknown) => {
-        if (ac.signal.aborted) return;
-        setError(e instanceof Error ? e.message : String(e));
-      });
-    return () => ac.abort();
-  }, []);
-  useEffect(load, [load]);
+  const q = useQuery(queries.rooms());
+  const rooms = q.data ?? null;
+  const error = q.isError ? errorText(q.error) : "";
+  const load = () => void q.refetch();
+
 
   return (
     <section className="page" aria-labelledby="rooms-title">

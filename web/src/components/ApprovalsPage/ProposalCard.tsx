@@ -1,0 +1,139 @@
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { api, ApiError, errorText, queries, type Decision, type Proposal } from "../../api";
+import { Dialog, ErrorBox, Loading, when } from "../../ui";
+import { CodeBox, Compile } from "./Code";
+
+// ProposalCard is one proposal: who proposed it for which Room, every
+// file in full (read when opened) and its compile result, and the
+// decision.
+export function byWhom(p: Proposal): string {
+  const n = p.proposed_by?.name;
+  if (n) return n;
+  return p.proposed_by?.kind === "person" ? "a person" : "an agent";
+}
+
+export function ProposalCard({ p, onDecided, onGone }: { p: Proposal; onDecided: (d: Decision, how: "approve" | "decline") => void; onGone: (text: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState<"" | "approve" | "decline">("");
+  const [error, setError] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const id = p.proposal_id;
+  const dom = "p-" + id.replace(/[^A-Za-z0-9_-]/g, "_");
+  const repo = p.kind === "repository";
+
+  // The files are read when the person opens them.
+  const q = useQuery({ ...queries.proposal(id), enabled: open });
+  const detail = q.data ?? null;
+  const detailError = q.isError ? errorText(q.error) : "";
+  const loadDetail = () => void q.refetch();
+
+  const decide = (how: "approve" | "decline") => {
+    setBusy(how);
+    setError("");
+    api
+      .decide(id, how)
+      .then((d) => onDecided(d, how))
+      .catch((e: unknown) => {
+        const msg = e instanceof Error ? e.message : String(e);
+        if (e instanceof ApiError && e.status === 409) {
+          onGone(/already/i.test(msg) ? `“${p.name}”: ${msg}` : `“${p.name}” was already decided by someone else: ${msg}`);
+          return;
+        }
+        if (e instanceof ApiError && e.status === 404) {
+          onGone(`“${p.name}” is no longer waiting for a decision: it was removed.`);
+          return;
+        }
+        if (e instanceof ApiError && e.status === 403) {
+          setError(`You cannot decide on this proposal: only the owner of ${p.room_name || "its Room"} or a workspace owner can. (${msg})`);
+        } else {
+          setError(msg);
+        }
+        setBusy("");
+      })
+      .finally(() => setConfirming(false));
+  };
+
+  const errors = p.compile?.errors ?? [];
+  return (
+    <article className="proposal-card" aria-labelledby={dom + "-name"} id={dom}>
+      <header className="proposal-head">
+        <div className="proposal-title">
+          <h2 id={dom + "-name"}>{p.name}</h2>
+          <span className="proposal-kind">{repo ? "Repository app" : "Snippet app"}</span>
+        </div>
+        <p className="proposal-meta">
+          Proposed by <strong>{byWhom(p)}</strong> for the Room <strong>{p.room_name || p.room_id}</strong>
+          {p.proposed_at ? (
+            <>
+              {" · "}
+              <time dateTime={p.proposed_at} title={new Date(p.proposed_at).toLocaleString()}>
+                {when(p.proposed_at)}
+              </time>
+            </>
+          ) : null}
+        </p>
+      </header>
+
+      {repo ? (
+        <div className="proposal-repo">
+          <p>
+            Repository <strong>{p.repository?.name || p.repository?.repository_id || "—"}</strong>
+            {p.repository?.version_id ? (
+              <>
+                , pinned version <code>{p.repository.version_id}</code>
+              </>
+            ) : null}
+            . This path does not build or deploy a bundle.
+          </p>
+        </div>
+      ) : null}
+
+      <details
+        className="proposal-files"
+        onToggle={(e) => {
+          setOpen((e.currentTarget as HTMLDetailsElement).open);
+        }}
+      >
+        <summary>{repo ? "Review repository code before approving" : `Review all proposed files (${p.file_count})`}</summary>
+        {open ? (
+          <div className="proposal-files-body">
+            {detailError ? <ErrorBox text={detailError} onRetry={loadDetail} /> : null}
+            {!detailError && detail === null ? <Loading what="Loading the files…" /> : null}
+            {detail !== null && detail.files.length === 0 ? <p className="muted">There are no files to show.</p> : null}
+            {detail?.files.map((f) => (
+              <CodeBox key={f.path} file={f} errors={errors.filter((m) => m.file === f.path)} />
+            ))}
+          </div>
+        ) : null}
+      </details>
+
+      <Compile p={p} warnings={detail?.warnings ?? []} />
+
+      <p className="proposal-warning">Approval makes this code available in the Room app launcher. Review the files before approving.</p>
+      {error ? <ErrorBox text={error} /> : null}
+      <div className="proposal-actions">
+        <button type="button" className="primary" onClick={() => decide("approve")} disabled={busy !== ""} aria-describedby={dom + "-name"}>
+          {busy === "approve" ? "Approving…" : "Approve and create"}
+        </button>
+        <button type="button" className="secondary" onClick={() => setConfirming(true)} disabled={busy !== ""} aria-describedby={dom + "-name"}>
+          {busy === "decline" ? "Declining…" : "Decline"}
+        </button>
+      </div>
+      <Dialog id={dom + "-decline"} open={confirming} title="Decline this proposal?" onClose={() => setConfirming(false)}>
+        <p>
+          “{p.name}” will not reach the launcher of {p.room_name || "the Room"}. {byWhom(p)} can propose it again.
+        </p>
+        <div className="dialog-actions">
+          <button type="button" className="secondary" onClick={() => setConfirming(false)} disabled={busy !== ""} autoFocus>
+            Cancel
+          </button>
+          <button type="button" className="danger" onClick={() => decide("decline")} disabled={busy !== ""}>
+            {busy === "decline" ? "Declining…" : "Decline"}
+          </button>
+        </div>
+      </Dialog>
+    </article>
+  );
+}
+

@@ -1,0 +1,3 @@
+export { ApprovalsPage } from "./View";
+export { PendingBadge } from "./PendingBadge";
+export { usePendingCount } from "./usePendingCount";

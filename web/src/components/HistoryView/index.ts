@@ -1,0 +1,2 @@
+export { HistoryView } from "./View";
+export type { HistoryProps } from "./types";

@@ -1,0 +1,3 @@
+export { MarkdownTab } from "./View";
+export { preview } from "./preview";
+export type { MarkdownProps } from "./types";

@@ -1,0 +1,122 @@
+import { useState } from "react";
+import { errorText, type TabRef } from "../../api";
+import { Link } from "../../router";
+import { Dialog, ErrorBox, Loading, Notice } from "../../ui";
+import type { SaveState } from "../../save";
+import { TabView } from "./TabView";
+import { HistoryView } from "../HistoryView";
+import { LiveGone, LiveMarker } from "../../live";
+import { TabStrip } from "./TabStrip";
+import { useNotePage } from "./useNotePage";
+import type { NotePageProps } from "./types";
+import "../../strip.css";
+
+// The Note page: its header (title, version, saving state, History), its
+// tab strip (exact tab IDs in the URL; add, rename, reorder, delete), and
+// the open tab — or, with ?history in the URL, the Note's history.
+
+const stateText: Record<SaveState, string> = {
+  saved: "Saved",
+  saving: "Saving…",
+  unsaved: "Unsaved changes",
+  conflict: "Conflict",
+  error: "Not saved",
+};
+
+export function NotePage(props: NotePageProps) {
+  const { me, meId } = props;
+  const page = useNotePage(props);
+  const { note, tabs, current, writes } = page;
+  const [deleting, setDeleting] = useState<TabRef | null>(null);
+
+  if (page.error) {
+    return (
+      <section className="page">
+        <Link to="/" className="back">
+          ← Notes
+        </Link>
+        <ErrorBox text={errorText(page.error)} onRetry={page.retry} />
+      </section>
+    );
+  }
+  if (!note || !current) {
+    return (
+      <section className="page">
+        <Loading what="Opening the Note…" />
+      </section>
+    );
+  }
+
+  const remove = async (t: TabRef) => {
+    const ok = await writes.remove(t);
+    setDeleting(null);
+    if (ok && current.tab_id === t.tab_id) {
+      const rest = tabs.filter((x) => x.tab_id !== t.tab_id);
+      if (rest[0]) page.open(rest[0], true);
+    }
+  };
+
+  const viewing = page.hist !== null;
+  return (
+    <section className="page wide note-page">
+      <div className="note-head">
+        <Link to="/" className="back">
+          ← Notes
+        </Link>
+        <h1 id="note-title">{note.title}</h1>
+        <div className="note-status">
+          <LiveMarker writer={page.live.writer} />
+          <span className="version">Version {page.version}</span>
+          {viewing ? null : (
+            <span className={"save-state is-" + page.save} role="status" aria-live="polite" id="save-state">
+              {stateText[page.save]}
+            </span>
+          )}
+          <button
+            type="button"
+            className={"secondary small" + (viewing ? " is-on" : "")}
+            id="history-button"
+            aria-pressed={viewing}
+            onClick={() => (viewing ? page.closeHistory() : page.showHistory(""))}
+          >
+            History
+          </button>
+        </div>
+      </div>
+      <LiveGone gone={page.live.gone} />
+      <Notice text={page.notice} onDismiss={() => page.setNotice("")} role="alert" className="strip-notice" />
+      {viewing ? (
+        <HistoryView
+          noteId={note.id}
+          tabs={tabs}
+          me={me}
+          selected={page.hist ?? ""}
+          onSelect={(v) => page.showHistory(String(v))}
+          onBack={page.closeHistory}
+          onRestored={page.restored}
+        />
+      ) : (
+        <>
+          <TabStrip tabs={tabs} current={current} writes={writes} tabRefs={page.tabRefs} open={page.open} onDelete={setDeleting} />
+          <div className="tabpanel" role="tabpanel" id="tabpanel" aria-labelledby={"tab-" + current.tab_id}>
+            <TabView key={current.tab_id} noteId={note.id} tab={current} me={me} meId={meId} remote={page.tabRemote} onVersion={page.seen} onState={page.setSave} />
+          </div>
+        </>
+      )}
+      <Dialog id="delete-tab" open={deleting !== null} title="Delete this tab?" onClose={() => setDeleting(null)}>
+        <p>
+          The {deleting?.type} tab “{deleting?.label}” and everything in it will be deleted, for you and for every agent. The Note's History
+          keeps it: restore an older version to bring it back.
+        </p>
+        <div className="dialog-actions">
+          <button type="button" className="secondary" onClick={() => setDeleting(null)} disabled={writes.busy} autoFocus>
+            Cancel
+          </button>
+          <button type="button" className="danger" id="delete-tab-confirm" onClick={() => deleting && void remove(deleting)} disabled={writes.busy}>
+            {writes.busy ? "Deleting…" : "Delete tab"}
+          </button>
+        </div>
+      </Dialog>
+    </section>
+  );
+}

@@ -1,0 +1,2 @@
+export { NotePage } from "./View";
+export type { NotePageProps } from "./types";

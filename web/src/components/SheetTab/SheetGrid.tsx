@@ -1,0 +1,429 @@
+import { useEffect, useRef, useState } from "react";
+import { defineCustomElement as defineCustomElementRevoGrid } from "@revolist/revogrid/standalone/revo-grid.js";
+import { api } from "../../api";
+import { type Cell, cellName, cellText, clipboardRange, colName, parseCell, sameCell, toTSV } from "./cells";
+import { Writer } from "./writer";
+
+// SheetGrid is one sheet in a virtualized grid (RevoGrid: only the cells
+// in view are in the DOM). The cells come in blocks of 100 × 100 as the
+// person scrolls; every edit and paste is a guarded write of at most
+// 100 × 100 cells through the tab's Writer.
+
+export const BLOCK = 100; // rows and columns of one read or write (the API's limit)
+const ROW_PX = 30;
+const COL_PX = 112;
+const MAX_PASTE_CELLS = 200_000;
+
+// GridSize is a sheet's size as the tab's outline gives it.
+export type GridSize = {
+  rows: number; // rows the sheet has
+  cols: number; // columns of its widest row
+};
+
+type Props = {
+  noteId: string;
+  tabId: string;
+  sheetId: string;
+  sheetName: string;
+  size: GridSize;
+  writer: Writer;
+  reload: number; // grows when someone else changed this tab
+  onVersion: (v: number) => void;
+  onNotice: (text: string) => void;
+};
+
+type Model = Record<string, Cell>;
+
+// EditDetail is what the grid's edit events carry: one cell (rowIndex,
+// prop, val, model) or a range (data, by row).
+type EditDetail = { rowIndex?: number; prop?: string | number; val?: unknown; model?: Model; data?: Record<string, Model> } | null | undefined;
+type Block = { gen: number; loading: boolean };
+
+const prop = (c: number) => "c" + c;
+
+type RevoGridEl = HTMLElement & {
+  source: Model[];
+  columns: { prop: string; name: string; size?: number }[];
+  rowHeaders: boolean;
+  range: boolean;
+  resize: boolean;
+  rowSize: number;
+  colSize: number;
+  theme: string;
+  refresh: (t?: string) => Promise<void>;
+  getFocused: () => Promise<{ cell: { x: number; y: number } } | null>;
+};
+
+let defined = false;
+
+export function SheetGrid(p: Props) {
+  const host = useRef<HTMLDivElement>(null);
+  const props = useRef(p);
+  useEffect(() => {
+    props.current = p;
+  });
+  const [ready, setReady] = useState(false);
+  const st = useRef<{
+    grid: RevoGridEl | null;
+    models: Model[];
+    cols: number;
+    blocks: Map<string, Block>;
+    gen: number; // the tab's changes seen: a block read before the newest is stale
+    top: number;
+    left: number;
+    timer: number;
+    before: Map<string, Cell>; // cells as they were before the grid's editor changed them
+    editing: string; // "row,col" of the cell whose editor is open ("" none)
+    held: boolean; // a redraw waits for the open editor to close
+    skipped: boolean; // a read left the edited cell alone: read it again after
+  }>({ grid: null, models: [], cols: 0, blocks: new Map(), gen: 0, top: 0, left: 0, timer: 0, before: new Map(), editing: "", held: false, skipped: false });
+
+  // editorOpen says whether the grid's cell editor is open.
+  const editorOpen = () => !!st.current.grid?.querySelector("revogr-edit");
+
+  // redraw shows the models again, once the person closes an open editor
+  // (a redraw under it would reset what they are typing).
+  const redraw = () => {
+    const s = st.current;
+    if (!s.grid) return;
+    if (editorOpen()) {
+      s.held = true;
+      return;
+    }
+    void s.grid.refresh("all");
+  };
+
+
+  // columns is the grid's columns for n of them.
+  // A cell shows as a spreadsheet shows it: TRUE and FALSE, not true and false.
+  const columns = (n: number) =>
+    Array.from({ length: n }, (_, c) => ({
+      prop: prop(c),
+      name: colName(c),
+      size: COL_PX,
+      cellTemplate: (_h: unknown, p: { model: Record<string, unknown>; prop: string | number }) => cellText(p.model[p.prop]),
+    }));
+
+  // grow makes the grid at least rows × cols (and a margin to type into).
+  const grow = (rows: number, cols: number) => {
+    const s = st.current;
+    const g = s.grid;
+    let changed = false;
+    const wantRows = Math.max(rows + 20, 100);
+    if (s.models.length < wantRows) {
+      for (let r = s.models.length; r < wantRows; r++) s.models.push({});
+      changed = true;
+    }
+    const wantCols = Math.max(cols + 3, 26);
+    if (s.cols < wantCols) {
+      s.cols = wantCols;
+      if (g) g.columns = columns(wantCols);
+    }
+    if (changed && g) g.source = s.models.slice(); // a new array, the same rows: the grid sees the change
+  };
+
+  // put sets cell (r, c) in the grid's models, unless the person has an
+  // edit of it not yet saved (theirs comes first).
+  const put = (r: number, c: number, v: unknown) => {
+    const s = st.current;
+    if (r >= s.models.length || props.current.writer.pending(props.current.sheetId, r, c)) return;
+    if (s.editing === r + "," + c && editorOpen()) {
+      s.skipped = true;
+      return;
+    }
+    const val = parseStored(v);
+    if (val === null) delete s.models[r][prop(c)];
+    else s.models[r][prop(c)] = val;
+  };
+
+  // ensureVisible reads the blocks in view that are not yet read, or were
+  // read before the tab last changed.
+  const ensureVisible = () => {
+    const s = st.current;
+    const g = s.grid;
+    if (!g || !host.current) return;
+    const h = host.current.clientHeight || 600;
+    const w = host.current.clientWidth || 1000;
+    const r0 = Math.floor(s.top / ROW_PX), r1 = Math.ceil((s.top + h) / ROW_PX) + 5;
+    const c0 = Math.floor(s.left / COL_PX), c1 = Math.ceil((s.left + w) / COL_PX) + 2;
+    const loads: Promise<void>[] = [];
+    for (let br = Math.floor(r0 / BLOCK); br * BLOCK <= Math.min(r1, s.models.length - 1); br++) {
+      for (let bc = Math.floor(c0 / BLOCK); bc * BLOCK <= Math.min(c1, s.cols - 1); bc++) {
+        const key = br + "." + bc;
+        const b = s.blocks.get(key);
+        if (b && (b.loading || b.gen === s.gen)) continue;
+        loads.push(loadBlock(br, bc));
+      }
+    }
+    if (loads.length > 0) void Promise.all(loads).then(redraw);
+  };
+
+  const loadBlock = async (br: number, bc: number) => {
+    const s = st.current;
+    const key = br + "." + bc;
+    const gen = s.gen;
+    s.blocks.set(key, { gen: s.blocks.get(key)?.gen ?? -1, loading: true });
+    try {
+      const { noteId, tabId, sheetId } = props.current;
+      const res = await api.cells({ id: noteId, tab_id: tabId }, { sheet_id: sheetId, row: br * BLOCK, col: bc * BLOCK, rows: BLOCK, cols: BLOCK });
+      props.current.onVersion(res.version);
+      res.values.forEach((row, i) => row.forEach((v, j) => put(br * BLOCK + i, bc * BLOCK + j, v)));
+      s.blocks.set(key, { gen, loading: false });
+    } catch (e) {
+      s.blocks.delete(key);
+      if (!(e instanceof DOMException)) props.current.onNotice(e instanceof Error ? e.message : String(e));
+    }
+  };
+
+  // write shows values at (r0, c0) and saves them in writes of at most
+  // BLOCK × BLOCK cells, each with the values the person saw before.
+  const write = (r0: number, c0: number, vals: Cell[][], edited = true) => {
+    const s = st.current;
+    const g = s.grid;
+    const width = vals.reduce((m, r) => Math.max(m, r.length), 0);
+    grow(r0 + vals.length, c0 + width);
+    for (let i = 0; i < vals.length; i += BLOCK) {
+      for (let j = 0; j < width; j += BLOCK) {
+        const part = vals.slice(i, i + BLOCK).map((row) => row.slice(j, j + BLOCK));
+        const base = part.map((row, a) =>
+          row.map((_, b) => {
+            const k = r0 + i + a + "," + (c0 + j + b);
+            const was = edited ? s.before.get(k) : undefined;
+            s.before.delete(k);
+            return was !== undefined ? was : ((s.models[r0 + i + a]?.[prop(c0 + j + b)] ?? null) as Cell);
+          }),
+        );
+        props.current.writer.cells(props.current.sheetId, r0 + i, c0 + j, part, base, {
+          // The server's cells where the write goes, read after a refusal
+          // because the tab changed: shown, then the person's kept.
+          conflict: (server) => {
+            const lost: string[] = [];
+            server.forEach((row, a) =>
+              row.forEach((v, b) => {
+                if (b >= part[a].length) return;
+                if (!sameCell(v, base[a][b]) && !sameCell(v, part[a][b])) {
+                  lost.push(`${cellName(r0 + i + a, c0 + j + b)}: “${cellText(v)}” was replaced by your “${cellText(part[a][b])}”`);
+                }
+              }),
+            );
+            if (lost.length > 0) {
+              const more = lost.length > 5 ? ` and ${lost.length - 5} more` : "";
+              props.current.onNotice("Someone else changed cells you were editing; yours were kept. " + lost.slice(0, 5).join("; ") + more + ".");
+            }
+            s.gen++;
+            ensureVisible();
+          },
+          refused: (server) => {
+            // A refused write: the server's cells are shown again.
+            if (server) server.forEach((row, a) => row.forEach((v, b) => put(r0 + i + a, c0 + j + b, v)));
+            redraw();
+          },
+        });
+      }
+    }
+    vals.forEach((row, a) =>
+      row.forEach((v, b) => {
+        const m = s.models[r0 + a];
+        if (!m) return;
+        if (v === null) delete m[prop(c0 + b)];
+        else m[prop(c0 + b)] = v;
+      }),
+    );
+    void g?.refresh("all");
+  };
+
+  // The grid: made once per sheet.
+  useEffect(() => {
+    if (!defined) {
+      defineCustomElementRevoGrid();
+      defined = true;
+    }
+    const s = st.current;
+    const el = host.current;
+    if (!el) return;
+    const size = props.current.size;
+    s.models = [];
+    s.cols = 0;
+    const g = document.createElement("revo-grid") as RevoGridEl;
+    g.rowHeaders = true;
+    g.range = true;
+    g.resize = true;
+    g.rowSize = ROW_PX;
+    g.colSize = COL_PX;
+    g.theme = "compact";
+    g.setAttribute("aria-label", "Cells of sheet " + props.current.sheetName);
+    s.grid = g;
+    grow(size.rows, size.cols);
+    g.source = s.models;
+    g.columns = columns(s.cols);
+
+    const onEdit = (e: Event) => {
+      const d = (e as CustomEvent<EditDetail>).detail;
+      const edits: { r: number; c: number; v: Cell }[] = [];
+      if (d && d.data && typeof d.data === "object" && d.rowIndex === undefined) {
+        for (const [ri, m] of Object.entries(d.data as Record<string, Model>)) {
+          for (const [k, v] of Object.entries(m ?? {})) if (/^c\d+$/.test(k)) edits.push({ r: Number(ri), c: Number(k.slice(1)), v: parseCell(v) });
+        }
+      } else if (d && typeof d.prop === "string" && /^c\d+$/.test(d.prop)) {
+        edits.push({ r: Number(d.rowIndex), c: Number(d.prop.slice(1)), v: parseCell(d.val) });
+      }
+      if (edits.length === 0) return;
+      // Each edited cell is one rectangle row by row: a range edit writes
+      // its bounding box only when it covers it fully.
+      let minR = Infinity, maxR = -1, minC = Infinity, maxC = -1;
+      for (const x of edits) {
+        minR = Math.min(minR, x.r); maxR = Math.max(maxR, x.r);
+        minC = Math.min(minC, x.c); maxC = Math.max(maxC, x.c);
+      }
+      const full = edits.length === (maxR - minR + 1) * (maxC - minC + 1);
+      if (full) {
+        const vals: Cell[][] = Array.from({ length: maxR - minR + 1 }, () => Array(maxC - minC + 1).fill(null));
+        for (const x of edits) vals[x.r - minR][x.c - minC] = x.v;
+        write(minR, minC, vals);
+      } else {
+        for (const x of edits) write(x.r, x.c, [[x.v]]);
+      }
+    };
+
+    // The value a cell had when its editor opened is what the person
+    // changed: if someone else changes it meanwhile, the save says so.
+    const onEditStart = (e: Event) => {
+      const d = (e as CustomEvent<EditDetail>).detail;
+      if (d && typeof d.prop === "string" && d.model) {
+        s.editing = d.rowIndex + "," + d.prop.slice(1);
+        s.before.set(s.editing, (d.model[d.prop] ?? null) as Cell);
+      }
+    };
+    const onBeforeEdit = (e: Event) => {
+      const d = (e as CustomEvent<EditDetail>).detail;
+      if (!d || typeof d.prop !== "string" || !d.model) return;
+      const k = d.rowIndex + "," + d.prop.slice(1);
+      if (!s.before.has(k)) s.before.set(k, (d.model[d.prop] ?? null) as Cell);
+    };
+    const onBeforeRange = (e: Event) => {
+      const d = (e as CustomEvent<EditDetail>).detail;
+      if (!d?.data) return;
+      for (const [ri, m] of Object.entries(d.data as Record<string, Model>)) {
+        for (const k of Object.keys(m ?? {})) if (/^c\d+$/.test(k)) s.before.set(ri + "," + k.slice(1), (s.models[Number(ri)]?.[k] ?? null) as Cell);
+      }
+    };
+
+    const onPaste = (e: Event) => {
+      e.preventDefault(); // the grid's own paste: this one writes
+      const ce = (e as CustomEvent).detail?.event as ClipboardEvent | undefined;
+      if (!ce || !g.contains(document.activeElement) && !g.contains(ce.target as Node)) return;
+      const t = ce.target as HTMLElement | null;
+      if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA")) return; // an open cell editor takes the text
+      const vals = clipboardRange(ce.clipboardData);
+      ce.preventDefault();
+      if (vals.length === 0 || vals[0].length === 0) return;
+      if (vals.length * vals[0].length > MAX_PASTE_CELLS) {
+        props.current.onNotice(`This paste has ${vals.length * vals[0].length} cells; paste at most ${MAX_PASTE_CELLS} at a time.`);
+        return;
+      }
+      void g.getFocused().then((f) => {
+        const r0 = f?.cell.y ?? 0, c0 = f?.cell.x ?? 0;
+        write(r0, c0, vals, false);
+      });
+    };
+
+    const onCopy = (e: Event) => {
+      const d = (e as CustomEvent).detail as { event: ClipboardEvent; data?: unknown[][] };
+      if (!d?.event?.clipboardData || !d.data) return;
+      e.preventDefault();
+      d.event.clipboardData.setData("text/plain", toTSV(d.data));
+    };
+
+    const onScroll = (e: Event) => {
+      const d = (e as CustomEvent).detail as { dimension: string; coordinate: number };
+      if (d.dimension === "rgRow") s.top = d.coordinate;
+      else if (d.dimension === "rgCol") s.left = d.coordinate;
+      window.clearTimeout(s.timer);
+      s.timer = window.setTimeout(ensureVisible, 120);
+    };
+
+    // The grid's cells and column headers sit in plain boxes: each row box
+    // gets its ARIA role (and the row numbers theirs), so that the grid's
+    // structure is whole for assistive technology.
+    const roles = () => {
+      for (const r of g.querySelectorAll(".rgRow:not([role]), .header-rgRow:not([role])")) r.setAttribute("role", "row");
+      for (const c of g.querySelectorAll("revogr-row-headers revogr-data .rgCell:not([role])")) c.setAttribute("role", "rowheader");
+      for (const c of g.querySelectorAll("revogr-row-headers .rgHeaderCell:not([role])")) c.setAttribute("role", "columnheader");
+      // The grid's credit link stays in view but out of the grid's
+      // structure (a grid holds rows only) and out of the tab order.
+      for (const a of g.querySelectorAll("revogr-attribution:not([aria-hidden])")) a.setAttribute("aria-hidden", "true");
+      for (const a of g.querySelectorAll("revogr-attribution a:not([tabindex])")) a.setAttribute("tabindex", "-1");
+    };
+    const mo = new MutationObserver(() => {
+      roles();
+      if (!editorOpen() && (s.held || s.skipped)) {
+        // The editor closed: what waited for it is shown now.
+        s.held = false;
+        s.editing = "";
+        if (s.skipped) {
+          s.skipped = false;
+          s.gen++;
+          ensureVisible();
+        }
+        void g.refresh("all");
+      }
+    });
+    mo.observe(g, { childList: true, subtree: true, attributes: true, attributeFilter: ["class", "role"] });
+
+    g.addEventListener("beforeeditstart", onEditStart);
+    g.addEventListener("beforeedit", onBeforeEdit);
+    g.addEventListener("beforerangeedit", onBeforeRange);
+    g.addEventListener("afteredit", onEdit);
+    g.addEventListener("beforepaste", onPaste);
+    g.addEventListener("beforecopyapply", onCopy);
+    g.addEventListener("viewportscroll", onScroll);
+    el.appendChild(g);
+    setReady(true);
+    ensureVisible();
+    return () => {
+      window.clearTimeout(s.timer);
+      mo.disconnect();
+      g.removeEventListener("beforeeditstart", onEditStart);
+      g.removeEventListener("beforeedit", onBeforeEdit);
+      g.removeEventListener("beforerangeedit", onBeforeRange);
+      g.removeEventListener("afteredit", onEdit);
+      g.removeEventListener("beforepaste", onPaste);
+      g.removeEventListener("beforecopyapply", onCopy);
+      g.removeEventListener("viewportscroll", onScroll);
+      g.remove();
+      s.grid = null;
+      s.blocks.clear();
+    };
+    // The grid is made once per sheet (its helpers read the newest props
+    // through props.current): only a new sheet makes it again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [p.sheetId]);
+
+  useEffect(() => {
+    const g = st.current.grid;
+    if (g) g.setAttribute("aria-label", "Cells of sheet " + p.sheetName);
+  }, [p.sheetName]);
+
+  // Someone else changed the tab: what is in view is read again; the rest
+  // when it comes into view. The selection and an open editor stay.
+  useEffect(() => {
+    if (p.reload === 0) return;
+    st.current.gen++;
+    ensureVisible();
+    // Only a new change by someone else reads again; ensureVisible is
+    // made anew each render and reads the grid's state through refs.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [p.reload]);
+
+  return (
+    <div className="sheet-grid" ref={host} data-ready={ready ? "1" : undefined}>
+      {!ready && <p className="muted">Opening the sheet…</p>}
+    </div>
+  );
+}
+
+function parseStored(v: unknown): Cell {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return v;
+  return String(v);
+}

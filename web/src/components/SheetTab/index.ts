@@ -1,0 +1,1 @@
+export { SheetTab } from "./View";

@@ -1,0 +1,10 @@
+import type { Sheet } from "../../api";
+
+// SheetRef is a sheet as the sub-tabs show it: its name and size (a tab
+// read with cells=none gives no cells).
+export type SheetRef = { sheet_id: string; name: string; rows?: number; cols?: number };
+
+export const refOf = (s: Sheet): SheetRef => ({ sheet_id: s.sheet_id, name: s.name, rows: s.rows, cols: s.cols });
+
+export const MAX_SHEETS = 20;
+export const MAX_NAME = 100;

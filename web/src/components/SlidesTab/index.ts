@@ -1,0 +1,1 @@
+export { SlidesTab } from "./View";

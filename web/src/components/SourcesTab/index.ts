@@ -1,0 +1,1 @@
+export { SourcesTab } from "./View";

@@ -1,0 +1,21 @@
+import type { TabContent } from "../api";
+import type { RemoteChange } from "../live";
+import type { SaveState } from "../save";
+
+// The contract between the Note page and the view of each tab kind (a
+// module of its own, which both import, so that neither imports the other
+// for it).
+
+// TabProps is what every tab's view gets from the Note page.
+export type TabProps = {
+  noteId: string;
+  content: TabContent; // the tab as the server had it when the view opened
+  me: string; // the signed-in person's name, as changes name them
+  meId: string; // the signed-in person's user ID
+  // remote is the newest write the page learned of (null: none yet). A
+  // view whose tab is in remote.changed reloads what changed, without
+  // losing what the person has not saved.
+  remote: RemoteChange | null;
+  onVersion: (v: number) => void; // the Note's version the view last saw
+  onState: (s: SaveState) => void; // the saving state the header shows
+};
