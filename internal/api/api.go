@@ -120,14 +120,35 @@ type route struct {
 }
 
 // Route is one method and path the handler serves, as the OpenAPI document
-// names it.
-type Route struct{ Method, Path string }
+// names it, and who may call it.
+type Route struct {
+	Method, Path string
+	// Access is who may call it: AccessPublic, AccessSession or
+	// AccessSessionOrToken.
+	Access string
+	// Scope is what a token needs for it ("" where no token may call it).
+	Scope string
+}
+
+// Who may call a Route.
+const (
+	AccessPublic         = "public"           // anyone, signed in or not
+	AccessSession        = "session"          // a person signed in, never a token
+	AccessSessionOrToken = "session or token" // a person, or a token with the Scope
+)
 
 // Routes lists every route of the handler.
 func Routes() []Route {
 	var out []Route
 	for _, rt := range (&handler{}).routes() {
-		out = append(out, Route{rt.method, rt.path})
+		r := Route{Method: rt.method, Path: rt.path, Access: AccessSessionOrToken, Scope: rt.scope}
+		switch rt.access {
+		case public:
+			r.Access = AccessPublic
+		case sessionOnly:
+			r.Access = AccessSession
+		}
+		out = append(out, r)
 	}
 	return out
 }
