@@ -113,19 +113,34 @@ type route struct {
 // names it, and who may call it.
 type Route struct {
 	Method, Path string
-	// Session: a signed-in person may call it; Token: a bearer token with
-	// Scope may too. Neither: anyone.
-	Session, Token bool
-	Scope          string
-	Summary        string
+	// Access is who may call it: AccessPublic, AccessSession or
+	// AccessSessionOrToken.
+	Access string
+	// Scope is what a token needs for it ("" where no token may call it).
+	Scope string
+	// Summary is what it does, as the OpenAPI document says.
+	Summary string
 }
+
+// Who may call a Route.
+const (
+	AccessPublic         = "public"           // anyone, signed in or not
+	AccessSession        = "session"          // a person signed in, never a token
+	AccessSessionOrToken = "session or token" // a person, or a token with the Scope
+)
 
 // Routes lists every route of the handler.
 func Routes() []Route {
 	var out []Route
 	for _, rt := range (&handler{}).routes() {
-		out = append(out, Route{Method: rt.method, Path: rt.path, Session: rt.access != public, Token: rt.access == sessionOrToken,
-			Scope: rt.scope, Summary: rt.doc.summary})
+		r := Route{Method: rt.method, Path: rt.path, Access: AccessSessionOrToken, Scope: rt.scope, Summary: rt.doc.summary}
+		switch rt.access {
+		case public:
+			r.Access = AccessPublic
+		case sessionOnly:
+			r.Access = AccessSession
+		}
+		out = append(out, r)
 	}
 	return out
 }

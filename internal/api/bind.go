@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"foundry/internal/problem"
+	"foundry/internal/service"
 )
 
 // A route's request is one Go struct, which is both what the handler
@@ -199,14 +200,12 @@ func checkPathID(name, id string) error {
 	if id == "" {
 		return problem.New(problem.Invalid, name, "is empty: give the ID Foundry returned")
 	}
-	if len(id) > MaxIDBytes {
-		return problem.New(problem.Invalid, name, "is %d bytes long, which no Foundry ID is (at most %d)", len(id), MaxIDBytes)
+	if len(id) > service.MaxIDBytes {
+		return problem.New(problem.Invalid, name, "is %d bytes long, which no Foundry ID is (at most %d)", len(id), service.MaxIDBytes)
 	}
 	return nil
 }
 
-// MaxIDBytes bounds an ID a client sends: no ID Foundry makes is near it.
-const MaxIDBytes = 200
 
 // noParams refuses any query parameter of a route that takes none.
 func (h *handler) noParams(w http.ResponseWriter, r *http.Request) bool {

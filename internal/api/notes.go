@@ -27,6 +27,10 @@ type NoteList struct {
 	NextCursor *string       `json:"next_cursor" description:"The cursor of the next page; null on the last"`
 }
 
+// DefaultPage is a REST list's page when the call gives no limit: as long
+// as a page may be, since a person's list shows many at once.
+const DefaultPage = service.MaxPage
+
 // ListNotesRequest is GET /api/notes.
 type ListNotesRequest struct {
 	Query  string `query:"query" json:"-" maxLength:"200" description:"Part of the title, case-insensitive"`
@@ -42,7 +46,7 @@ func (h *handler) listNotes(w http.ResponseWriter, r *http.Request, c *caller) {
 		h.fail(w, r, err)
 		return
 	}
-	limit := service.MaxPage // a page of the list is as long as a page may be
+	limit := DefaultPage
 	if in.Limit != nil {
 		limit = *in.Limit
 	}

@@ -15,11 +15,11 @@ import (
 // listed here follows, by name.
 var refToolsetOrder = []string{ToolsetNotes, ToolsetRooms, ToolsetEvents}
 
-// Reference renders the Markdown tool reference kept in README.md: one
+// Reference renders the Markdown tool reference kept in docs/tools.md: one
 // section per toolset, and per tool its scope, whether it writes, its
 // description and a table of its input parameters read from the very schema
 // clients receive. The output depends only on the tools, so a test can hold
-// the README to it.
+// the doc to it (internal/docgen keeps it in its marked region).
 func Reference(tools []*Tool) string {
 	byset := map[string][]*Tool{}
 	for _, t := range tools {
