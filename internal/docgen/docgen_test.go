@@ -97,7 +97,7 @@ func TestRoutesTable(t *testing.T) {
 		"| GET | `/api/openapi.json` | anyone | This document |",
 		"| GET | `/api/me` | a person (session) |",
 		"| GET | `/api/notes` | a person, or a token with `"+auth.ScopeRead+"` |",
-		"| PUT | `/api/notes/{id}/tabs/{tab_id}/text` | a person, or a token with `"+auth.ScopeWrite+"` | Replace the markdown tab's text |",
+		"| PUT | `/api/notes/{note_id}/tabs/{tab_id}/text` | a person, or a token with `"+auth.ScopeWrite+"` | Replace the markdown tab's text |",
 		"| POST | `/api/proposals/{proposal_id}/approve` | a person (session) |",
 	)
 }
