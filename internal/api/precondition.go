@@ -13,6 +13,7 @@ import (
 
 	"foundry/internal/problem"
 	"foundry/internal/service"
+	"foundry/internal/strictjson"
 )
 
 // Every mutating call on a Note says which version it was based on, in
@@ -88,8 +89,11 @@ func (p *Precondition) guard(r *http.Request) (service.Guard, error) {
 }
 
 // decodeBody reads r's JSON object into v: unknown members, a second value,
-// a wrong type or malformed JSON are refused naming the member. An empty
-// body decodes as {} when optional.
+// a wrong type or malformed JSON are refused naming the member. Before
+// encoding/json sees it, the body is held to strictjson's rules, the MCP
+// tools' too (encoding/json would store invalid UTF-8 and lone surrogates as
+// U+FFFD, keep a NUL that PostgreSQL cannot store, and let the last of a
+// member sent twice win). An empty body decodes as {} when optional.
 func decodeBody(r *http.Request, v any, optional bool) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -111,6 +115,11 @@ func decodeBody(r *http.Request, v any, optional bool) error {
 		}
 		return problem.New(problem.Invalid, "body", "is empty: send a JSON object")
 	}
+	// What is not JSON at all, encoding/json words below.
+	var syntax *strictjson.SyntaxError
+	if err := strictjson.Check(raw, "body"); err != nil && !errors.As(err, &syntax) {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -118,6 +127,9 @@ func decodeBody(r *http.Request, v any, optional bool) error {
 	}
 	if dec.More() {
 		return problem.New(problem.Invalid, "body", "holds more than one JSON value: send one object")
+	}
+	if syntax != nil { // e.g. a stray "]" after the object, which More does not see
+		return problem.New(problem.Invalid, "body", "is not valid JSON (at byte %d): send one object", syntax.Offset)
 	}
 	return nil
 }

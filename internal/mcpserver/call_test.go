@@ -10,9 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"reflect"
@@ -529,17 +527,7 @@ func TestArgumentsAreReadAsSentOverHTTP(t *testing.T) {
 	url, secret := e.serve(t, slog.Default(), []string{auth.ScopeRead, auth.ScopeWrite})
 	post := func(args string) []byte {
 		t.Helper()
-		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_notes","arguments":` + args + `}}`
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+secret)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
+		_, raw := callOverHTTP(t, url, secret, "list_notes", args)
 		return raw
 	}
 	for _, q := range []string{`\ud800`, `\udfff`, `a\ud800b`, `\u0000`} {

@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +25,7 @@ import (
 type faultStore struct {
 	store.Store
 	tokenErr error
+	scopes   []string // of the token; default read and write
 }
 
 func (f *faultStore) OnChange(func(typ, id string)) func() { return func() {} }
@@ -31,7 +34,11 @@ func (f *faultStore) TokenByHash(context.Context, string) (store.Token, error) {
 	if f.tokenErr != nil {
 		return store.Token{}, f.tokenErr
 	}
-	return store.Token{ID: "tok1", Workspace: "w1", User: "u1", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}}, nil
+	scopes := f.scopes
+	if scopes == nil {
+		scopes = []string{auth.ScopeRead, auth.ScopeWrite}
+	}
+	return store.Token{ID: "tok1", Workspace: "w1", User: "u1", Scopes: scopes}, nil
 }
 
 func faultFront(t *testing.T, f *faultStore) (*Handler, *httptest.Server, *bytes.Buffer) {
@@ -118,62 +125,50 @@ func TestStoreErrorNeverReachesClient(t *testing.T) {
 	}
 }
 
-// TestFrontRefusesAmbiguousJSON: every body the front and the SDK could read
-// differently is refused before anything is dispatched, with or without a
-// token, as a JSON-RPC invalid request (or parse error) with HTTP 400.
-func TestFrontRefusesAmbiguousJSON(t *testing.T) {
-	_, hs, _ := faultFront(t, &faultStore{})
+// TestFrontAuthorizesWhatTheSDKRuns: a method or a tool name spelled twice,
+// in another case or escaped is read by the front as the SDK reads it, so
+// it cannot get a call past the scope check, nor an anonymous listen past
+// the token check; batches are refused (the front authorizes one message
+// at a time).
+func TestFrontAuthorizesWhatTheSDKRuns(t *testing.T) {
+	_, hs, _ := faultFront(t, &faultStore{scopes: []string{auth.ScopeRead}})
+	read := map[string]string{"Authorization": "Bearer " + auth.TokenPrefix + "read"}
 	listen := `"params":{` + newMeta + `,"notifications":{"resourceSubscriptions":["foundry://notes/n1"]}}`
-	bodies := []string{
-		// The method, spelled twice: the SDK reads the exact key.
-		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","METHOD":"tools/list",` + listen + `}`,
-		`{"jsonrpc":"2.0","id":1,"METHOD":"tools/list","method":"subscriptions/listen",` + listen + `}`,
-		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","Method":"tools/list",` + listen + `}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"subscriptions/listen",` + listen + `}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","meth\u006fd":"subscriptions/listen",` + listen + `}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","id":2}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","JSONRPC":"1.0"}`,
-		// The tool name, spelled twice.
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"edit_note_tab","NAME":"list_notes","arguments":{}}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"NAME":"list_notes","name":"edit_note_tab","arguments":{}}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","name":"edit_note_tab","arguments":{}}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","Name":"edit_note_tab"}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","PARAMS":{"name":"edit_note_tab"},"params":{"name":"list_notes"}}`,
-		// Arguments and nested objects.
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","arguments":{"limit":1,"limit":2}}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","arguments":{"limit":1,"LIMIT":2}}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"data":{"a":{"b":1,"b":2}}}}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + newMeta + `,"notifications":{"resourceSubscriptions":[],"resourceSubscriptions":["foundry://notes/n1"]}}}`,
-		// A second message after the first: the SDK reads only the first.
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list"} {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"edit_note_tab"}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}x`,
-		// Batches: authorized one message at a time, so refused.
-		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}]`,
-		` [{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`,
-		// Not one JSON object.
-		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\xff\"}",
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list"`,
-		`"tools/list"`,
-		`{"jsonrpc":"2.0","id":1,"method":["tools/list"]}`,
-		// Nesting beyond what the SDK reads (and a stack could hold).
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":` + strings.Repeat("[", 1<<20) + strings.Repeat("]", 1<<20) + `}}`,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":` + strings.Repeat(`{"a":`, 2000) + "1" + strings.Repeat("}", 2000) + `}}`,
-	}
-	for _, tok := range []string{"", "Bearer " + auth.TokenPrefix + "ok"} {
-		for _, b := range bodies {
-			for _, hv := range []string{"", "2025-11-25", "2026-07-28"} {
-				status, _, got := post(t, hs.URL+"/mcp?subscriptions=1", b, map[string]string{"Authorization": tok, "Mcp-Protocol-Version": hv})
-				if status != http.StatusBadRequest || !(strings.Contains(got, `"code":-32600`) || strings.Contains(got, `"code":-32700`)) {
-					t.Errorf("token %q, version %q: %s\n→ %d %s", tok, hv, b, status, got)
-				}
-			}
+	for _, c := range []struct {
+		body    string
+		headers map[string]string
+		status  int
+	}{
+		// The SDK runs edit_note_tab: a read token is refused it.
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"edit_note_tab","NAME":"list_notes","arguments":{}}}`, read, http.StatusForbidden},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"NAME":"list_notes","name":"edit_note_tab","arguments":{}}}`, read, http.StatusForbidden},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","name":"edit_note_tab","arguments":{}}}`, read, http.StatusForbidden},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"n\u0061me":"edit_note_tab","arguments":{}}}`, read, http.StatusForbidden},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes"},"params":{"name":"edit_note_tab"}}`, read, http.StatusForbidden},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"edit_note_tab"}}`, read, http.StatusForbidden},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","METHOD":"tools/list","params":{"name":"edit_note_tab"}}`, read, http.StatusForbidden},
+		// The SDK runs list_notes, which a read token may call.
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","Name":"edit_note_tab"}}`, read, http.StatusOK},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","PARAMS":{"name":"edit_note_tab"},"params":{"name":"list_notes"}}`, read, http.StatusOK},
+		// An anonymous listen, however it is spelled, needs a token.
+		{`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","METHOD":"tools/list",` + listen + `}`, newHeaders("subscriptions/listen"), http.StatusUnauthorized},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"subscriptions/listen",` + listen + `}`, newHeaders("subscriptions/listen"), http.StatusUnauthorized},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"list_notes","arguments":{}}}`, nil, http.StatusUnauthorized},
+		// Batches.
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}]`, nil, http.StatusBadRequest},
+		{` [{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, read, http.StatusBadRequest},
+	} {
+		hd := c.headers
+		if c.status == http.StatusUnauthorized && hd != nil {
+			hd = map[string]string{"Mcp-Protocol-Version": hd["Mcp-Protocol-Version"], "Mcp-Method": hd["Mcp-Method"]} // no token
 		}
-	}
-	// What is not ambiguous still passes: unknown members, escapes in values.
-	status, _, got := post(t, hs.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools\/list","extra":{"a":1,"A":2}}`, nil)
-	if status != http.StatusOK || !strings.Contains(got, `"tools"`) {
-		t.Fatalf("unambiguous tools/list: %d %s", status, got)
+		status, h, got := post(t, hs.URL+"/mcp?subscriptions=1", c.body, hd)
+		if status != c.status {
+			t.Errorf("%s\n→ %d %s; want %d", c.body, status, got, c.status)
+		}
+		if status == http.StatusForbidden && (!strings.Contains(h.Get("WWW-Authenticate"), `error="insufficient_scope"`) || !strings.Contains(got, "edit_note_tab needs the osfoundry:write scope")) {
+			t.Errorf("%s\n→ %s %s", c.body, h.Get("WWW-Authenticate"), got)
+		}
 	}
 }
 
@@ -237,7 +232,8 @@ func TestListenCheckedWhereSDKDispatches(t *testing.T) {
 
 // TestCachedToolsListAnswersAsTheSDK: for every odd tools/list request the
 // front with its cache answers exactly (status, content type, body) what the
-// SDK alone answers; the cache serves only well-formed requests.
+// SDK alone answers, or the SDK answers it with the list and the cache with
+// its own, to the same id: the cache never answers what the SDK refuses.
 func TestCachedToolsListAnswersAsTheSDK(t *testing.T) {
 	h, front, _ := faultFront(t, &faultStore{})
 	toolsets, ro, _ := h.selection(httptest.NewRequest(http.MethodPost, "/mcp", nil))
@@ -304,9 +300,35 @@ func TestCachedToolsListAnswersAsTheSDK(t *testing.T) {
 		status, h, b := post(t, url+"/mcp", c.body, c.headers)
 		return status, h.Get("Content-Type"), b
 	}
+	// listed is the id and tool names of a tools/list answer (JSON or the
+	// last SSE frame); ok false when it is no list.
+	listed := func(body string) (id string, names []string, ok bool) {
+		if i := strings.LastIndex(body, "data: "); i >= 0 {
+			body = body[i+len("data: "):]
+		}
+		var m struct {
+			ID     json.RawMessage
+			Result struct{ Tools []struct{ Name string } }
+		}
+		if json.Unmarshal([]byte(body), &m) != nil || m.Result.Tools == nil {
+			return "", nil, false
+		}
+		for _, tl := range m.Result.Tools {
+			names = append(names, tl.Name)
+		}
+		return string(m.ID), names, true
+	}
 	for _, c := range cases {
 		fs, fct, fb := do(front.URL, c)
 		ps, pct, pb := do(plain.URL, c)
+		if strings.Contains(fb, `"securitySchemes":[{`) {
+			fid, fnames, _ := listed(fb)
+			pid, pnames, ok := listed(pb)
+			if !ok || fid != pid || !slices.Equal(fnames, pnames) {
+				t.Errorf("%s %v: the cache answers what the SDK does not:\nfront %q\nsdk   %d %q", c.body, c.headers, fb, ps, pb)
+			}
+			continue
+		}
 		if fs != ps || fct != pct || fb != pb {
 			t.Errorf("%s %v:\nfront %d %s %q\nsdk   %d %s %q", c.body, c.headers, fs, fct, fb, ps, pct, pb)
 		}

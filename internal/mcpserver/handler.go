@@ -21,6 +21,7 @@ import (
 	"time"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"foundry/internal/auth"
@@ -152,42 +153,6 @@ func (h *Handler) ResourceMetadata(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// peek is the little of a JSON-RPC message the front needs, read with
-// exact key matching (see parseMessage).
-type peek struct {
-	top       map[string]json.RawMessage
-	ID        json.RawMessage // nil when absent
-	Version   string          // "jsonrpc"
-	Method    string
-	HasMethod bool
-	Params    struct {
-		raw                   map[string]json.RawMessage
-		Name                  string
-		URI                   string
-		Cursor                *string
-		meta                  map[string]any // _meta decoded: see Meta
-		metaRead              bool
-		ResourceSubscriptions []string
-	}
-}
-
-// Meta is params._meta as an object (nil if absent or not an object),
-// decoded when first asked for: only tools/list needs it.
-func (p *peek) Meta() map[string]any {
-	if !p.Params.metaRead {
-		p.Params.metaRead = true
-		if raw := p.Params.raw["_meta"]; raw != nil {
-			json.Unmarshal(raw, &p.Params.meta)
-		}
-	}
-	return p.Params.meta
-}
-
-func (p *peek) newProtocol() bool {
-	v, _ := p.Meta()[mcp.MetaKeyProtocolVersion].(string)
-	return v >= "2026-07-28"
-}
-
 // anonymous methods answer without a token, exactly as published. Every
 // other method is routed first (see serveAnonymous) and needs a token only
 // if it reaches private data. A token that is presented is checked whatever
@@ -239,7 +204,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	m, perr := parseMessage(body)
+	m, err := readMessage(body)
+	if err != nil {
+		writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, err.Error())
+		return
+	}
 	// A token that is presented is checked whatever the method: a wrong
 	// token answers 401 everywhere, so a client never shows "Connected".
 	var p auth.Principal
@@ -253,17 +222,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if perr != nil {
-		pe := &parseError{-32700, "parse error"}
-		errors.As(perr, &pe)
-		writeRPCError(w, http.StatusBadRequest, nil, pe.code, pe.msg)
+	if m == nil {
+		// Nothing the SDK would dispatch: it answers as it does.
+		if presented {
+			withPrincipal(p, bearer(r), v.sdk).ServeHTTP(w, r)
+			return
+		}
+		v.sdk.ServeHTTP(w, r)
 		return
 	}
 	if !presented {
 		switch {
 		case m.Method == "initialize" || m.Method == "server/discover":
 			serveAmended(w, r, v.sdk, m)
-		case m.Method == "tools/list" && cacheable(r, m):
+		case cacheable(r, m):
 			writeResult(w, m.ID, v.listed[m.newProtocol()])
 		case anonymous(m.Method):
 			v.sdk.ServeHTTP(w, r)
@@ -356,29 +328,13 @@ func (b *bufferedWriter) WriteHeader(status int) { b.status = status }
 func (b *bufferedWriter) Write(p []byte) (int, error) { return b.buf.Write(p) }
 func (b *bufferedWriter) Flush()                      {}
 
-// cacheable: the pre-encoded answer is exact only for a well-formed request
-// (jsonrpc "2.0", an id the SDK would echo byte for byte, nothing else in
-// the message, no cursor) of the protocol versions it was captured for, with
-// the headers the SDK requires. Anything else goes to the SDK, which answers
-// or refuses it as it would without the cache.
+// cacheable: the pre-encoded answer is exact only for a tools/list the SDK
+// reads as one (a call, params it decodes, no cursor) of the protocol
+// versions it was captured for, with the headers the SDK requires. Anything
+// else goes to the SDK, which answers or refuses it as it would without the
+// cache.
 func cacheable(r *http.Request, m *peek) bool {
-	if m.Version != "2.0" || !plainID(m.ID) {
-		return false
-	}
-	for k := range m.top {
-		if k != "jsonrpc" && k != "id" && k != "method" && k != "params" {
-			return false
-		}
-	}
-	if _, ok := m.top["params"]; ok && m.Params.raw == nil {
-		return false // params present but not an object
-	}
-	for k := range m.Params.raw {
-		if k != "_meta" {
-			return false
-		}
-	}
-	if raw, ok := m.Params.raw["_meta"]; ok && m.Meta() == nil && !bytes.Equal(raw, []byte("null")) {
+	if m.Method != "tools/list" || m.ID == nil || !m.Params.ok || m.Params.Cursor != "" {
 		return false
 	}
 	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
@@ -392,43 +348,11 @@ func cacheable(r *http.Request, m *peek) bool {
 		return false
 	}
 	if m.newProtocol() {
-		v, _ := m.Meta()[mcp.MetaKeyProtocolVersion].(string)
-		_, caps := m.Meta()["io.modelcontextprotocol/clientCapabilities"]
+		v, _ := m.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
+		_, caps := m.Params.Meta["io.modelcontextprotocol/clientCapabilities"]
 		return caps && hv == v && r.Header.Get("Mcp-Method") == "tools/list" && slices.Contains(mcp.SupportedProtocolVersions(), v)
 	}
 	return hv < "2026-07-28"
-}
-
-// plainID: an integer the SDK keeps exactly (it reads ids as float64), or a
-// string it writes back unchanged.
-func plainID(id json.RawMessage) bool {
-	if len(id) == 0 {
-		return false // a notification: no answer
-	}
-	if id[0] == '"' {
-		if len(id) < 2 || id[len(id)-1] != '"' {
-			return false
-		}
-		for _, c := range id[1 : len(id)-1] {
-			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return false
-			}
-		}
-		return true
-	}
-	digits := id
-	if digits[0] == '-' {
-		digits = digits[1:]
-	}
-	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
-		return false
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return !bytes.Equal(id, []byte("-0"))
 }
 
 // acceptsBoth is the SDK's rule: Accept names JSON and an event stream.
@@ -737,17 +661,16 @@ func writeResult(w http.ResponseWriter, id json.RawMessage, result []byte) {
 }
 
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
 	writeRPCErrorData(w, status, id, code, msg, nil)
 }
 
 // writeRPCErrorData is a JSON-RPC error; data, when set, is the problem
-// (error code, field, details) behind it.
+// (error code, field, details) behind it. The id is the request's as the
+// SDK writes it (see readMessage), or null when there is none or it is too
+// large to echo.
 func writeRPCErrorData(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string, data any) {
-	if len(id) == 0 || len(id) > 256 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
-		id = json.RawMessage("null") // absent, not an id, or too large to echo
+	if len(id) == 0 || len(id) > 256 {
+		id = json.RawMessage("null")
 	}
 	e := map[string]any{"code": code, "message": msg}
 	if data != nil {

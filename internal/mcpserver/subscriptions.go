@@ -110,11 +110,7 @@ func (h *Handler) broadcast(typ, id string) {
 // checkSubscriptions refuses a listen for a resource the principal can't
 // reach (not found, as everywhere), before the SDK records it.
 func (h *Handler) checkSubscriptions(ctx context.Context, p auth.Principal, m *peek) error {
-	uris := m.Params.ResourceSubscriptions
-	if m.Params.URI != "" {
-		uris = append(uris, m.Params.URI)
-	}
-	for _, uri := range uris {
+	for _, uri := range m.Params.ResourceSubscriptions {
 		if err := h.canSee(ctx, p, uri); err != nil {
 			return err
 		}

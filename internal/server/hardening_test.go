@@ -522,7 +522,9 @@ func TestFrontScopeCheckCannotBeSpelledAround(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest || e.Server.MCP.OpenStreams() != 0 {
+	// The front reads the method as the SDK does (exact key): a listen,
+	// which needs a token.
+	if resp.StatusCode != http.StatusUnauthorized || e.Server.MCP.OpenStreams() != 0 {
 		t.Fatalf("anonymous listen spelled as tools/list: %d", resp.StatusCode)
 	}
 }
