@@ -46,6 +46,10 @@ func (h *handler) listNotes(w http.ResponseWriter, r *http.Request, c *caller) {
 	if in.Limit != nil {
 		limit = *in.Limit
 	}
+	if limit == 0 { // the service reads 0 as its default page; here it was sent
+		h.fail(w, r, invalid("limit", "must be between %d and %d (got 0); leave it out for a page of %d", service.MinPage, service.MaxPage, service.MaxPage))
+		return
+	}
 	res, err := h.svc.ListNotes(r.Context(), c.svc, service.ListNotesArgs{Query: in.Query, Page: service.Page{Cursor: in.Cursor, Limit: limit}})
 	if err != nil {
 		h.fail(w, r, err)
@@ -179,6 +183,8 @@ func (h *handler) updateNote(w http.ResponseWriter, r *http.Request, c *caller) 
 type precondition interface{ pre() *Precondition }
 
 func (p *Precondition) pre() *Precondition { return p }
+
+func (p *HeaderPrecondition) pre() *Precondition { return &Precondition{HeaderPrecondition: *p} }
 
 // bindWrite binds a write's request and reads its Guard; a refusal is
 // answered, and ok is false.

@@ -32,12 +32,12 @@ const ProblemContentType = "application/problem+json"
 
 // Codes this door adds to package problem's.
 const (
-	CodeMethodNotAllowed     = "method_not_allowed"
-	CodeUnauthenticated      = "unauthenticated"
-	CodeCrossOrigin          = "cross_origin"
-	CodeCSRFMissing          = "csrf_missing"
-	CodeCSRFInvalid          = "csrf_invalid"
-	CodeUnsupportedMedia     = "unsupported_media_type"
+	CodeMethodNotAllowed = "method_not_allowed"
+	CodeUnauthenticated  = "unauthenticated"
+	CodeCrossOrigin      = "cross_origin"
+	CodeCSRFMissing      = "csrf_missing"
+	CodeCSRFInvalid      = "csrf_invalid"
+	CodeUnsupportedMedia = "unsupported_media_type"
 	// CodeSourceExists is the answer to adding a page already attached.
 	CodeSourceExists = "source_exists"
 )
@@ -64,6 +64,8 @@ func statusOf(code string) int {
 		return http.StatusConflict
 	case service.TooManyWaiters:
 		return http.StatusTooManyRequests
+	case service.CursorExpired:
+		return http.StatusGone
 	case service.PreconditionRequired:
 		return http.StatusPreconditionRequired
 	case CodeMethodNotAllowed:
@@ -83,21 +85,22 @@ func statusOf(code string) int {
 
 // titles are the short, fixed summaries of the codes (RFC 9457 "title").
 var titles = map[string]string{
-	problem.Invalid:          "Invalid argument",
-	problem.NotFound:         "Not found",
-	problem.Limit:            "Too large",
-	problem.Conflict:         "The Note changed since the version this change was based on",
-	problem.KeyReused:        "Idempotency key reused for a different request",
-	problem.Scope:            "The token lacks a scope",
-	problem.Internal:         "Internal error",
-	service.PersonOnly:       "Only a person may do this",
+	problem.Invalid:              "Invalid argument",
+	problem.NotFound:             "Not found",
+	problem.Limit:                "Too large",
+	problem.Conflict:             "The Note changed since the version this change was based on",
+	problem.KeyReused:            "Idempotency key reused for a different request",
+	problem.Scope:                "The token lacks a scope",
+	problem.Internal:             "Internal error",
+	service.PersonOnly:           "Only a person may do this",
 	service.PreconditionRequired: "Precondition required",
-	CodeMethodNotAllowed:     "Method not allowed",
-	CodeUnauthenticated:      "Sign-in required",
-	CodeCrossOrigin:          "Cross-origin request refused",
-	CodeCSRFMissing:          "CSRF token missing",
-	CodeCSRFInvalid:          "CSRF token invalid",
-	CodeUnsupportedMedia:     "Unsupported media type",
+	CodeMethodNotAllowed:         "Method not allowed",
+	CodeUnauthenticated:          "Sign-in required",
+	CodeCrossOrigin:              "Cross-origin request refused",
+	CodeCSRFMissing:              "CSRF token missing",
+	CodeCSRFInvalid:              "CSRF token invalid",
+	CodeUnsupportedMedia:         "Unsupported media type",
+	service.CursorExpired:        "The event feed no longer holds that cursor",
 }
 
 // problemBody is the RFC 9457 document of p answered with status.
@@ -239,6 +242,10 @@ func (h *handler) inRESTWords(r *http.Request, p *problem.Problem) *problem.Prob
 			c.Message += fmt.Sprintf(" (GET /api/notes/%s/tabs/files)", problem.Excerpt(noteID))
 		case "source_id":
 			c.Message += fmt.Sprintf(" (GET /api/notes/%s/tabs/sources)", problem.Excerpt(noteID))
+		}
+	case service.CursorExpired:
+		if c.Field == "Last-Event-ID" {
+			c.Message += ": here, GET the Note again and reconnect without Last-Event-ID"
 		}
 	case note.CodeUnknownTab:
 		c.Message += fmt.Sprintf(" GET /api/notes/%s lists them.", problem.Excerpt(noteID))
