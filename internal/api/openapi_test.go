@@ -1,10 +1,12 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -107,6 +109,13 @@ func (v *validator) check(method, tmpl string, r resp) {
 	if res == nil {
 		v.t.Fatalf("%s %s answered %s, which the document does not list: %s", method, tmpl, status, r.raw)
 	}
+	if ref, ok := res["$ref"].(string); ok {
+		name, found := strings.CutPrefix(ref, "#/components/responses/")
+		res, _ = v.doc["components"].(map[string]any)["responses"].(map[string]any)[name].(map[string]any)
+		if !found || res == nil {
+			v.t.Fatalf("%s %s %s refers to %s, which the document does not hold", method, tmpl, status, ref)
+		}
+	}
 	v.checked[method+" "+tmpl+" "+status] = true
 	content, _ := res["content"].(map[string]any)
 	if content == nil {
@@ -207,6 +216,10 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	cells := tabs + "/" + grid.body["tab_id"].(string) + "/cells"
 	v.check("PUT", "/api/notes/{note_id}/tabs/{tab_id}/cells", e.do(t, req{method: "PUT", path: cells, body: map[string]any{"start_row": 0, "start_col": 0, "values": [][]any{{"a", 1, true, nil}}}, header: ifMatch(8)}))
 	v.check("PUT", "/api/notes/{note_id}/tabs/{tab_id}/cells", e.do(t, req{method: "PUT", path: cells, body: map[string]any{"start_row": 0, "start_col": 0, "values": [][]any{{"a"}}}}))
+	gridTab := tabs + "/" + grid.body["tab_id"].(string)
+	v.check("GET", "/api/notes/{note_id}/tabs/{tab_id}", e.do(t, req{method: "GET", path: gridTab}))
+	v.check("GET", "/api/notes/{note_id}/tabs/{tab_id}", e.do(t, req{method: "GET", path: gridTab + "?cells=none"}))
+	v.check("GET", "/api/notes/{note_id}/tabs/{tab_id}", e.do(t, req{method: "GET", path: gridTab + "?cells=some"}))
 	v.check("GET", "/api/notes/{note_id}/tabs/{tab_id}/cells", e.do(t, req{method: "GET", path: cells + "?rows=2&cols=5"}))
 	v.check("GET", "/api/notes/{note_id}/tabs/{tab_id}/cells", e.do(t, req{method: "GET", path: cells + "?rows=0"}))
 	src := e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/sources", body: map[string]any{"title": "Example", "url": "https://example.com/"}, header: ifMatch(9)})
@@ -268,5 +281,107 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 		if !ok {
 			t.Errorf("no sample answer of %s %s was validated", r.Method, r.Path)
 		}
+	}
+}
+
+// TestOpenAPIDocumentIsCurrent: the committed openapi.json (the file the
+// handler serves and clients are generated from) is what the routes'
+// types generate now.
+func TestOpenAPIDocumentIsCurrent(t *testing.T) {
+	want, err := api.Document()
+	if err != nil {
+		t.Fatalf("generating the document: %v", err)
+	}
+	got, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || !bytes.Equal(api.OpenAPI, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		line := 0
+		for line < len(gl) && line < len(wl) && gl[line] == wl[line] {
+			line++
+		}
+		var g, w string
+		if line < len(gl) {
+			g = gl[line]
+		}
+		if line < len(wl) {
+			w = wl[line]
+		}
+		t.Fatalf("internal/api/openapi.json is not what the routes generate (line %d is %q, the routes give %q): run go generate ./internal/api and commit it", line+1, g, w)
+	}
+}
+
+// TestOpenAPIDocumentShape: the document reads well and generates good
+// clients: schemas are named by their type alone, an answer's members that
+// are always there are required and null only where they can be, and every
+// refusal refers to the one Problem response.
+func TestOpenAPIDocumentShape(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(api.OpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	comp := doc["components"].(map[string]any)
+	schemas := comp["schemas"].(map[string]any)
+	for name := range schemas {
+		if strings.HasPrefix(name, "Api") {
+			t.Errorf("schema %s carries the package's name", name)
+		}
+	}
+	for short, long := range map[string]string{"TabContent": "ServiceTabContent", "TabRef": "NoteTabRef", "File": "NoteFile", "CompileMessage": "RoomCompileMessage", "NoteWrite": "ApiNoteWrite"} {
+		if schemas[short] == nil || schemas[long] != nil {
+			t.Errorf("schemas %s: %v, %s: %v; want the type's name alone", short, schemas[short] != nil, long, schemas[long] != nil)
+		}
+	}
+	problem, _ := comp["responses"].(map[string]any)["Problem"].(map[string]any)
+	if problem == nil || problem["content"].(map[string]any)[api.ProblemContentType] == nil {
+		t.Fatalf("components.responses.Problem = %v; want the problem+json response", problem)
+	}
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			for status, res := range op.(map[string]any)["responses"].(map[string]any) {
+				if status[0] != '4' && status[0] != '5' {
+					continue
+				}
+				if ref := res.(map[string]any)["$ref"]; ref != "#/components/responses/Problem" || len(res.(map[string]any)) != 1 {
+					t.Errorf("%s %s %s = %v; want a reference to the Problem response", method, path, status, res)
+				}
+			}
+		}
+	}
+	required := func(name string) []string {
+		var out []string
+		for _, x := range schemas[name].(map[string]any)["required"].([]any) {
+			out = append(out, x.(string))
+		}
+		sort.Strings(out)
+		return out
+	}
+	for name, want := range map[string][]string{
+		"NoteWrite":  {"changed_tab_ids", "id", "version"},
+		"NoteAnswer": {"approved", "changed_tab_ids", "id", "title", "version"},
+		"NoteList":   {"next_cursor", "notes"},
+		"Problem":    {"code", "detail", "error", "message", "status", "title", "type"},
+		"TabView":    {"label", "note_id", "tab_id", "type", "version"},
+	} {
+		if got := required(name); !slices.Equal(got, want) {
+			t.Errorf("%s requires %v, want %v", name, got, want)
+		}
+	}
+	prop := func(schema, name string) map[string]any {
+		return schemas[schema].(map[string]any)["properties"].(map[string]any)[name].(map[string]any)
+	}
+	if ty := prop("NoteWrite", "changed_tab_ids")["type"]; ty != "array" {
+		t.Errorf("changed_tab_ids is %v; it is never null", ty)
+	}
+	if ty := fmt.Sprint(prop("NoteList", "next_cursor")["type"]); ty != "[null string]" {
+		t.Errorf("next_cursor is %v; it is null on the last page", ty)
+	}
+	if alts := fmt.Sprint(prop("ProposalView", "compile")["anyOf"]); alts != "[map[type:null] map[$ref:#/components/schemas/CompileView]]" {
+		t.Errorf("a proposal's compile is %v; want null or a CompileView", prop("ProposalView", "compile"))
+	}
+	if ty := prop("TabView", "text")["type"]; ty != "string" {
+		t.Errorf("a tab's text is %v; it is a string or absent, never null", ty)
 	}
 }
