@@ -451,6 +451,18 @@ func TestIdempotentRetries(t *testing.T) {
 		if res.IsError || res.Bool("replayed") || res.Int("version") != 4 {
 			t.Fatalf("the agent's write with the person's key string: %v; want its own write (version 4), neither replayed nor refused", res.Data)
 		}
+		// A script's token is an agent whatever the door: over REST its key
+		// lives in the Note's scope too, so the same write with the same key
+		// is the agent's first answer replayed, and another write is a reuse.
+		script := req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: map[string]any{"text": "the agent's"},
+			header: map[string]string{"If-Match": `"3"`, api.HeaderKey: "save-text-000001"}, bearer: e.WriteToken(t)}
+		r = e.do(t, script)
+		r.want(t, "a script resending the agent's write", http.StatusOK, "")
+		if r.num("version") != 4 || r.header.Get(api.HeaderReplayed) != "true" {
+			t.Fatalf("a script's resend of the agent's write = %s (%v); want version 4, replayed", r.raw, r.header)
+		}
+		script.body = map[string]any{"text": "the script's"}
+		e.do(t, script).want(t, "a script's other write with the agent's key", http.StatusUnprocessableEntity, "idempotency_key_reused")
 
 		bad := create
 		bad.header = map[string]string{api.HeaderKey: "tiny"}
