@@ -16,6 +16,7 @@ import (
 
 	"foundry/internal/api"
 	"foundry/internal/auth"
+	"foundry/internal/service"
 	"foundry/internal/store"
 	"foundry/internal/store/sqlite"
 )
@@ -87,7 +88,7 @@ func newFixture(t *testing.T, st store.Store) *fixture {
 		t.Fatal(err)
 	}
 	f.owner, f.member = signIn(t, st, own), signIn(t, st, mem)
-	f.srv = httptest.NewServer(api.New(st, people{st}, api.Options{}))
+	f.srv = httptest.NewServer(api.New(service.New(st), people{st}, api.Options{}))
 	t.Cleanup(f.srv.Close)
 	return f
 }
@@ -483,7 +484,7 @@ func (panicky) Connections(context.Context, string) ([]store.Connection, error) 
 func TestAPanicIsA500(t *testing.T) {
 	st := openSQLite(t)
 	f := newFixture(t, st)
-	srv := httptest.NewServer(api.New(panicky{st}, people{st}, api.Options{}))
+	srv := httptest.NewServer(api.New(service.New(panicky{st}), people{st}, api.Options{}))
 	defer srv.Close()
 	f.srv = srv
 	code, body, _ := f.call(t, &f.owner, "GET", "/api/connections", "", nil)

@@ -206,7 +206,6 @@ func checkPathID(name, id string) error {
 	return nil
 }
 
-
 // noParams refuses any query parameter of a route that takes none.
 func (h *handler) noParams(w http.ResponseWriter, r *http.Request) bool {
 	if _, err := bind[struct{}](r, true); err != nil {

@@ -15,7 +15,7 @@ import (
 
 // ConnectionList is GET /api/connections's answer, newest first.
 type ConnectionList struct {
-	Connections []service.Entry `json:"connections"`
+	Connections []service.Entry `json:"connections" nullable:"false"`
 }
 
 var listConnectionsDoc = doc{summary: "The connected clients and tokens the caller may see, newest first", resp: ConnectionList{}}

@@ -39,7 +39,7 @@ type StreamEvent struct {
 	Cursor  string   `json:"cursor"`
 	Kind    string   `json:"kind"`
 	Version int64    `json:"version"`
-	Changed []string `json:"changed"`
+	Changed []string `json:"changed" nullable:"false"`
 	Actor   Who      `json:"actor"`
 }
 

@@ -334,3 +334,43 @@ func TestEventStreamResumeAcrossPages(t *testing.T) {
 		}
 	})
 }
+
+// A resume from an event the feed no longer keeps (pruned after the
+// retention) is refused 410 cursor_expired naming Last-Event-ID, never a
+// stream with a hole; a resume from the newest event still streams.
+func TestEventStreamCursorExpired(t *testing.T) {
+	restore := api.SetStreamTimings(time.Minute, time.Minute, time.Minute)
+	t.Cleanup(restore)
+	stores(t, func(t *testing.T, e *notesEnv) {
+		id, _ := e.create(t, "Pruned", true)
+		md := e.markdownTab(t, id)
+		cs := e.Client(t, e.WriteToken(t), "")
+		s := e.open(t, id, "", "")
+		v := int64(1)
+		var seen []sse
+		for i := range 3 {
+			v = agentText(t, cs, id, md, v, fmt.Sprintf("agent-prune-%04d", i), fmt.Sprintf("write %d", i))
+			ev, _ := s.next(t)
+			seen = append(seen, ev)
+		}
+		s.close()
+		// A month and a day later every event of the Note but its newest is gone.
+		if _, err := e.Server.Store.Prune(context.Background(), time.Now().Add(31*24*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		e.owner = signIn(t, e.Server.Store, e.Owner.User) // the prune took the session, expired by then
+		r := e.do(t, req{method: "GET", path: "/api/events?note_id=" + id, header: map[string]string{"Last-Event-ID": seen[0].id}})
+		r.want(t, "a resume from a pruned event", http.StatusGone, "cursor_expired")
+		if d, _ := r.body["detail"].(string); r.body["field"] != "Last-Event-ID" || !strings.Contains(d, "reconnect without Last-Event-ID") {
+			t.Fatalf("cursor_expired = %s; want it to name Last-Event-ID and say to reconnect without it", r.raw)
+		}
+		live := e.open(t, id, "", seen[2].id)
+		if live.res.StatusCode != http.StatusOK {
+			t.Fatalf("a resume from the newest event: %d", live.res.StatusCode)
+		}
+		v = agentText(t, cs, id, md, v, "agent-prune-last", "after the prune")
+		if _, d := live.next(t); d.Version != v {
+			t.Fatalf("after the prune the stream sent version %d, want %d", d.Version, v)
+		}
+	})
+}

@@ -25,9 +25,9 @@ const MaxUploadBody = service.MaxFileBytes + 1
 // UploadRequest is POST /api/notes/{note_id}/files: the body is the file.
 type UploadRequest struct {
 	NoteRequest
-	Precondition
-	Name        *string `query:"name" json:"-" required:"true" description:"The file's name (percent-encoded UTF-8)"`
-	ContentType string  `header:"Content-Type" json:"-" description:"The file's media type (default application/octet-stream)"`
+	HeaderPrecondition         // the body is the file: no expected_version in it
+	Name               *string `query:"name" json:"-" required:"true" description:"The file's name (percent-encoded UTF-8)"`
+	ContentType        string  `header:"Content-Type" json:"-" description:"The file's media type (default application/octet-stream)"`
 }
 
 // FileAdded is what an upload answers.

@@ -106,7 +106,7 @@ func TestFilesUploadDownloadDelete(t *testing.T) {
 
 		// No precondition: 428, and nothing is written.
 		res, _, raw := e.filesUpload(t, id, name, "application/pdf", data, 0, "")
-		filesProblem(t, "upload without If-Match", res, raw, http.StatusPreconditionRequired, api.CodePreconditionRequired)
+		filesProblem(t, "upload without If-Match", res, raw, http.StatusPreconditionRequired, service.PreconditionRequired)
 
 		res, body, raw := e.filesUpload(t, id, name, "application/pdf", data, v, "upload-key-0001")
 		if res.StatusCode != http.StatusCreated || res.Header.Get("ETag") != fmt.Sprintf(`"%d"`, v+1) {
@@ -168,7 +168,7 @@ func TestFilesUploadDownloadDelete(t *testing.T) {
 		// Delete, with If-Match; then the file is gone but restoring the
 		// version that had it brings it back, bytes and all.
 		res, raw = e.filesDo(t, filesRaw{method: "DELETE", path: path})
-		filesProblem(t, "delete without If-Match", res, raw, http.StatusPreconditionRequired, api.CodePreconditionRequired)
+		filesProblem(t, "delete without If-Match", res, raw, http.StatusPreconditionRequired, service.PreconditionRequired)
 		res, raw = e.filesDo(t, filesRaw{method: "DELETE", path: path, header: map[string]string{"If-Match": fmt.Sprintf(`"%d"`, v)}})
 		filesProblem(t, "delete on a stale version", res, raw, http.StatusPreconditionFailed, "version_conflict")
 		res, raw = e.filesDo(t, filesRaw{method: "DELETE", path: path, header: map[string]string{"If-Match": fmt.Sprintf(`"%d"`, v+1)}})
@@ -389,7 +389,7 @@ func filesBenchUpload(b *testing.B, e *servertest.Env) {
 		b.Fatal(err)
 	}
 	data := make([]byte, service.MaxFileBytes)
-	owner := service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
+	owner := service.Person(e.Owner.User.Workspace, e.Owner.User.ID, e.Owner.User.Role)
 	var id string
 	var v int64
 	b.SetBytes(int64(len(data)))
@@ -397,11 +397,11 @@ func filesBenchUpload(b *testing.B, e *servertest.Env) {
 	for i := 0; i < b.N; i++ {
 		if i%(service.MaxNoteFileBytes/service.MaxFileBytes) == 0 { // a Note holds 8 such files
 			b.StopTimer()
-			res, err := e.Server.Service.PeopleCreateNote(context.Background(), owner, fmt.Sprintf("Bench %d", i), false, "")
+			res, err := e.Server.Service.CreateNote(context.Background(), owner, service.CreateNoteArgs{Title: fmt.Sprintf("Bench %d", i)})
 			if err != nil {
 				b.Fatal(err)
 			}
-			id, v = res.ID, res.Version
+			id, v = res.NoteID, res.Version
 			b.StartTimer()
 		}
 		data[0], data[1], data[2] = byte(i), byte(i>>8), byte(i>>16)

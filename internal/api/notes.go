@@ -23,7 +23,7 @@ type NoteSummary struct {
 
 // NoteList is GET /api/notes's answer.
 type NoteList struct {
-	Notes      []NoteSummary `json:"notes"`
+	Notes      []NoteSummary `json:"notes" nullable:"false"`
 	NextCursor *string       `json:"next_cursor" description:"The cursor of the next page; null on the last"`
 }
 
@@ -50,6 +50,10 @@ func (h *handler) listNotes(w http.ResponseWriter, r *http.Request, c *caller) {
 	if in.Limit != nil {
 		limit = *in.Limit
 	}
+	if limit == 0 { // the service reads 0 as its default page; here it was sent
+		h.fail(w, r, invalid("limit", "must be between %d and %d (got 0); leave it out for a page of %d", service.MinPage, service.MaxPage, service.MaxPage))
+		return
+	}
 	res, err := h.svc.ListNotes(r.Context(), c.svc, service.ListNotesArgs{Query: in.Query, Page: service.Page{Cursor: in.Cursor, Limit: limit}})
 	if err != nil {
 		h.fail(w, r, err)
@@ -70,7 +74,7 @@ func (h *handler) listNotes(w http.ResponseWriter, r *http.Request, c *caller) {
 type NoteWrite struct {
 	ID            string   `json:"id"`
 	Version       int64    `json:"version"`
-	ChangedTabIDs []string `json:"changed_tab_ids"`
+	ChangedTabIDs []string `json:"changed_tab_ids" nullable:"false"`
 }
 
 func noteWrite(w service.NoteWritten) NoteWrite {
@@ -131,7 +135,7 @@ type NoteView struct {
 	Title    string        `json:"title"`
 	Approved bool          `json:"approved"`
 	Version  int64         `json:"version"`
-	Tabs     []note.TabRef `json:"tabs"`
+	Tabs     []note.TabRef `json:"tabs" nullable:"false"`
 }
 
 // NoteRequest names one Note.
@@ -184,6 +188,8 @@ type precondition interface{ pre() *Precondition }
 
 func (p *Precondition) pre() *Precondition { return p }
 
+func (p *HeaderPrecondition) pre() *Precondition { return &Precondition{HeaderPrecondition: *p} }
+
 // bindWrite binds a write's request and reads its Guard; a refusal is
 // answered, and ok is false.
 func bindWrite[T any, P interface {
@@ -235,21 +241,21 @@ type GetTabRequest struct {
 	Cells string `query:"cells" json:"-" enum:"all,none" default:"all" description:"none: a sheet tab's sheets without their cells (their rows and cols), read in blocks with …/cells"`
 }
 
-// SheetOutline is one sheet of a tab read with ?cells=none: its size
-// instead of its cells, which GET …/cells reads in blocks.
-type SheetOutline struct {
+// TabSheet is one sheet of a sheet tab: its cells (none when the tab is
+// read with ?cells=none, for GET …/cells to read in blocks) and its size.
+type TabSheet struct {
 	SheetID string  `json:"sheet_id"`
 	Name    string  `json:"name"`
-	Cells   [][]any `json:"cells" description:"Always empty"`
+	Cells   [][]any `json:"cells" nullable:"false" description:"Its rows of cells; empty with ?cells=none"`
 	Rows    int     `json:"rows"`
 	Cols    int     `json:"cols" description:"Of its widest row"`
 }
 
-// TabView is one tab's data and the Note version; a sheet tab read with
-// ?cells=none has its sheets' outline instead of their cells.
+// TabView is one tab's data and the Note version; a sheet tab's sheets
+// say their size, and with ?cells=none hold no cells.
 type TabView struct {
 	service.TabContent
-	Sheets []SheetOutline `json:"sheets,omitempty"`
+	Sheets []TabSheet `json:"sheets,omitempty"`
 }
 
 var getTabDoc = doc{summary: "One tab's data and the Note version", req: GetTabRequest{}, resp: TabView{}}
@@ -269,21 +275,25 @@ func (h *handler) getTab(w http.ResponseWriter, r *http.Request, c *caller) {
 		return
 	}
 	w.Header().Set("ETag", etag(res.Version))
-	if in.Cells == "none" && res.Sheets != nil {
-		writeJSON(w, http.StatusOK, sheetsOutline(res))
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	writeJSON(w, http.StatusOK, tabView(res, in.Cells != "none"))
 }
 
-func sheetsOutline(res service.TabContent) TabView {
-	out := TabView{TabContent: res, Sheets: make([]SheetOutline, 0, len(res.Sheets))}
+func tabView(res service.TabContent, cells bool) TabView {
+	out := TabView{TabContent: res}
+	if res.Sheets == nil {
+		return out
+	}
+	out.Sheets = make([]TabSheet, 0, len(res.Sheets))
 	for _, s := range res.Sheets {
 		cols := 0
 		for _, row := range s.Cells {
 			cols = max(cols, len(row))
 		}
-		out.Sheets = append(out.Sheets, SheetOutline{SheetID: s.ID, Name: s.Name, Cells: [][]any{}, Rows: len(s.Cells), Cols: cols})
+		ts := TabSheet{SheetID: s.ID, Name: s.Name, Cells: [][]any{}, Rows: len(s.Cells), Cols: cols}
+		if cells && s.Cells != nil {
+			ts.Cells = s.Cells
+		}
+		out.Sheets = append(out.Sheets, ts)
 	}
 	return out
 }
@@ -332,7 +342,7 @@ type VersionEntry struct {
 	Kind    string   `json:"kind" description:"What the write was: tab_edited, restored, …"`
 	Who     Who      `json:"who"`
 	At      string   `json:"at" format:"date-time"`
-	Changed []string `json:"changed" description:"The tabs it changed"`
+	Changed []string `json:"changed" nullable:"false" description:"The tabs it changed"`
 	Bytes   int64    `json:"bytes" description:"What history stores for it"`
 }
 
@@ -352,7 +362,7 @@ const timeMillis = "2006-01-02T15:04:05.000Z"
 type History struct {
 	ID       string         `json:"id"`
 	Version  int64          `json:"version"`
-	Versions []VersionEntry `json:"versions"`
+	Versions []VersionEntry `json:"versions" nullable:"false"`
 }
 
 var historyDoc = doc{summary: "A Note's versions, oldest first, with who wrote each", req: NoteRequest{}, resp: History{}}

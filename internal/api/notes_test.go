@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,7 +16,9 @@ import (
 
 	"foundry/internal/api"
 	"foundry/internal/auth"
+	"foundry/internal/problem"
 	"foundry/internal/server/servertest"
+	"foundry/internal/service"
 	"foundry/internal/store"
 	"foundry/internal/store/postgres"
 	"foundry/internal/store/postgres/pgtest"
@@ -205,12 +208,32 @@ func TestNoteLifecycle(t *testing.T) {
 
 		r = e.do(t, req{method: "POST", path: "/api/notes/" + id + "/restore", body: map[string]any{"version": 1}, header: ifMatch(3)})
 		r.want(t, "restore", http.StatusOK, "")
-		if r.num("version") != 4 || r.body["title"] != "Plans ✓" {
-			t.Fatalf("restore = %s; want version 4 with the first title", r.raw)
+		if r.num("version") != 4 || r.num("restored_version") != 1 || r.header.Get("ETag") != `"4"` || !slices.Contains(toStrings(r.body["changed_tab_ids"]), md) {
+			t.Fatalf("restore = %s (ETag %s); want version 4, restored from 1, the markdown tab changed", r.raw, r.header.Get("ETag"))
+		}
+		r = e.do(t, req{method: "GET", path: "/api/notes/" + id})
+		if r.body["title"] != "Plans ✓" || r.num("version") != 4 {
+			t.Fatalf("after restoring version 1 the Note is %s; want the first title at version 4", r.raw)
 		}
 		r = e.do(t, req{method: "GET", path: "/api/notes/" + id + "/tabs/" + md})
 		if r.body["text"] != "" {
 			t.Fatalf("after restoring version 1 the text is %q", r.body["text"])
+		}
+		// Restoring what the Note holds now changes nothing: the same
+		// version, no tab changed, no new version in the history.
+		r = e.do(t, req{method: "POST", path: "/api/notes/" + id + "/restore", body: map[string]any{"version": 4}, header: ifMatch(4)})
+		r.want(t, "restore the current version", http.StatusOK, "")
+		if r.num("version") != 4 || r.num("restored_version") != 4 || r.header.Get("ETag") != `"4"` || len(toStrings(r.body["changed_tab_ids"])) != 0 {
+			t.Fatalf("restore of the current version = %s (ETag %s); want version 4 and no tab changed", r.raw, r.header.Get("ETag"))
+		}
+		// So is a save of the text the tab holds.
+		r = e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: map[string]any{"text": ""}, header: ifMatch(4)})
+		r.want(t, "save the same text", http.StatusOK, "")
+		if r.num("version") != 4 || r.header.Get("ETag") != `"4"` || len(toStrings(r.body["changed_tab_ids"])) != 0 {
+			t.Fatalf("a save that changes nothing = %s (ETag %s); want version 4 and no tab changed", r.raw, r.header.Get("ETag"))
+		}
+		if h := e.do(t, req{method: "GET", path: "/api/notes/" + id + "/history"}); len(h.body["versions"].([]any)) != 4 {
+			t.Fatalf("history after two writes that change nothing = %s; want 4 versions", h.raw)
 		}
 
 		// An agent reaches the approved Note until it is deleted.
@@ -225,8 +248,16 @@ func TestNoteLifecycle(t *testing.T) {
 			t.Fatalf("delete: %d %s; want 204", r.status, r.raw)
 		}
 		e.do(t, req{method: "GET", path: "/api/notes/" + id}).want(t, "GET a deleted Note", http.StatusNotFound, "not_found")
-		e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: map[string]any{"text": "x"}, header: ifMatch(5)}).
-			want(t, "save into a deleted Note", http.StatusNotFound, "not_found")
+		r = e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: map[string]any{"text": "x"}, header: ifMatch(5)})
+		r.want(t, "save into a deleted Note", http.StatusNotFound, "not_found")
+		if r.body["field"] != "note_id" {
+			t.Fatalf("a save into a deleted Note names %v, want note_id: %s", r.body["field"], r.raw)
+		}
+		r = e.do(t, req{method: "POST", path: "/api/notes/" + id + "/restore", body: map[string]any{"version": 1}, header: ifMatch(5)})
+		r.want(t, "restore into a deleted Note", http.StatusNotFound, "not_found")
+		if r.body["field"] != "note_id" {
+			t.Fatalf("a restore into a deleted Note names %v, want note_id: %s", r.body["field"], r.raw)
+		}
 		r = e.do(t, req{method: "GET", path: "/api/notes?query=plans"})
 		if n := len(r.body["notes"].([]any)); n != 0 {
 			t.Fatalf("the list still shows the deleted Note: %s", r.raw)
@@ -237,19 +268,25 @@ func TestNoteLifecycle(t *testing.T) {
 		if res := servertest.MustCall(t, cs, "list_note_tabs", map[string]any{"note_id": id}); res.Code() != "not_found" {
 			t.Fatalf("list_note_tabs of a deleted Note: %v; want not_found", res.Data)
 		}
-		// No other door brings it back within an agent's reach.
-		if err := e.Server.Service.SetNoteApproved(context.Background(), e.Owner.Workspace.ID, e.Owner.User.ID, id, true); err == nil {
-			t.Fatal("the CLI's approve switched a deleted Note's access back on")
+		// No other door brings it back within an agent's reach: the CLI's
+		// approve (the operator, writing on the current version) finds no
+		// Note, and its list does not show it.
+		ctx := context.Background()
+		on := true
+		op := service.Operator(e.Owner)
+		_, err := e.Server.Service.UpdateNote(ctx, op, service.UpdateNoteArgs{NoteID: id, Approved: &on})
+		if pr := (*problem.Problem)(nil); !errors.As(err, &pr) || pr.Code != problem.NotFound || pr.Field != "note_id" {
+			t.Fatalf("the CLI's approve of a deleted Note: %v; want not_found naming note_id", err)
 		}
 		if slices.Contains(listed(t, cs), id) {
 			t.Fatalf("list_notes lists the deleted Note %s after an approve", id)
 		}
-		all, err := e.Server.Service.WorkspaceNotes(context.Background(), e.Owner.Workspace.ID)
+		all, err := e.Server.Service.ListNotes(ctx, op, service.ListNotesArgs{Page: service.Page{Limit: service.MaxPage}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, n := range all {
-			if n.ID == id {
+		for _, n := range all.Notes {
+			if n.NoteID == id {
 				t.Fatalf("the CLI's list shows the deleted Note %s", id)
 			}
 		}
@@ -414,6 +451,18 @@ func TestIdempotentRetries(t *testing.T) {
 		if res.IsError || res.Bool("replayed") || res.Int("version") != 4 {
 			t.Fatalf("the agent's write with the person's key string: %v; want its own write (version 4), neither replayed nor refused", res.Data)
 		}
+		// A script's token is an agent whatever the door: over REST its key
+		// lives in the Note's scope too, so the same write with the same key
+		// is the agent's first answer replayed, and another write is a reuse.
+		script := req{method: "PUT", path: "/api/notes/" + id + "/tabs/" + md + "/text", body: map[string]any{"text": "the agent's"},
+			header: map[string]string{"If-Match": `"3"`, api.HeaderKey: "save-text-000001"}, bearer: e.WriteToken(t)}
+		r = e.do(t, script)
+		r.want(t, "a script resending the agent's write", http.StatusOK, "")
+		if r.num("version") != 4 || r.header.Get(api.HeaderReplayed) != "true" {
+			t.Fatalf("a script's resend of the agent's write = %s (%v); want version 4, replayed", r.raw, r.header)
+		}
+		script.body = map[string]any{"text": "the script's"}
+		e.do(t, script).want(t, "a script's other write with the agent's key", http.StatusUnprocessableEntity, "idempotency_key_reused")
 
 		bad := create
 		bad.header = map[string]string{api.HeaderKey: "tiny"}
@@ -519,12 +568,12 @@ func TestNotesHostileInput(t *testing.T) {
 		want  int
 		field string
 	}{
-		{"a NUL in the ID", req{method: "GET", path: "/api/notes/note%00x"}, 400, "id"},
-		{"a bidi control in the ID", req{method: "GET", path: "/api/notes/note%E2%80%AEx"}, 400, "id"},
-		{"invalid UTF-8 in the ID", req{method: "GET", path: "/api/notes/note%FFx"}, 400, "id"},
-		{"an ID too long", req{method: "GET", path: "/api/notes/" + strings.Repeat("n", 300)}, 400, "id"},
+		{"a NUL in the ID", req{method: "GET", path: "/api/notes/note%00x"}, 400, "note_id"},
+		{"a bidi control in the ID", req{method: "GET", path: "/api/notes/note%E2%80%AEx"}, 400, "note_id"},
+		{"invalid UTF-8 in the ID", req{method: "GET", path: "/api/notes/note%FFx"}, 400, "note_id"},
+		{"an ID too long", req{method: "GET", path: "/api/notes/" + strings.Repeat("n", 300)}, 400, "note_id"},
 		{"a tab ID with a control", req{method: "GET", path: "/api/notes/" + id + "/tabs/md%07"}, 400, "tab_id"},
-		{"an unknown Note", req{method: "GET", path: "/api/notes/note_nope"}, 404, "id"},
+		{"an unknown Note", req{method: "GET", path: "/api/notes/note_nope"}, 404, "note_id"},
 		{"an unknown tab", req{method: "GET", path: "/api/notes/" + id + "/tabs/sheet_99"}, 404, "tab_id"},
 		{"a forged cursor", req{method: "GET", path: "/api/notes?cursor=bm90LWEtY3Vyc29y"}, 400, "cursor"},
 		{"a cursor of another list", req{method: "GET", path: "/api/notes?cursor=ZTo5"}, 400, "cursor"},

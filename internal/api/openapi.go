@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 
+	"github.com/swaggest/jsonschema-go"
 	"github.com/swaggest/openapi-go"
 	"github.com/swaggest/openapi-go/openapi31"
 )
@@ -15,8 +18,8 @@ import (
 // The OpenAPI 3.1 document of the API is generated from the routes' Go
 // request and answer types (the same types the handlers decode and
 // encode), so the document cannot say what the handlers do not. It is
-// committed as openapi.json — the web app's TypeScript types are generated
-// from that file — and TestOpenAPIDocumentIsCurrent fails when it differs
+// committed as openapi.json, for clients' types to be generated from, and
+// TestOpenAPIDocumentIsCurrent fails when it differs
 // from what the routes generate (regenerate it with go generate
 // ./internal/api).
 //
@@ -50,8 +53,13 @@ type Problem struct {
 	Message string `json:"message"`
 	// version_conflict details.
 	CurrentVersion *int64         `json:"current_version,omitempty"`
-	ChangedTabIDs  []string       `json:"changed_tab_ids,omitempty"`
+	ChangedTabIDs  []string       `json:"changed_tab_ids,omitempty" description:"A Note's: the tabs changed since the version the change was based on"`
+	ChangedIDs     []string       `json:"changed_ids,omitempty" description:"A Room's: the apps changed since the version the change was based on"`
 	Changes        []VersionEntry `json:"changes,omitempty" description:"What changed since the version the change was based on, and who changed it"`
+	// insufficient_scope and limit_exceeded details; other codes add their own.
+	RequiredScope string `json:"required_scope,omitempty"`
+	Limit         string `json:"limit,omitempty" description:"Which limit: file_bytes, files_per_note, bytes_per_note, …"`
+	Max           *int64 `json:"max,omitempty" description:"The limit's value"`
 }
 
 // refusals are the statuses a route may refuse with.
@@ -72,13 +80,47 @@ func refusals(rt route) []int {
 	return out
 }
 
-// Document generates the OpenAPI 3.1 document of the routes.
+// problemResponse is the one response every refusal of every route refers
+// to (components/responses).
+const problemResponse = "#/components/responses/Problem"
+
+// problemText is the Problem response's description: what each refusal
+// status of the API means.
+const problemText = `An RFC 9457 problem (application/problem+json): code says what was refused, field names the argument, header or parameter, rule the rule. By status:
+400 an argument, parameter or header is invalid;
+401 nobody is signed in, or the bearer token is not valid;
+403 a missing CSRF token or scope, another origin, a person's act by a token, or not the Room's reviewer;
+404 no such path, or nothing the caller can reach by that ID;
+409 already done (a proposal decided, a source attached, a token revoked);
+412 the version the change was based on is stale: current_version, changed_tab_ids and changes say what happened since;
+413 over a limit (the body, a field, a file, a Note's files);
+415 the body is not JSON;
+422 a rule of the content refuses it, or the Idempotency-Key was used for another request;
+428 the write did not say which version it was based on;
+410 the stream's Last-Event-ID is older than the event feed keeps;
+429 too many open streams (Retry-After);
+500 Foundry failed, and logged why.`
+
+// Document generates the OpenAPI 3.1 document of the routes. Schemas are
+// named by their Go type alone (NoteWrite, not ApiNoteWrite) unless two
+// types share a name; every member an answer always has is required, and
+// a member may be null only where its JSON can be; every refusal refers
+// to the one Problem response.
 func Document() ([]byte, error) {
 	ref := openapi31.NewReflector()
+	js := ref.JSONSchemaReflector()
+	js.DefaultOptions = append(js.DefaultOptions,
+		jsonschema.InterceptDefName(shortNames()),
+		jsonschema.InterceptProp(members),
+		func(rc *jsonschema.ReflectContext) { rc.EnvelopNullability = true }, // a nullable $ref is anyOf [null, $ref]
+	)
 	ref.Spec.Info.WithTitle("Foundry REST API").WithVersion("1").
 		WithDescription("The REST door of Foundry, for its web app and for scripts. Every mutating call on a Note or a Room carries the version it was based on (If-Match: \"<version>\", the ETag of the read, or expected_version in the body) and may carry an Idempotency-Key; a stale version answers 412 with what changed, none 428. Every refusal is an RFC 9457 problem naming the field and the rule.")
 	ref.Spec.SetAPIKeySecurity("session", "foundry_session", openapi.InCookie, "A person signed in to the web app; mutating calls also send the session's CSRF token in X-CSRF-Token (GET /api/me).")
 	ref.Spec.SetHTTPBearerTokenSecurity("bearer", "", "A personal access token (foundry token create) or an OAuth access token; its scopes and grant apply.")
+	if err := addProblemResponse(ref); err != nil {
+		return nil, err
+	}
 	for _, rt := range (&handler{}).routes() {
 		oc, err := ref.NewOperationContext(rt.method, rt.path)
 		if err != nil {
@@ -94,11 +136,9 @@ func Document() ([]byte, error) {
 			oc.AddSecurity("bearer", rt.scope)
 		}
 		if rt.doc.req != nil {
+			oc.AddReqStructure(rt.doc.req)
 			if rt.doc.rawBody != "" {
-				oc.AddReqStructure(rt.doc.req)
 				oc.AddReqStructure(nil, openapi.WithContentType(rt.doc.rawBody))
-			} else {
-				oc.AddReqStructure(rt.doc.req)
 			}
 		}
 		status := rt.doc.status
@@ -119,7 +159,7 @@ func Document() ([]byte, error) {
 			oc.AddRespStructure(nil, openapi.WithHTTPStatus(status))
 		}
 		for _, s := range refusals(rt) {
-			oc.AddRespStructure(Problem{}, openapi.WithHTTPStatus(s), openapi.WithContentType(ProblemContentType))
+			oc.AddRespStructure(nil, openapi.WithHTTPStatus(s), openapi.WithReference(problemResponse))
 		}
 		if err := ref.AddOperation(oc); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", rt.method, rt.path, err)
@@ -135,6 +175,89 @@ func Document() ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// addProblemResponse puts the Problem response, and its schema, in the
+// document's components.
+func addProblemResponse(ref *openapi31.Reflector) error {
+	var resp *openapi31.Response
+	err := ref.WalkResponseJSONSchemas(openapi.ContentUnit{Structure: Problem{}, ContentType: ProblemContentType, HTTPStatus: http.StatusBadRequest,
+		Description: problemText},
+		func(openapi.In, string, *jsonschema.SchemaOrBool, bool) error { return nil },
+		func(oc openapi.OperationContext) {
+			if op, ok := oc.(openapi31.OperationExposer); ok && op.Operation().Responses != nil {
+				for _, r := range op.Operation().Responses.MapOfResponseOrReferenceValues {
+					resp = r.Response
+				}
+			}
+		})
+	if err != nil {
+		return err
+	}
+	if resp == nil {
+		return fmt.Errorf("the Problem response was not reflected")
+	}
+	ref.Spec.ComponentsEns().WithResponsesItem(strings.TrimPrefix(problemResponse, "#/components/responses/"), openapi31.ResponseOrReference{Response: resp})
+	return nil
+}
+
+// shortNames names a schema by its Go type's name, without the package
+// the default name starts with, unless another type already has it.
+func shortNames() func(t reflect.Type, defaultName string) string {
+	owner := map[string]reflect.Type{}
+	return func(t reflect.Type, defaultName string) string {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		name := t.Name()
+		if name == "" || strings.ContainsAny(name, "[]") {
+			return defaultName
+		}
+		if o, ok := owner[name]; ok && o != t {
+			return defaultName
+		}
+		owner[name] = t
+		return name
+	}
+}
+
+// members makes a schema say what its JSON is. In an answer, a member
+// without omitempty or omitzero is always there (required), and one with
+// either is absent rather than null; a nullable $ref is anyOf [null, $ref]
+// and nothing else. In a request, a required member is never null (bind
+// refuses a null as missing).
+func members(p jsonschema.InterceptPropParams) error {
+	oc, ok := openapi.OperationCtx(p.Context)
+	if !p.Processed || !ok {
+		return nil
+	}
+	s := p.PropertySchema
+	if !oc.IsProcessingResponse() {
+		if p.Field.Tag.Get("required") == "true" {
+			s.RemoveType(jsonschema.Null)
+		}
+		return nil
+	}
+	name, opts, _ := strings.Cut(p.Field.Tag.Get("json"), ",")
+	if name == "-" || name == "" {
+		return nil
+	}
+	if len(s.AnyOf) > 0 && s.Ref == nil {
+		s.Type = nil
+		for _, alt := range s.AnyOf {
+			if alt.TypeObject != nil && alt.TypeObject.Ref != nil {
+				alt.TypeObject.Type = nil
+			}
+		}
+	}
+	if o := strings.Split(opts, ","); slices.Contains(o, "omitempty") || slices.Contains(o, "omitzero") {
+		s.RemoveType(jsonschema.Null)
+		return nil
+	}
+	if !slices.Contains(p.ParentSchema.Required, p.Name) {
+		p.ParentSchema.Required = append(p.ParentSchema.Required, p.Name)
+	}
+	return nil
 }
 
 // operationID names a route's operation by its method and path

@@ -59,9 +59,16 @@ func ifMatch(r *http.Request) (int64, error) {
 // fields: the version it was based on (If-Match or expected_version) and an
 // optional idempotency key.
 type Precondition struct {
-	IfMatch         string `header:"If-Match" json:"-" description:"The version the change is based on, as the ETag of the read it was based on: \"<version>\". Required unless the body gives expected_version."`
-	IdempotencyKey  string `header:"Idempotency-Key" json:"-" minLength:"8" maxLength:"128" description:"Names this change: a resend with the same key and request answers the first result (Idempotency-Replayed: true)."`
+	HeaderPrecondition
 	ExpectedVersion *int64 `json:"expected_version,omitempty" minimum:"1" description:"The version the change is based on, if not in If-Match (both: they must agree)."`
+}
+
+// HeaderPrecondition is the precondition of a write whose body is not a
+// JSON object (an upload's body is the file): If-Match, required, and the
+// idempotency key, both headers.
+type HeaderPrecondition struct {
+	IfMatch        string `header:"If-Match" json:"-" description:"The version the change is based on, as the ETag of the read it was based on: \"<version>\". Required unless a JSON body gives expected_version."`
+	IdempotencyKey string `header:"Idempotency-Key" json:"-" minLength:"8" maxLength:"128" description:"Names this change: a resend with the same key and request answers the first result (Idempotency-Replayed: true)."`
 }
 
 // guard is the service's Guard of a write: its version, from If-Match

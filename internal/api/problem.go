@@ -64,6 +64,8 @@ func statusOf(code string) int {
 		return http.StatusConflict
 	case service.TooManyWaiters:
 		return http.StatusTooManyRequests
+	case service.CursorExpired:
+		return http.StatusGone
 	case service.PreconditionRequired:
 		return http.StatusPreconditionRequired
 	case CodeMethodNotAllowed:
@@ -98,6 +100,7 @@ var titles = map[string]string{
 	CodeCSRFMissing:              "CSRF token missing",
 	CodeCSRFInvalid:              "CSRF token invalid",
 	CodeUnsupportedMedia:         "Unsupported media type",
+	service.CursorExpired:        "The event feed no longer holds that cursor",
 }
 
 // problemBody is the RFC 9457 document of p answered with status.
@@ -239,6 +242,10 @@ func (h *handler) inRESTWords(r *http.Request, p *problem.Problem) *problem.Prob
 			c.Message += fmt.Sprintf(" (GET /api/notes/%s/tabs/files)", problem.Excerpt(noteID))
 		case "source_id":
 			c.Message += fmt.Sprintf(" (GET /api/notes/%s/tabs/sources)", problem.Excerpt(noteID))
+		}
+	case service.CursorExpired:
+		if c.Field == "Last-Event-ID" {
+			c.Message += ": here, GET the Note again and reconnect without Last-Event-ID"
 		}
 	case note.CodeUnknownTab:
 		c.Message += fmt.Sprintf(" GET /api/notes/%s lists them.", problem.Excerpt(noteID))

@@ -24,7 +24,7 @@ import (
 type CompileView struct {
 	OK     bool                  `json:"ok"`
 	Hash   string                `json:"hash"`
-	Errors []room.CompileMessage `json:"errors"`
+	Errors []room.CompileMessage `json:"errors" nullable:"false"`
 }
 
 // ProposalRepo is the pinned version a repository proposal names.
@@ -60,8 +60,8 @@ type ProposalView struct {
 // ProposalDetail is GET /api/proposals/{proposal_id}'s answer.
 type ProposalDetail struct {
 	ProposalView
-	Files    []service.ProposalFile `json:"files"`
-	Warnings []room.CompileMessage  `json:"warnings"`
+	Files    []service.ProposalFile `json:"files" nullable:"false"`
+	Warnings []room.CompileMessage  `json:"warnings" nullable:"false"`
 }
 
 func proposalView(p service.ReviewProposal, names service.ActorNames) ProposalView {
@@ -98,7 +98,7 @@ type ListProposalsRequest struct {
 
 // ProposalList is GET /api/proposals's answer, as the proposals were made.
 type ProposalList struct {
-	Proposals []ProposalView `json:"proposals"`
+	Proposals []ProposalView `json:"proposals" nullable:"false"`
 }
 
 var listProposalsDoc = doc{summary: "The proposals of the Rooms the caller may decide", req: ListProposalsRequest{}, resp: ProposalList{}}
@@ -148,6 +148,9 @@ func (h *handler) getProposal(w http.ResponseWriter, r *http.Request, c *caller)
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	if files == nil {
+		files = []service.ProposalFile{}
 	}
 	d := ProposalDetail{ProposalView: proposalView(p, names), Files: files, Warnings: []room.CompileMessage{}}
 	if p.Compile != nil {

@@ -27,7 +27,7 @@ type rmEnv struct {
 	*notesEnv
 	member     browser
 	memberRoom string
-	agent      auth.Principal
+	agent      service.Caller // a real token's principal, as MCP's tools act for it
 }
 
 func rmStart(t *testing.T, e *notesEnv) *rmEnv {
@@ -40,14 +40,17 @@ func rmStart(t *testing.T, e *notesEnv) *rmEnv {
 		t.Fatal(err)
 	}
 	x := &rmEnv{notesEnv: e, member: signIn(t, st, u)}
-	var err error
-	if x.memberRoom, err = e.Server.Service.CreateRoom(ctx, ws, u.ID, "Ana's room"); err != nil {
+	rm, err := e.Server.Service.CreateRoom(ctx, service.Person(ws, u.ID, u.Role), "Ana's room")
+	if err != nil {
 		t.Fatal(err)
 	}
+	x.memberRoom = rm.RoomID
 	secret := e.Token(t, nil, auth.ScopeRead, auth.ScopeWrite)
-	if x.agent, err = auth.Verify(ctx, st, secret); err != nil {
+	p, err := auth.Verify(ctx, st, secret)
+	if err != nil {
 		t.Fatal(err)
 	}
+	x.agent = service.Agent(p)
 	return x
 }
 

@@ -58,7 +58,7 @@ type RoomView struct {
 	Owner     PersonRef     `json:"owner"`
 	Version   int64         `json:"version"`
 	CanManage bool          `json:"can_manage"`
-	Apps      []LauncherApp `json:"apps"`
+	Apps      []LauncherApp `json:"apps" nullable:"false"`
 }
 
 // Bundle is GET /api/rooms/{room_id}/apps/{instance_id}/bundle's answer:
@@ -69,8 +69,8 @@ type Bundle struct {
 	JS       string                `json:"js"`
 	CSS      string                `json:"css"`
 	OK       bool                  `json:"ok"`
-	Errors   []room.CompileMessage `json:"errors"`
-	Warnings []room.CompileMessage `json:"warnings"`
+	Errors   []room.CompileMessage `json:"errors" nullable:"false"`
+	Warnings []room.CompileMessage `json:"warnings" nullable:"false"`
 }
 
 func personRef(a service.Actor) PersonRef {
@@ -85,7 +85,7 @@ var listRoomsDoc = doc{summary: "The workspace's cloud Rooms", resp: RoomsList{}
 
 // RoomsList is GET /api/rooms's answer.
 type RoomsList struct {
-	Rooms []RoomSummary `json:"rooms"`
+	Rooms []RoomSummary `json:"rooms" nullable:"false"`
 }
 
 func (h *handler) listRooms(w http.ResponseWriter, r *http.Request, c *caller) {

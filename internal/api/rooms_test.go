@@ -205,6 +205,27 @@ func rmSamples(t *testing.T, e *notesEnv, v *validator) {
 	v.check("GET", "/api/proposals/{proposal_id}", x.do(t, req{method: "GET", path: "/api/proposals/" + p.ProposalID}))
 	v.check("GET", "/api/proposals/{proposal_id}", x.do(t, req{method: "GET", path: "/api/proposals/" + bad.ProposalID}))
 	v.check("GET", "/api/proposals/{proposal_id}", x.as(t, &x.member, req{method: "GET", path: "/api/proposals/" + p.ProposalID}))
+	// A repository app: its proposal has no compile result (null), and the
+	// launcher names its pinned version.
+	repos, err := x.Server.Service.ListRepositories(context.Background(), x.agent, service.Page{})
+	if err != nil || len(repos.Repositories) == 0 {
+		t.Fatalf("repositories: %+v %v", repos, err)
+	}
+	repo := repos.Repositories[0]
+	rp, err := x.Server.Service.ProposeRepoApp(context.Background(), x.agent, service.ProposeRepoArgs{RoomID: x.RoomID, Name: "Repository sample",
+		RepositoryID: repo.ID, VersionID: repo.Versions[0].ID, IdempotencyKey: "repo-sample-0001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	detail := x.do(t, req{method: "GET", path: "/api/proposals/" + rp.ProposalID})
+	if c, ok := detail.body["compile"]; !ok || c != nil {
+		t.Fatalf("a repository proposal's compile = %v (present %v); want null", c, ok)
+	}
+	v.check("GET", "/api/proposals/{proposal_id}", detail)
+	v.check("GET", "/api/proposals", x.do(t, req{method: "GET", path: "/api/proposals"}))
+	v.check("POST", "/api/proposals/{proposal_id}/approve", x.do(t, req{method: "POST", path: "/api/proposals/" + rp.ProposalID + "/approve"}))
+	v.check("GET", "/api/rooms/{room_id}", x.do(t, req{method: "GET", path: "/api/rooms/" + x.RoomID}))
+	v.check("GET", "/api/proposals", x.do(t, req{method: "GET", path: "/api/proposals?status=approved"}))
 	v.check("POST", "/api/proposals/{proposal_id}/approve", x.do(t, req{method: "POST", path: "/api/proposals/" + p.ProposalID + "/approve"}))
 	v.check("POST", "/api/proposals/{proposal_id}/decline", x.do(t, req{method: "POST", path: "/api/proposals/" + p.ProposalID + "/decline"}))
 	v.check("POST", "/api/proposals/{proposal_id}/decline", x.do(t, req{method: "POST", path: "/api/proposals/" + bad.ProposalID + "/decline"}))

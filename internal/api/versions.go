@@ -17,7 +17,7 @@ type VersionView struct {
 	Title          string        `json:"title"`
 	Version        int64         `json:"version" description:"The version shown"`
 	CurrentVersion int64         `json:"current_version" description:"The Note's version now"`
-	Tabs           []note.TabRef `json:"tabs"`
+	Tabs           []note.TabRef `json:"tabs" nullable:"false"`
 }
 
 // VersionRequest names one version of one Note.
