@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { errorText, queries, type BundleMessage } from "./api";
+import { errorText, queries, type CompileMessage } from "./api";
 import { ErrorBox, Loading } from "./ui";
 import "./rooms.css";
 
@@ -185,7 +185,7 @@ export class AppStore {
 
 // CompileErrors is what an approved snippet that does not compile shows in
 // place of its frame: nothing of it runs.
-function CompileErrors(props: { name: string; errors: BundleMessage[] }) {
+function CompileErrors(props: { name: string; errors: CompileMessage[] }) {
   const { name, errors } = props;
   return (
     <div className="app-compile" role="alert">

@@ -155,7 +155,7 @@ function Group({ title, id, entries, onRevoke }: { title: string; id: string; en
                   <div>
                     <dt>Can</dt>
                     <dd>
-                      {c.scopes.length === 0 ? (
+                      {!c.scopes?.length ? (
                         "nothing"
                       ) : (
                         <span className="conn-scopes">

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { keepPreviousData, useInfiniteQuery, type InfiniteData } from "@tanstack/react-query";
-import { api, ApiError, errorText, keys, queries, queryClient, type Note, type NotesList } from "./api";
+import { api, ApiError, errorText, keys, queries, queryClient, type Note, type NoteAnswer, type NotesList } from "./api";
 import { writers } from "./save";
 import { Link } from "./router";
 import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
@@ -149,7 +149,9 @@ export function NotesPage({ me }: { me: string }) {
         onCreated={(n) => {
           setCreating(false);
           setNotice("");
-          edit((notes) => [n, ...notes.filter((x) => x.id !== n.id)]);
+          // Listed at once, without a time until the list is read again.
+          const listed: Note = { id: n.id, title: n.title, approved: n.approved, version: n.version, updated_at: "" };
+          edit((notes) => [listed, ...notes.filter((x) => x.id !== n.id)]);
           refresh();
         }}
       />
@@ -312,7 +314,7 @@ function NoteRow(props: { note: Note; onChanged: (n: Note) => void; onFailed: (e
   );
 }
 
-function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n: Note) => void }) {
+function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n: NoteAnswer) => void }) {
   return (
     <Dialog id="create" open={props.open} title="New Note" onClose={props.onClose}>
       <CreateForm onClose={props.onClose} onCreated={props.onCreated} />
@@ -323,7 +325,7 @@ function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n
 // CreateForm is made anew each time the dialog opens (the dialog shows
 // its content only while open), so it opens empty with nothing left to
 // reset under the person's first keystrokes.
-function CreateForm(props: { onClose: () => void; onCreated: (n: Note) => void }) {
+function CreateForm(props: { onClose: () => void; onCreated: (n: NoteAnswer) => void }) {
   const [title, setTitle] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);

@@ -260,7 +260,7 @@ export function RoomPage({ id }: { id: string }) {
 
 // applyChange is the launcher after one app's change: a new name, or a
 // move to position (the others shift).
-function applyChange(apps: RoomApp[], id: string, change: { name?: string; position?: number }): RoomApp[] {
+function applyChange(apps: RoomApp[], id: string, change: AppChange): RoomApp[] {
   let out = apps.map((a) => (a.instance_id === id && change.name !== undefined ? { ...a, name: change.name } : a));
   if (change.position !== undefined) {
     const from = out.findIndex((a) => a.instance_id === id);

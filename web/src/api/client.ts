@@ -1,26 +1,25 @@
-import type { Change, Problem, Written } from "./types";
+import createClient, { createFinalURL, createQuerySerializer, defaultPathSerializer, type Middleware } from "openapi-fetch";
+import type { paths } from "./schema";
+import type { Guard, Problem, Route, VersionEntry, Written } from "./types";
 
-// The one door to the server: JSON under /api/, the session cookie, and
-// the session's CSRF token on every mutating call. A call names its route
-// as the OpenAPI document does ("/api/notes/{id}/tabs/{tab_id}") with
-// params.path and params.query, as openapi-fetch's client.GET/POST do, so
-// that a generated client can take this one's place behind endpoints.ts:
-// createClient<paths>({ credentials: "same-origin" }) with a middleware
-// that adds X-CSRF-Token and sends a 401 to the sign-in page, and request()
-// calling client[method](route, { params, body, headers: the
-// precondition's, signal }) and throwing ApiError from its error. The
-// components, which call endpoints.ts, do not change.
+// The one door to the server: openapi-fetch's client, typed by the paths
+// of the OpenAPI document (schema.d.ts), so that a call names its route as
+// the document does ("/api/notes/{note_id}/tabs/{tab_id}") and its path
+// and query parameters, headers, body and answer are the document's. JSON
+// under /api/, the session cookie, and the session's CSRF token on every
+// mutating call (the session middleware); endpoints.ts makes each call and
+// answer() turns what came back into its data or an ApiError.
 
 // ApiError is a refused or failed call: the problem's detail is what the
 // page shows. status 0: the server was not reached.
 export class ApiError extends Error {
   status: number;
   field?: string;
-  currentVersion?: string | number;
+  currentVersion?: number;
   // changes: on a 412, the versions written since the one the change was
   // based on, with who wrote each.
-  changes: Change[];
-  constructor(status: number, message: string, field?: string, currentVersion?: string | number, changes?: Change[]) {
+  changes: VersionEntry[];
+  constructor(status: number, message: string, field?: string, currentVersion?: number, changes?: VersionEntry[]) {
     super(message);
     this.status = status;
     this.field = field;
@@ -61,113 +60,118 @@ export function signInPath(): string {
 // (Idempotency-Key), so that a resend after a lost answer is answered once.
 export type Precondition = { version: number | string; key?: string };
 
-export type Params = {
-  path?: Record<string, string | number>;
-  query?: Record<string, string | number | undefined>;
+// guard is a Precondition as the headers the document gives a write.
+export function guard(pre: Precondition): Guard {
+  return pre.key ? { "If-Match": `"${pre.version}"`, "Idempotency-Key": pre.key } : { "If-Match": `"${pre.version}"` };
+}
+
+const notJSON = "Foundry answered something that is not JSON; try again.";
+
+// session is what every call carries and what every answer may say: the
+// CSRF token on a mutating call, and a 401 sends the page to sign in.
+const session: Middleware = {
+  onRequest({ request }) {
+    request.headers.set("Accept", "application/json, application/problem+json");
+    if (request.method !== "GET" && request.method !== "HEAD") request.headers.set("X-CSRF-Token", csrf);
+    return request;
+  },
+  onResponse({ response }) {
+    if (response.status === 401) location.assign(signInPath());
+    // An answer that is not Foundry's JSON (a proxy's page) is refused
+    // here, before openapi-fetch reads it as JSON.
+    if (response.ok && response.status !== 204 && !/json/i.test(response.headers.get("Content-Type") ?? "")) {
+      throw new ApiError(response.status, notJSON);
+    }
+    return undefined;
+  },
 };
 
-type Options = { params?: Params; body?: unknown; pre?: Precondition; signal?: AbortSignal };
+// client calls the API. Its fetch is the page's fetch at the time of the
+// call.
+export const client = createClient<paths>({ credentials: "same-origin", fetch: (r) => fetch(r) });
+client.use(session);
 
-// url fills a route's {names} from params.path and adds params.query.
-export function url(route: string, params?: Params): string {
-  const path = route.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
-    const v = params?.path?.[name];
-    if (v === undefined) throw new Error(`${route}: no value for {${name}}`);
-    return encodeURIComponent(String(v));
-  });
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params?.query ?? {})) if (v !== undefined && v !== "") q.set(k, String(v));
-  const qs = q.toString();
-  return qs ? path + "?" + qs : path;
-}
+// Sent is what one of client's calls answers.
+type Sent<T> = { data?: T; error?: unknown; response: Response };
 
-const accept = "application/json, application/problem+json";
-
-function headers(method: string, pre?: Precondition): Record<string, string> {
-  const h: Record<string, string> = { Accept: accept };
-  if (method !== "GET" && method !== "HEAD") h["X-CSRF-Token"] = csrf;
-  if (pre) h["If-Match"] = `"${pre.version}"`;
-  if (pre?.key) h["Idempotency-Key"] = pre.key;
-  return h;
-}
-
-// versionOf is the Note version an answer's ETag names (a 204 has no body).
-function versionOf(r: { headers: { get(name: string): string | null } }): number | undefined {
-  const v = Number((r.headers.get("ETag") ?? "").replace(/^W\//, "").replace(/"/g, ""));
-  return Number.isFinite(v) && v > 0 ? v : undefined;
-}
-
-function parse(text: string): unknown {
+// sent waits for a call; a network failure is an ApiError with status 0
+// (an aborted call stays an AbortError).
+async function sent<T>(call: Promise<Sent<T>>): Promise<Sent<T>> {
   try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
+    return await call;
+  } catch (e) {
+    if (isAbort(e) || e instanceof ApiError) throw e;
+    if (e instanceof SyntaxError) throw new ApiError(0, notJSON); // cut off mid-answer
+    throw new ApiError(0, "Foundry cannot be reached: check the connection and try again.");
   }
+}
+
+// answer is a call's JSON answer, or the ApiError it was refused with.
+export async function answer<T>(call: Promise<Sent<T>>): Promise<T> {
+  const r = await sent(call);
+  if (!r.response.ok) throw refused(r.response.status, r.error);
+  if (r.data === undefined) throw new ApiError(r.response.status, notJSON);
+  return r.data;
+}
+
+// written is a write's answer that may have no body (204): the version its
+// ETag names, if any.
+export async function written(call: Promise<Sent<unknown>>): Promise<Written | undefined> {
+  const r = await sent(call);
+  if (!r.response.ok) throw refused(r.response.status, r.error);
+  const v = Number((r.response.headers.get("ETag") ?? "").replace(/^W\//, "").replace(/"/g, ""));
+  return Number.isFinite(v) && v > 0 ? { version: v } : undefined;
 }
 
 function refused(status: number, data: unknown): ApiError {
-  const p = (data && typeof data === "object" ? data : {}) as Problem;
+  if (status === 401) return new ApiError(401, "You are signed out: sign in again.");
+  // A refusal that is not a problem document (a proxy's) has none of its
+  // members.
+  const p: Partial<Problem> = data && typeof data === "object" ? data : {};
   return new ApiError(status, problemText(status, p), p.field, p.current_version, p.changes);
 }
 
-// request sends one call and answers its JSON; a 204 answers the version
-// its ETag names, if any.
-export async function request<T>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", route: string, opts: Options = {}): Promise<T> {
-  const h = headers(method, opts.pre);
-  if (opts.body !== undefined) h["Content-Type"] = "application/json";
-  let resp: Response;
-  try {
-    resp = await fetch(url(route, opts.params), {
-      method,
-      headers: h,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      credentials: "same-origin",
-      signal: opts.signal,
-    });
-  } catch (e) {
-    if (isAbort(e)) throw e;
-    throw new ApiError(0, "Foundry cannot be reached: check the connection and try again.");
-  }
-  if (resp.status === 401) {
-    location.assign(signInPath());
-    throw new ApiError(401, "You are signed out: sign in again.");
-  }
-  if (resp.status === 204) {
-    const version = versionOf(resp);
-    return (version === undefined ? undefined : ({ version } satisfies Written)) as T;
-  }
-  const data = parse(await resp.text());
-  if (!resp.ok) throw refused(resp.status, data);
-  if (data === undefined) throw new ApiError(resp.status, "Foundry answered something that is not JSON; try again.");
-  return data as T;
+// url is a route's address with its path and query parameters filled in,
+// for what is not a call: a link, an EventSource.
+export function url<R extends Route>(route: R, params: Params<R>): string {
+  return createFinalURL(route, { baseUrl: "", params, querySerializer: createQuerySerializer(), pathSerializer: defaultPathSerializer });
 }
 
-// upload sends a file as the raw body of a POST, with XMLHttpRequest,
-// whose upload progress fetch does not give.
-export function upload<T>(route: string, params: Params, file: File, pre: Precondition, progress: (loaded: number) => void): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const x = new XMLHttpRequest();
-    x.open("POST", url(route, params));
-    for (const [k, v] of Object.entries(headers("POST", pre))) x.setRequestHeader(k, v);
-    x.setRequestHeader("Content-Type", file.type || "application/octet-stream");
-    x.upload.onprogress = (e) => progress(e.loaded);
-    const cut = () => reject(new ApiError(0, "The upload was cut off: check the connection and try again."));
-    x.onload = () => {
-      if (x.status === 401) location.assign(signInPath());
-      const data = parse(x.responseText);
-      if (x.status >= 200 && x.status < 300 && data !== undefined) resolve(data as T);
-      else if (x.status === 0) cut();
-      else reject(refused(x.status, data));
-    };
-    x.onerror = cut;
-    x.onabort = cut;
-    x.send(file);
-  });
+type Params<R extends Route> = paths[R] extends { get: { parameters: infer P extends { path?: unknown; query?: unknown } } }
+  ? { path?: P["path"] & Record<string, unknown>; query?: P["query"] & Record<string, unknown> }
+  : never;
+
+// rawUpload is a fetch for one call that sends body as the request's raw
+// bytes with XMLHttpRequest, whose upload progress fetch does not give;
+// the call's headers are the ones openapi-fetch and the session middleware
+// set.
+export function rawUpload(body: Blob, progress: (loaded: number) => void): (req: Request) => Promise<Response> {
+  return (req) =>
+    new Promise((resolve, reject) => {
+      const x = new XMLHttpRequest();
+      x.open(req.method, req.url);
+      req.headers.forEach((v, k) => x.setRequestHeader(k, v));
+      x.upload.onprogress = (e) => progress(e.loaded);
+      const cut = () => reject(new ApiError(0, "The upload was cut off: check the connection and try again."));
+      x.onload = () => {
+        if (x.status === 0) return cut();
+        const headers = new Headers();
+        for (const line of x.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
+          const i = line.indexOf(":");
+          if (i > 0) headers.append(line.slice(0, i).trim(), line.slice(i + 1).trim());
+        }
+        const empty = x.status === 204 || x.status === 205 || x.status === 304;
+        resolve(new Response(empty ? null : x.responseText, { status: x.status, statusText: x.statusText, headers }));
+      };
+      x.onerror = cut;
+      x.onabort = cut;
+      x.send(body);
+    });
 }
 
 // problemText is the sentence to show for a refused call: the problem's
 // detail (RFC 9457), or Foundry's older message field.
-export function problemText(status: number, data: Problem | undefined): string {
+export function problemText(status: number, data: Partial<Problem> | undefined): string {
   let text = data?.detail || data?.message || data?.title;
   if (typeof text === "string" && text !== "") {
     // A detail about a field reads after its name: "title is required: …".

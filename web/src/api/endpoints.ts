@@ -1,125 +1,122 @@
-import { request, upload, url, type Precondition } from "./client";
-import type {
-  AppBundle,
-  AppChange,
-  CellBlock,
-  CellRange,
-  CellsWrite,
-  Connection,
-  Decision,
-  FileAdded,
-  History,
-  Me,
-  Note,
-  NoteChange,
-  NotesList,
-  NoteView,
-  PendingCount,
-  ProposalDetail,
-  Proposal,
-  Room,
-  RoomSummary,
-  RoomWritten,
-  SheetWritten,
-  SlideFields,
-  SlideWrite,
-  SourceAdded,
-  TabChange,
-  TabContent,
-  TabCreated,
-  VersionView,
-  WriteResult,
-  Written,
-} from "./types";
+import { answer, client, guard, rawUpload, url, written, type Precondition } from "./client";
+import type { AppChange, CellRange, CellsWrite, NewSlide, NewSource, NewTab, Note, NoteChange, Room, SlideFields, TabChange, TabRef } from "./types";
 
-// Every call the web app makes, one function each. A write takes the
-// Precondition it is guarded by (the version it was based on, the key of
-// this attempt): the shared save path (src/save) supplies it.
+// Every call the web app makes, one function each, through the client
+// typed by the OpenAPI document: a call's route, parameters, headers and
+// body are checked against the document, and its answer is the document's.
+// A write takes the Precondition it is guarded by (the version it was based
+// on, the key of this attempt): the shared save path (src/save) supplies it.
 
-const note = "/api/notes/{id}";
-const tab = note + "/tabs/{tab_id}";
+// Ref names a Note, TabAt one of its tabs.
+export type Ref = { id: string };
+export type TabAt = Ref & Pick<TabRef, "tab_id">;
 
-type Ref = { id: string };
-type TabAt = { id: string; tab_id: string };
+const noteAt = (n: Ref) => ({ note_id: n.id });
+const tabAt = (t: TabAt) => ({ note_id: t.id, tab_id: t.tab_id });
 
 export const api = {
-  me: () => request<Me>("GET", "/api/me"),
+  me: () => answer(client.GET("/api/me")),
 
   notes: (query: string, cursor: string, signal?: AbortSignal) =>
-    request<NotesList>("GET", "/api/notes", { params: { query: { query, cursor, limit: 50 } }, signal }),
-  createNote: (title: string) => request<Note>("POST", "/api/notes", { body: { title } }),
-  patchNote: (n: Note, change: NoteChange) => request<Note>("PATCH", note, { params: { path: { id: n.id } }, body: change, pre: { version: n.version } }),
-  deleteNote: (n: Note) => request<void>("DELETE", note, { params: { path: { id: n.id } }, pre: { version: n.version } }),
+    answer(client.GET("/api/notes", { params: { query: { query: query || undefined, cursor: cursor || undefined, limit: 50 } }, signal })),
+  createNote: (title: string) => answer(client.POST("/api/notes", { body: { title } })),
+  patchNote: (n: Note, change: NoteChange) =>
+    answer(client.PATCH("/api/notes/{note_id}", { params: { path: noteAt(n), header: guard({ version: n.version }) }, body: change })),
+  deleteNote: (n: Note) => written(client.DELETE("/api/notes/{note_id}", { params: { path: noteAt(n), header: guard({ version: n.version }) } })),
 
   // The Note: its title, version and tab strip.
-  note: (id: string, signal?: AbortSignal) => request<NoteView>("GET", note, { params: { path: { id } }, signal }),
-  addTab: (id: string, body: { type: "slides" | "sheet"; label: string }, pre: Precondition) =>
-    request<TabCreated>("POST", note + "/tabs", { params: { path: { id } }, body, pre }),
-  patchTab: (t: TabAt, change: TabChange, pre: Precondition) => request<Written>("PATCH", tab, { params: { path: t }, body: change, pre }),
-  deleteTab: (t: TabAt, pre: Precondition) => request<Written | undefined>("DELETE", tab, { params: { path: t }, pre }),
+  note: (id: string, signal?: AbortSignal) => answer(client.GET("/api/notes/{note_id}", { params: { path: { note_id: id } }, signal })),
+  addTab: (id: string, body: NewTab, pre: Precondition) =>
+    answer(client.POST("/api/notes/{note_id}/tabs", { params: { path: { note_id: id }, header: guard(pre) }, body })),
+  patchTab: (t: TabAt, change: TabChange, pre: Precondition) =>
+    answer(client.PATCH("/api/notes/{note_id}/tabs/{tab_id}", { params: { path: tabAt(t), header: guard(pre) }, body: change })),
+  deleteTab: (t: TabAt, pre: Precondition) => written(client.DELETE("/api/notes/{note_id}/tabs/{tab_id}", { params: { path: tabAt(t), header: guard(pre) } })),
 
   // A tab's content; a sheet tab's outline is its sheets without their
   // cells (the grid reads those in blocks as they come into view).
-  tab: (t: TabAt, signal?: AbortSignal) => request<TabContent>("GET", tab, { params: { path: t }, signal }),
-  outline: (t: TabAt, signal?: AbortSignal) => request<TabContent>("GET", tab, { params: { path: t, query: { cells: "none" } }, signal }),
+  tab: (t: TabAt, signal?: AbortSignal) => answer(client.GET("/api/notes/{note_id}/tabs/{tab_id}", { params: { path: tabAt(t) }, signal })),
+  outline: (t: TabAt, signal?: AbortSignal) =>
+    answer(client.GET("/api/notes/{note_id}/tabs/{tab_id}", { params: { path: tabAt(t), query: { cells: "none" } }, signal })),
 
-  setText: (t: TabAt, text: string, pre: Precondition) => request<WriteResult>("PUT", tab + "/text", { params: { path: t }, body: { text }, pre }),
+  setText: (t: TabAt, text: string, pre: Precondition) =>
+    answer(client.PUT("/api/notes/{note_id}/tabs/{tab_id}/text", { params: { path: tabAt(t), header: guard(pre) }, body: { text } })),
 
-  addSlide: (t: TabAt, s: SlideFields & { title: string }, pre: Precondition) =>
-    request<SlideWrite>("POST", tab + "/slides", { params: { path: t }, body: s, pre }),
+  addSlide: (t: TabAt, s: NewSlide, pre: Precondition) =>
+    answer(client.POST("/api/notes/{note_id}/tabs/{tab_id}/slides", { params: { path: tabAt(t), header: guard(pre) }, body: s })),
   patchSlide: (t: TabAt, slide: string, p: SlideFields, pre: Precondition) =>
-    request<SlideWrite>("PATCH", tab + "/slides/{slide_id}", { params: { path: { ...t, slide_id: slide } }, body: p, pre }),
+    answer(
+      client.PATCH("/api/notes/{note_id}/tabs/{tab_id}/slides/{slide_id}", { params: { path: { ...tabAt(t), slide_id: slide }, header: guard(pre) }, body: p }),
+    ),
   deleteSlide: (t: TabAt, slide: string, pre: Precondition) =>
-    request<Written | undefined>("DELETE", tab + "/slides/{slide_id}", { params: { path: { ...t, slide_id: slide } }, pre }),
+    written(client.DELETE("/api/notes/{note_id}/tabs/{tab_id}/slides/{slide_id}", { params: { path: { ...tabAt(t), slide_id: slide }, header: guard(pre) } })),
 
-  addSheet: (t: TabAt, name: string, pre: Precondition) => request<SheetWritten>("POST", tab + "/sheets", { params: { path: t }, body: { name }, pre }),
+  addSheet: (t: TabAt, name: string, pre: Precondition) =>
+    answer(client.POST("/api/notes/{note_id}/tabs/{tab_id}/sheets", { params: { path: tabAt(t), header: guard(pre) }, body: { name } })),
   renameSheet: (t: TabAt, sheet: string, name: string, pre: Precondition) =>
-    request<SheetWritten>("PATCH", tab + "/sheets/{sheet_id}", { params: { path: { ...t, sheet_id: sheet } }, body: { name }, pre }),
+    answer(
+      client.PATCH("/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}", { params: { path: { ...tabAt(t), sheet_id: sheet }, header: guard(pre) }, body: { name } }),
+    ),
   cells: (t: TabAt, r: CellRange, signal?: AbortSignal) =>
-    request<CellBlock>("GET", tab + "/cells", {
-      params: { path: t, query: { sheet_id: r.sheet_id, row: r.row, col: r.col, rows: Math.max(1, r.rows), cols: Math.max(1, r.cols) } },
-      signal,
-    }),
-  setCells: (t: TabAt, body: CellsWrite, pre: Precondition) => request<Written>("PUT", tab + "/cells", { params: { path: t }, body, pre }),
+    answer(
+      client.GET("/api/notes/{note_id}/tabs/{tab_id}/cells", {
+        params: { path: tabAt(t), query: { sheet_id: r.sheet_id, row: r.row, col: r.col, rows: Math.max(1, r.rows), cols: Math.max(1, r.cols) } },
+        signal,
+      }),
+    ),
+  setCells: (t: TabAt, body: CellsWrite, pre: Precondition) =>
+    answer(client.PUT("/api/notes/{note_id}/tabs/{tab_id}/cells", { params: { path: tabAt(t), header: guard(pre) }, body })),
 
-  addSource: (n: Ref, body: { url: string; title: string }, pre: Precondition) =>
-    request<SourceAdded>("POST", note + "/sources", { params: { path: n }, body, pre }),
+  addSource: (n: Ref, body: NewSource, pre: Precondition) =>
+    answer(client.POST("/api/notes/{note_id}/sources", { params: { path: noteAt(n), header: guard(pre) }, body })),
   deleteSource: (n: Ref, source: string, pre: Precondition) =>
-    request<Written | undefined>("DELETE", note + "/sources/{source_id}", { params: { path: { ...n, source_id: source } }, pre }),
+    written(client.DELETE("/api/notes/{note_id}/sources/{source_id}", { params: { path: { ...noteAt(n), source_id: source }, header: guard(pre) } })),
 
+  // A file is uploaded as the raw body of the POST (with its upload
+  // progress: rawUpload sends it).
   uploadFile: (n: Ref, file: File, pre: Precondition, progress: (loaded: number) => void) =>
-    upload<FileAdded>(note + "/files", { path: n, query: { name: file.name } }, file, pre, progress),
+    answer(
+      client.POST("/api/notes/{note_id}/files", {
+        params: { path: noteAt(n), query: { name: file.name }, header: { ...guard(pre), "Content-Type": file.type || "application/octet-stream" } },
+        fetch: rawUpload(file, progress),
+      }),
+    ),
   deleteFile: (n: Ref, file: string, pre: Precondition) =>
-    request<Written | undefined>("DELETE", note + "/files/{file_id}", { params: { path: { ...n, file_id: file } }, pre }),
+    written(client.DELETE("/api/notes/{note_id}/files/{file_id}", { params: { path: { ...noteAt(n), file_id: file }, header: guard(pre) } })),
   // fileHref is where a file is downloaded from (a link, not a call).
-  fileHref: (n: Ref, file: string) => url(note + "/files/{file_id}", { path: { ...n, file_id: file } }),
+  fileHref: (n: Ref, file: string) => url("/api/notes/{note_id}/files/{file_id}", { path: { ...noteAt(n), file_id: file } }),
 
-  history: (id: string, signal?: AbortSignal) => request<History>("GET", note + "/history", { params: { path: { id } }, signal }),
+  history: (id: string, signal?: AbortSignal) => answer(client.GET("/api/notes/{note_id}/history", { params: { path: { note_id: id } }, signal })),
   version: (id: string, version: number, signal?: AbortSignal) =>
-    request<VersionView>("GET", note + "/versions/{version}", { params: { path: { id, version } }, signal }),
+    answer(client.GET("/api/notes/{note_id}/versions/{version}", { params: { path: { note_id: id, version } }, signal })),
   versionTab: (id: string, version: number, tab_id: string, signal?: AbortSignal) =>
-    request<TabContent>("GET", note + "/versions/{version}/tabs/{tab_id}", { params: { path: { id, version, tab_id } }, signal }),
-  restore: (id: string, version: number, pre: Precondition) => request<Written>("POST", note + "/restore", { params: { path: { id } }, body: { version }, pre }),
+    answer(client.GET("/api/notes/{note_id}/versions/{version}/tabs/{tab_id}", { params: { path: { note_id: id, version, tab_id } }, signal })),
+  restore: (id: string, version: number, pre: Precondition) =>
+    answer(client.POST("/api/notes/{note_id}/restore", { params: { path: { note_id: id }, header: guard(pre) }, body: { version } })),
 
   // The live streams (Server-Sent Events).
   noteEvents: (id: string) => new EventSource(url("/api/events", { query: { note_id: id } })),
-  proposalEvents: () => new EventSource("/api/proposals/events"),
+  proposalEvents: () => new EventSource(url("/api/proposals/events", {})),
 
-  connections: () => request<{ connections: Connection[] | null }>("GET", "/api/connections"),
-  revoke: (id: string) => request<void>("DELETE", "/api/connections/{id}", { params: { path: { id } } }),
+  connections: () => answer(client.GET("/api/connections")),
+  revoke: (id: string) => written(client.DELETE("/api/connections/{id}", { params: { path: { id } } })),
 
-  pendingProposals: (signal?: AbortSignal) => request<{ proposals: Proposal[] | null }>("GET", "/api/proposals", { params: { query: { status: "pending" } }, signal }),
-  proposal: (id: string, signal?: AbortSignal) => request<ProposalDetail>("GET", "/api/proposals/{proposal_id}", { params: { path: { proposal_id: id } }, signal }),
+  pendingProposals: (signal?: AbortSignal) => answer(client.GET("/api/proposals", { params: { query: { status: "pending" } }, signal })),
+  proposal: (id: string, signal?: AbortSignal) => answer(client.GET("/api/proposals/{proposal_id}", { params: { path: { proposal_id: id } }, signal })),
   decide: (id: string, how: "approve" | "decline") =>
-    request<Decision>("POST", how === "approve" ? "/api/proposals/{proposal_id}/approve" : "/api/proposals/{proposal_id}/decline", { params: { path: { proposal_id: id } } }),
-  pendingCount: () => request<PendingCount>("GET", "/api/proposals/count"),
+    answer(client.POST(how === "approve" ? "/api/proposals/{proposal_id}/approve" : "/api/proposals/{proposal_id}/decline", { params: { path: { proposal_id: id } } })),
+  pendingCount: () => answer(client.GET("/api/proposals/count")),
 
-  rooms: (signal?: AbortSignal) => request<{ rooms: RoomSummary[] | null }>("GET", "/api/rooms", { signal }),
-  room: (id: string, signal?: AbortSignal) => request<Room>("GET", "/api/rooms/{room_id}", { params: { path: { room_id: id } }, signal }),
+  rooms: (signal?: AbortSignal) => answer(client.GET("/api/rooms", { signal })),
+  room: (id: string, signal?: AbortSignal) => answer(client.GET("/api/rooms/{room_id}", { params: { path: { room_id: id } }, signal })),
   patchApp: (room: Room, instance: string, change: AppChange) =>
-    request<RoomWritten>("PATCH", "/api/rooms/{room_id}/apps/{instance_id}", { params: { path: { room_id: room.room_id, instance_id: instance } }, body: change, pre: { version: room.version } }),
+    answer(
+      client.PATCH("/api/rooms/{room_id}/apps/{instance_id}", {
+        params: { path: { room_id: room.room_id, instance_id: instance }, header: guard({ version: room.version }) },
+        body: change,
+      }),
+    ),
   removeApp: (room: Room, instance: string) =>
-    request<RoomWritten | undefined>("DELETE", "/api/rooms/{room_id}/apps/{instance_id}", { params: { path: { room_id: room.room_id, instance_id: instance } }, pre: { version: room.version } }),
+    answer(client.DELETE("/api/rooms/{room_id}/apps/{instance_id}", { params: { path: { room_id: room.room_id, instance_id: instance }, header: guard({ version: room.version }) } })),
   bundle: (room: string, instance: string, signal?: AbortSignal) =>
-    request<AppBundle>("GET", "/api/rooms/{room_id}/apps/{instance_id}/bundle", { params: { path: { room_id: room, instance_id: instance } }, signal }),
+    answer(client.GET("/api/rooms/{room_id}/apps/{instance_id}/bundle", { params: { path: { room_id: room, instance_id: instance } }, signal })),
 };

@@ -1,153 +1,122 @@
-// The REST API's wire shapes: what /api/ answers and takes. Components
-// import them from "../api" and never spell a wire shape themselves, so
-// that when these are generated from the OpenAPI document (schema.d.ts,
-// openapi-typescript) each becomes an alias of its schema here —
-// export type Note = components["schemas"]["Note"] — and nothing else
-// changes.
+import type { components, paths } from "./schema";
 
-// Change is one version written since the one a refused write (412) was
-// based on, with who wrote it and the tabs it changed.
-export type Change = { version: number; who?: { kind?: string; name?: string }; at?: string; changed?: string[] };
+// The REST API's wire shapes, as the OpenAPI document (internal/api/
+// openapi.json, generated from the Go request and answer types) names
+// them: schema.d.ts is generated from it by openapi-typescript (npm run
+// gen:api) and never edited. Each type here is a schema by its name, under
+// the name the app calls it by, or a part of one: no shape of a request or
+// an answer is spelt out here. Components import them from "../api".
 
-// Problem is an RFC 9457 problem+json answer, with Foundry's members.
-export type Problem = {
-  type?: string;
-  title?: string;
-  status?: number;
-  detail?: string;
-  message?: string; // older answers
-  field?: string;
-  current_version?: number | string;
-  changes?: Change[];
-};
+// Schema is the document's schema by name.
+export type Schema<N extends keyof components["schemas"]> = components["schemas"][N];
 
-export type Actor = { kind: string; id: string; name: string };
+// Fields is a change's request as the web app sends it: the members it
+// sets, never null (which the document allows for "not given"), and no
+// expected_version (the If-Match header says it).
+export type Fields<T> = { [K in Exclude<keyof T, "expected_version">]?: NonNullable<T[K]> };
 
-export type Me = {
-  user: { id: string; email: string; name: string; role: string };
-  workspace: { id: string; name: string };
-  csrf_token: string;
-};
+// Route is a route as the document names it ("/api/notes/{note_id}"), and
+// Query its method's query parameters.
+export type Route = keyof paths;
+export type Query<R extends Route, M extends keyof paths[R]> = paths[R][M] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+// Guard is the headers a guarded write carries: the version it was based
+// on (If-Match) and the key of this attempt (Idempotency-Key).
+type WriteHeaders = NonNullable<paths["/api/notes/{note_id}"]["patch"]["parameters"]["header"]>;
+export type Guard = Required<Pick<WriteHeaders, "If-Match">> & Pick<WriteHeaders, "Idempotency-Key">;
+
+// Problem is an RFC 9457 problem+json answer, with Foundry's members. A
+// refusal that did not come from Foundry (a proxy's) may have none of
+// them: see refused in client.ts.
+export type Problem = Schema<"Problem">;
+
+// VersionEntry is one version of a Note: a 412 answers those written since
+// the one the change was based on, with who wrote each and the tabs it
+// changed.
+export type VersionEntry = Schema<"VersionEntry">;
+export type Actor = Schema<"Who">;
+
+export type Me = Schema<"Me">;
 
 // Notes.
 
-export type Note = { id: string; title: string; approved: boolean; version: string | number; updated_at?: string };
-export type NotesList = { notes: Note[] | null; next_cursor?: string | null };
-export type NoteChange = { title?: string; approved?: boolean };
+// Note is a Note as the list shows it.
+export type Note = Schema<"NoteSummary">;
+export type NotesList = Schema<"NoteList">;
+export type NoteAnswer = Schema<"NoteAnswer">;
+export type NoteChange = Fields<Schema<"UpdateNoteRequest">>;
 
-export type TabType = "markdown" | "slides" | "sheet" | "sources" | "files";
-export type TabRef = { tab_id: string; type: string; label: string; position: number };
-export type NoteView = { id: string; title: string; approved: boolean; version: number; tabs: TabRef[] };
+export type TabRef = Schema<"TabRef">;
+export type NoteView = Schema<"NoteView">;
+export type NewTab = Schema<"CreateTabRequest">;
 
-export type Slide = { slide_id: string; title: string; body: string; notes: string; layout?: string; theme?: string };
-export type Source = { source_id: string; title: string; url: string; normalized_url: string; added_at: string };
-export type NoteFile = { file_id: string; name: string; content_type: string; size_bytes: number; sha256: string; added_at: string };
+export type Slide = Schema<"Slide">;
+export type Source = Schema<"Source">;
+export type NoteFile = Schema<"File">;
 
-// Sheet is a sheet as a tab read gives it: its cells when read whole; read
-// with cells=none, its size instead (an older server gives the cells).
-export type Sheet = { sheet_id: string; name: string; cells?: unknown[][]; rows?: number; cols?: number };
+// TabContent is GET /api/notes/{note_id}/tabs/{tab_id}: one tab's data, by
+// its type; a sheet tab read with cells=none gives each sheet's size and no
+// cells. VersionTabContent is the same tab at an older version.
+export type TabContent = Schema<"TabView">;
+export type Sheet = Schema<"TabSheet">;
+export type VersionTabContent = Schema<"TabContent">;
 
-// TabContent is GET /api/notes/{id}/tabs/{tab_id}: one tab's data, by its type.
-export type TabContent = {
-  note_id: string;
-  version: number;
-  tab_id: string;
-  type: string;
-  label: string;
-  text?: string;
-  slides?: Slide[];
-  sheets?: Sheet[];
-  sources?: Source[];
-  files?: NoteFile[];
-};
+// Written is what every Note write answers: the version it made (a 204
+// says it in its ETag).
+export type Written = Pick<Schema<"NoteWrite">, "version">;
+export type WriteResult = Schema<"NoteWrite">;
+export type TabCreated = Schema<"TabCreated">;
+export type TabWrite = Schema<"TabWrite">;
+export type TabChange = Fields<Schema<"UpdateTabRequest">>;
 
-// Written is what every Note write answers: the version it made.
-export type Written = { version: number };
-export type WriteResult = Written & { id: string; changed_tab_ids: string[] };
-export type TabCreated = Written & { tab_id: string };
-export type TabChange = { label?: string; position?: number };
+export type SlideFields = Fields<Schema<"UpdateSlideRequest">>;
+export type NewSlide = Fields<Schema<"AddSlideRequest">>;
+export type SlideWrite = Schema<"SlideWrite">;
 
-export type SlideFields = { title?: string; body?: string; notes?: string; layout?: string; theme?: string; position?: number };
-export type SlideWrite = WriteResult & { slide_id: string };
+export type SheetWritten = Schema<"SheetWrite">;
+export type CellBlock = Schema<"SheetRange">;
+// CellRange is the block of cells one read asks for.
+export type CellRange = Required<{ [K in keyof Query<"/api/notes/{note_id}/tabs/{tab_id}/cells", "get">]: NonNullable<Query<"/api/notes/{note_id}/tabs/{tab_id}/cells", "get">[K]> }>;
+export type CellsWrite = Schema<"PutCellsRequest">;
 
-export type SheetWritten = Written & { sheet_id: string; name: string };
-export type CellBlock = { version: number; values: unknown[][] };
-export type CellRange = { sheet_id: string; row: number; col: number; rows: number; cols: number };
-export type CellsWrite = { sheet_id: string; start_row: number; start_col: number; values: (string | number | boolean | null)[][] };
-
-export type SourceAdded = Written & { source_id: string };
-export type FileAdded = Written & { file: NoteFile };
+export type NewSource = Schema<"AddSourceRequest">;
+export type SourceAdded = Schema<"SourceAdded">;
+export type FileAdded = Schema<"FileAdded">;
 
 // History.
 
-export type VersionEntry = { version: number; kind: string; who: Actor; at: string; changed: string[]; bytes: number };
-export type History = { id: string; version: number; versions: VersionEntry[] };
-export type VersionView = { id: string; title: string; version: number; current_version: number; tabs: TabRef[] };
+export type History = Schema<"History">;
+export type VersionView = Schema<"VersionView">;
+export type Restored = Schema<"Restored">;
 
-// The live stream, GET /api/events?note_id=…: a write event, and the end
-// event the server sends when it ends the stream.
-export type NoteEvent = { cursor: string; kind: string; version: number; changed: string[] | null; actor: Actor };
-export type StreamEnd = { reason?: string };
+// The live stream, GET /api/events?note_id=…: one write event's data.
+export type NoteEvent = Schema<"StreamEvent">;
 
 // Connections.
 
-export type Connection = {
-  id: string;
-  kind: "oauth" | "token" | string;
-  name: string;
-  client_id?: string;
-  client_host?: string;
-  user: { id: string; email: string };
-  scopes: string[];
-  notes: string[] | null;
-  rooms: string[] | null;
-  names?: Record<string, string>;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  revoked: boolean;
-};
+export type Connection = Schema<"Entry">;
+export type ConnectionList = Schema<"ConnectionList">;
 
 // Proposals.
 
-export type CompileMessage = { file: string; line: number; column: number; text: string; line_text: string };
-
-export type Proposal = {
-  proposal_id: string;
-  room_id: string;
-  room_name: string;
-  name: string;
-  kind: "snippet" | "repository" | string;
-  status: string;
-  proposed_by: Actor;
-  proposed_at: string;
-  file_count: number;
-  compile: { ok: boolean; errors: CompileMessage[] | null } | null;
-  repository?: { repository_id: string; name: string; version_id: string };
-};
-export type ProposalFile = { path: string; text: string; bytes: number };
-export type ProposalDetail = Proposal & { files: ProposalFile[]; warnings?: CompileMessage[] | null };
-export type Decision = { proposal_id: string; status: string; room_id: string; instance_id: string; version: number };
-export type PendingCount = { pending: number };
+export type CompileMessage = Schema<"CompileMessage">;
+export type Proposal = Schema<"ProposalView">;
+export type ProposalList = Schema<"ProposalList">;
+export type ProposalFile = Schema<"ProposalFile">;
+export type ProposalDetail = Schema<"ProposalDetail">;
+export type Decision = Schema<"Decision">;
+export type PendingCount = Schema<"PendingCount">;
 
 // Rooms.
 
-export type Person = { id: string; name: string };
-export type RoomSummary = { room_id: string; name: string; owner: Person; apps: number; pending: number; version: number | string };
-export type RoomApp = {
-  instance_id: string;
-  name: string;
-  kind: "snippet" | "repository";
-  position: number;
-  proposal_id?: string;
-  repository?: { repository_id: string; name: string; version_id: string; build_state: string };
-  added_at?: string;
-};
-export type Room = { room_id: string; name: string; owner: Person; version: number | string; can_manage: boolean; apps: RoomApp[] };
-export type RoomWritten = { room_id?: string; version?: number | string };
-export type AppChange = { name?: string; position?: number };
+export type Person = Schema<"PersonRef">;
+export type RoomSummary = Schema<"RoomSummary">;
+export type RoomsList = Schema<"RoomsList">;
+export type RoomApp = Schema<"LauncherApp">;
+export type Room = Schema<"RoomView">;
+export type RoomWritten = Schema<"RoomWritten">;
+export type AppChange = Fields<Schema<"UpdateAppRequest">>;
 
 // AppBundle is an approved app compiled; ok false (js empty) when it does
 // not compile, and then errors says why.
-export type BundleMessage = { file?: string; line?: number; column?: number; text?: string; line_text?: string };
-export type AppBundle = { hash: string; js: string; css: string; ok?: boolean; errors?: BundleMessage[] };
+export type AppBundle = Schema<"Bundle">;

@@ -1,5 +1,5 @@
 import { useEffect, useEffectEvent, useRef, useState } from "react";
-import { api, keys, queryClient, type NoteEvent, type StreamEnd } from "../api";
+import { api, keys, queryClient, type NoteEvent } from "../api";
 import type { Gone, Live, RemoteChange, Writer } from "./types";
 
 // The live Note: one EventSource on GET /api/events?note_id=… per open
@@ -35,6 +35,15 @@ function parse<T>(data: unknown): T | null {
   } catch {
     return null;
   }
+}
+
+// reasonOf is why an end event says the server ended the stream: its
+// data's reason ("" when it gives none). The end event is not in the
+// OpenAPI document (only the write event's data is), so its data is read
+// as nothing more than that.
+function reasonOf(data: unknown): string {
+  const d = parse<unknown>(data);
+  return d !== null && typeof d === "object" && "reason" in d && typeof d.reason === "string" ? d.reason : "";
 }
 
 // onChange hears each write as it arrives (after the cache is told).
@@ -74,8 +83,7 @@ export function useLive(noteId: string, meId: string, onChange?: (r: RemoteChang
     // The server ends a stream with an end event saying why; the browser
     // then reconnects, and if that is refused the stream is closed.
     const onEnd = (ev: MessageEvent) => {
-      const d = parse<StreamEnd>(ev.data);
-      ended = typeof d?.reason === "string" ? d.reason : "";
+      ended = reasonOf(ev.data);
     };
     const onError = () => {
       if (es.readyState !== EventSource.CLOSED) return; // reconnecting by itself

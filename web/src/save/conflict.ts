@@ -1,11 +1,11 @@
-import type { ApiError, Change } from "../api";
+import type { ApiError, VersionEntry } from "../api";
 
 // Conflict is a write refused because the Note moved on since the version
 // it was based on (412): the version the server has now, the versions
 // written since with who wrote each and what each changed.
 export type Conflict = {
   currentVersion?: number;
-  changes: Change[];
+  changes: VersionEntry[];
   // touches says whether tab was changed since (true when the server did
   // not say which tabs changed).
   touches: (tab: string) => boolean;
@@ -30,7 +30,7 @@ export function conflictOf(e: ApiError): Conflict {
 }
 
 // writers names who wrote the changes, each once: "Claude and you".
-export function writers(changes: Change[], me: string): string {
+export function writers(changes: VersionEntry[], me: string): string {
   const names: string[] = [];
   for (const c of changes) {
     let n = c.who?.name || (c.who?.kind === "person" ? "a person" : "an agent");

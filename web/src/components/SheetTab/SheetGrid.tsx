@@ -167,7 +167,7 @@ export function SheetGrid(p: Props) {
       const { noteId, tabId, sheetId } = props.current;
       const res = await api.cells({ id: noteId, tab_id: tabId }, { sheet_id: sheetId, row: br * BLOCK, col: bc * BLOCK, rows: BLOCK, cols: BLOCK });
       props.current.onVersion(res.version);
-      res.values.forEach((row, i) => row.forEach((v, j) => put(br * BLOCK + i, bc * BLOCK + j, v)));
+      (res.values ?? []).forEach((row, i) => row.forEach((v, j) => put(br * BLOCK + i, bc * BLOCK + j, v)));
       s.blocks.set(key, { gen, loading: false });
     } catch (e) {
       s.blocks.delete(key);

@@ -47,7 +47,7 @@ export function useSheet({ noteId, content, remote, onVersion, onState }: TabPro
     setBusy(true);
     try {
       const res = await writer.op((pre) => api.addSheet(at, "Sheet" + n, pre));
-      update((c) => ({ ...c, sheets: [...(c.sheets ?? []), { sheet_id: res.sheet_id, name: res.name }] }));
+      update((c) => ({ ...c, sheets: [...(c.sheets ?? []), { sheet_id: res.sheet_id, name: res.name, cells: [], rows: 0, cols: 0 }] }));
       setCurrent(res.sheet_id);
       setNotice("");
     } catch (e) {

@@ -1,4 +1,4 @@
-import { api, type Precondition } from "../../api";
+import { api, type Precondition, type TabAt } from "../../api";
 import type { Saver, SaveState } from "../../save";
 import type { Cell } from "./cells";
 
@@ -29,7 +29,7 @@ export type WriterHooks = {
 
 export class Writer {
   private saver: Saver;
-  private tab: { id: string; tab_id: string };
+  private tab: TabAt;
   private pendingCells = new Map<string, number>();
   private queued = 0;
   hooks: WriterHooks;
@@ -67,7 +67,7 @@ export class Writer {
   private async read(sheet: string, row: number, col: number, rows: number, cols: number): Promise<unknown[][]> {
     const r = await api.cells(this.tab, { sheet_id: sheet, row, col, rows, cols });
     this.hooks.onVersion(r.version);
-    return r.values;
+    return r.values ?? [];
   }
 
   // run sends one change; conflict, when the tab changed, shows what is
