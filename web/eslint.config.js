@@ -12,6 +12,7 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import noImportCycle from "./eslint/no-import-cycle.js";
+import wireTypes from "./eslint/wire-types.js";
 
 export default defineConfig(
   // schema.d.ts is generated from the OpenAPI document (npm run gen:api),
@@ -25,7 +26,7 @@ export default defineConfig(
   {
     files: ["src/**/*.{ts,tsx}", "sandbox/**/*.{ts,tsx}"],
     extends: [js.configs.recommended, tseslint.configs.recommended, reactHooks.configs.flat["recommended-latest"]],
-    plugins: { "import-x": importX, foundry: { rules: { "no-import-cycle": noImportCycle } } },
+    plugins: { "import-x": importX, foundry: { rules: { "no-import-cycle": noImportCycle, "wire-types": wireTypes } } },
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: "module",
@@ -52,7 +53,15 @@ export default defineConfig(
         { name: "XMLHttpRequest", message: "Talk to the server through src/api." },
       ],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // The REST API's wire types come from the OpenAPI document: none is
+      // spelt out by hand (eslint/wire-types.js).
+      "foundry/wire-types": "error",
     },
+  },
+  {
+    // Where the app names the wire types: each one the document's.
+    files: ["src/api/types.ts"],
+    rules: { "foundry/wire-types": ["error", { wire: true }] },
   },
   {
     // The one door to the server, and the sandbox page (whose apps' code

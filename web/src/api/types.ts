@@ -5,7 +5,8 @@ import type { components, paths } from "./schema";
 // them: schema.d.ts is generated from it by openapi-typescript (npm run
 // gen:api) and never edited. Each type here is a schema by its name, under
 // the name the app calls it by, or a part of one: no shape of a request or
-// an answer is spelt out here. Components import them from "../api".
+// an answer is spelt out here (npm run lint refuses one: eslint/
+// wire-types.js). Components import them from "../api".
 
 // Schema is the document's schema by name.
 export type Schema<N extends keyof components["schemas"]> = components["schemas"][N];
