@@ -25,9 +25,21 @@ const MaxUploadBody = service.MaxFileBytes + 1
 // UploadRequest is POST /api/notes/{note_id}/files: the body is the file.
 type UploadRequest struct {
 	NoteRequest
-	Precondition
+	UploadPrecondition
 	Name        *string `query:"name" json:"-" required:"true" description:"The file's name (percent-encoded UTF-8)"`
 	ContentType string  `header:"Content-Type" json:"-" description:"The file's media type (default application/octet-stream)"`
+}
+
+// UploadPrecondition is an upload's Precondition in headers only: the
+// body is the file's bytes, so it has no expected_version to read (a
+// request type with a JSON field would have its body decoded as JSON).
+type UploadPrecondition struct {
+	IfMatch        string `header:"If-Match" json:"-" description:"The version the upload is based on, as the ETag of the read it was based on: \"<version>\"."`
+	IdempotencyKey string `header:"Idempotency-Key" json:"-" minLength:"8" maxLength:"128" description:"Names this upload: a resend with the same key and request answers the first result (Idempotency-Replayed: true)."`
+}
+
+func (p *UploadPrecondition) pre() *Precondition {
+	return &Precondition{IfMatch: p.IfMatch, IdempotencyKey: p.IdempotencyKey}
 }
 
 // FileAdded is what an upload answers.
