@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"foundry/internal/note"
+	"foundry/internal/problem"
 	"foundry/internal/room"
 	"foundry/internal/service"
 )
@@ -53,6 +55,37 @@ func TestProposalNextStepNamesWhatThisBuildOffers(t *testing.T) {
 		_, data := e.call(t, "propose_room_snippet_app", string(a))
 		if data["next_step"] != ReviewStep(page, fmt.Sprint(data["proposal_id"])) || !strings.Contains(fmt.Sprint(data["next_step"]), "("+page+")") {
 			t.Errorf("next_step with a review page: %v", data["next_step"])
+		}
+	}
+}
+
+// The refusals of the domain (internal/note, internal/room) name no tool;
+// through a tool, the MCP door adds the one to call next, keeping code and
+// field.
+func TestDomainRefusalsNameTheToolToCallNext(t *testing.T) {
+	e := sqliteEnv(t)
+	v, _ := e.tabs(t)
+	_, repos := e.call(t, "list_repositories", `{}`)
+	repoList, _ := repos["repositories"].([]any)
+	if len(repoList) == 0 {
+		t.Fatalf("the demo has no repository: %v", repos)
+	}
+	repoID := repoList[0].(map[string]any)["repository_id"]
+	big := strings.Repeat("x", room.MaxFileBytes+1024)
+	snippet, _ := json.Marshal(map[string]any{"room_id": e.roomID, "name": "Big", "files": map[string]string{room.EntryPoint: big}, "idempotency_key": "big-snippet-1"})
+	for _, c := range []struct{ tool, args, code, field, hint string }{
+		{"read_note_tab", fmt.Sprintf(`{"note_id":%q,"tab_id":"slides"}`, e.noteID), note.CodeUnknownTab, "tab_id", "list_note_tabs shows them with the Note's version"},
+		{"edit_note_tab", fmt.Sprintf(`{"note_id":%q,"tab_id":"sources","expected_version":%d,"idempotency_key":"sources-text-1","operation":"replace_text","text":"x"}`, e.noteID, v),
+			note.CodeWrongTabType, "tab_id", "add_note_source adds a citation"},
+		{"read_sheet_range", fmt.Sprintf(`{"note_id":%q,"tab_id":"markdown","start_row":0,"start_col":0,"rows":1,"cols":1}`, e.noteID), note.CodeWrongTabType, "tab_id", "read_note_tab reads it"},
+		{"read_room_app_status", fmt.Sprintf(`{"room_id":%q,"instance_id":"app-99"}`, e.roomID), problem.NotFound, "instance_id", "list_room_apps shows the launcher"},
+		{"propose_room_repo_app", fmt.Sprintf(`{"room_id":%q,"name":"x","repository_id":%q,"version_id":"ver_missing","idempotency_key":"12345678"}`, e.roomID, repoID),
+			problem.NotFound, "version_id", "list_repositories shows the repositories and their pinned versions"},
+		{"propose_room_snippet_app", string(snippet), problem.Limit, `files["` + room.EntryPoint + `"]`, "(`foundry repo push`, then propose_room_repo_app with a pinned version from list_repositories)"},
+	} {
+		res, data := e.call(t, c.tool, c.args)
+		if !res.IsError || data["error"] != c.code || data["field"] != c.field || !strings.Contains(fmt.Sprint(data["message"]), c.hint) {
+			t.Errorf("%s: %s; want %s on %s saying %q", c.tool, resultText(res), c.code, c.field, c.hint)
 		}
 	}
 }
