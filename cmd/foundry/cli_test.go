@@ -237,22 +237,14 @@ func grantWorkspace(t *testing.T) (data, noteID, roomID string) {
 }
 
 // storedTokens reads the tokens back from the data folder.
-func storedTokens(t *testing.T, data string) []store.Token {
+func storedTokens(t *testing.T, data string) (toks []store.Token) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := server.OpenStore(ctx, server.Config{DataDir: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	o, err := service.New(st).FirstWorkspace(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	toks, err := st.Tokens(ctx, o.Workspace.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	onData(t, data, func(ctx context.Context, svc *service.Service, op service.Caller) {
+		var err error
+		if toks, err = svc.Store.Tokens(ctx, op.Workspace); err != nil {
+			t.Fatal(err)
+		}
+	})
 	return toks
 }
 

@@ -8,22 +8,19 @@ import (
 
 	"foundry/internal/auth"
 	"foundry/internal/server"
+	"foundry/internal/service"
 	"foundry/internal/store"
 )
 
 // storedClients reads the OAuth clients back from the data folder.
-func storedClients(t *testing.T, data string) []store.Client {
+func storedClients(t *testing.T, data string) (cs []store.Client) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := server.OpenStore(ctx, server.Config{DataDir: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	cs, err := st.Clients(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	onData(t, data, func(ctx context.Context, svc *service.Service, _ service.Caller) {
+		var err error
+		if cs, err = svc.Store.Clients(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
 	return cs
 }
 

@@ -332,7 +332,7 @@ func TestCLIRefusalsInItsOwnWords(t *testing.T) {
 		{[]string{"notes", "unapprove", "note_nope"}, []string{"no Note note_nope", "`foundry notes list`"}},
 		{[]string{"notes", "history", "note_nope"}, []string{"no Note note_nope", "`foundry notes list`"}},
 		{[]string{"notes", "restore", "note_nope", "--version", "1"}, []string{"no Note note_nope", "`foundry notes list`"}},
-		{[]string{"notes", "restore", noteID, "--version", "7"}, []string{"--version", noteID}},
+		{[]string{"notes", "restore", noteID, "--version", "7"}, []string{"--version", "between 1 and 1", "got 7"}},
 		{[]string{"notes", "create", "--title", " "}, []string{"--title", "title"}},
 		{[]string{"rooms", "create", "--name", ""}, []string{"--name"}},
 		{[]string{"proposals", "show", "prop_nope"}, []string{"no proposal prop_nope", "`foundry proposals list`"}},

@@ -180,7 +180,7 @@ func TestToolPanicIsAnInternalErrorForThatCallOnly(t *testing.T) {
 	var logs logtest.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	boom := toolFor(spec{Toolset: ToolsetNotes, Name: "boom", Scope: auth.ScopeRead, Description: "Panics.", Input: object(nil, props{})},
-		func(ctx context.Context, p auth.Principal, _ struct{}) (service.NoteTabs, error) {
+		func(ctx context.Context, c service.Caller, _ struct{}) (service.NoteTabs, error) {
 			panic("secret-panic-text")
 		})
 	setDefaultLogger(t, log) // what Foundry's serve does with its logger
@@ -227,7 +227,7 @@ func TestFaultTextNeverReachesTheClient(t *testing.T) {
 	e := sqliteEnv(t)
 	var logs logtest.Buffer
 	tl := toolFor(spec{Toolset: ToolsetNotes, Name: "fault", Scope: auth.ScopeRead, Description: "Fails.", Input: &jsonschema.Schema{Type: "object", Properties: props{}}},
-		func(ctx context.Context, p auth.Principal, _ struct{}) (service.NoteTabs, error) {
+		func(ctx context.Context, c service.Caller, _ struct{}) (service.NoteTabs, error) {
 			return service.NoteTabs{}, fmt.Errorf("read note: %w", errors.New(`ERROR: invalid byte sequence for encoding "UTF8": 0x00 (SQLSTATE 22021)`))
 		})
 	setDefaultLogger(t, slog.New(slog.NewTextHandler(&logs, nil)))

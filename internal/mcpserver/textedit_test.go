@@ -15,6 +15,7 @@ import (
 	"foundry/internal/mcpclient"
 	"foundry/internal/note"
 	"foundry/internal/problem"
+	"foundry/internal/service"
 )
 
 // setMarkdown makes the demo Note's markdown tab hold text, as a person's
@@ -22,14 +23,12 @@ import (
 func (e *callEnv) setMarkdown(t *testing.T, text string) int64 {
 	t.Helper()
 	v, _ := e.tabs(t)
-	v, err := e.svc.PersonEdit(context.Background(), e.owner.Workspace.ID, e.owner.User.ID, e.noteID, v, "text_saved", func(d *note.Doc) ([]string, error) {
-		d.Markdown = text
-		return []string{note.TypeMarkdown}, nil
-	})
+	res, err := e.svc.EditNoteTab(context.Background(), service.Person(e.owner.Workspace.ID, e.owner.User.ID, service.RoleOwner),
+		service.EditTabArgs{NoteID: e.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, Operation: "replace_text", Text: &text})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v
+	return res.Version
 }
 
 func (e *callEnv) markdown(t *testing.T) string {

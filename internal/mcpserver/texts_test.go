@@ -15,13 +15,18 @@ import (
 	"strings"
 	"testing"
 
+	"foundry/internal/note"
+	"foundry/internal/problem"
 	"foundry/internal/room"
+	"foundry/internal/service"
 )
 
 func TestProposalNextStepNamesWhatThisBuildOffers(t *testing.T) {
 	e := sqliteEnv(t)
 	files := map[string]string{"src/App.tsx": "export default function App(){return null}\n"}
 	args, _ := json.Marshal(map[string]any{"room_id": e.roomID, "name": "Timer", "files": files, "idempotency_key": room.SnippetKey(e.roomID, "Timer", files)})
+	// A server that does not know its public address names the review
+	// page without its address, and the CLI as the fallback.
 	for _, round := range []string{"first", "replay"} {
 		res, data := e.call(t, "propose_room_snippet_app", string(args))
 		if res.IsError {
@@ -29,22 +34,59 @@ func TestProposalNextStepNamesWhatThisBuildOffers(t *testing.T) {
 		}
 		id, _ := data["proposal_id"].(string)
 		step, _ := data["next_step"].(string)
-		for _, want := range []string{"foundry proposals show " + id, "foundry proposals approve " + id, "read_room_app_status", "poll_resource_events"} {
+		for _, want := range []string{"Connected → Needs your approval", "foundry proposals show " + id, "foundry proposals approve " + id, "read_room_app_status", "poll_resource_events"} {
 			if id == "" || !strings.Contains(step, want) {
 				t.Errorf("%s: next_step lacks %q: %q", round, want, step)
 			}
 		}
-		if strings.Contains(step, "Needs your approval") || strings.Contains(step, "Connected") {
-			t.Errorf("%s: next_step names a page this build does not have: %q", round, step)
+		if strings.Contains(step, "http") {
+			t.Errorf("%s: next_step names an address the server does not know: %q", round, step)
 		}
 	}
-	// A build with a review page names it instead.
-	e.svc.ReviewStep = func(id string) string { return "open /review/" + id }
-	files["src/x.ts"] = "export const x = 1\n"
-	args, _ = json.Marshal(map[string]any{"room_id": e.roomID, "name": "Timer 2", "files": files, "idempotency_key": room.SnippetKey(e.roomID, "Timer 2", files)})
-	_, data := e.call(t, "propose_room_snippet_app", string(args))
-	if data["next_step"] != "open /review/"+fmt.Sprint(data["proposal_id"]) {
-		t.Errorf("next_step with a review page: %v", data["next_step"])
+	// A server that knows its address names the page there, also when the
+	// proposal made under the other wording is replayed.
+	const page = "http://127.0.0.1:8080/approvals"
+	for _, tl := range ToolsFor(e.svc, page) {
+		e.tools[tl.Def.Name] = tl
+	}
+	files2 := map[string]string{"src/App.tsx": files["src/App.tsx"], "src/x.ts": "export const x = 1\n"}
+	args2, _ := json.Marshal(map[string]any{"room_id": e.roomID, "name": "Timer 2", "files": files2, "idempotency_key": room.SnippetKey(e.roomID, "Timer 2", files2)})
+	for _, a := range [][]byte{args2, args} {
+		_, data := e.call(t, "propose_room_snippet_app", string(a))
+		if data["next_step"] != ReviewStep(page, fmt.Sprint(data["proposal_id"])) || !strings.Contains(fmt.Sprint(data["next_step"]), "("+page+")") {
+			t.Errorf("next_step with a review page: %v", data["next_step"])
+		}
+	}
+}
+
+// The refusals of the domain (internal/note, internal/room) name no tool;
+// through a tool, the MCP door adds the one to call next, keeping code and
+// field.
+func TestDomainRefusalsNameTheToolToCallNext(t *testing.T) {
+	e := sqliteEnv(t)
+	v, _ := e.tabs(t)
+	_, repos := e.call(t, "list_repositories", `{}`)
+	repoList, _ := repos["repositories"].([]any)
+	if len(repoList) == 0 {
+		t.Fatalf("the demo has no repository: %v", repos)
+	}
+	repoID := repoList[0].(map[string]any)["repository_id"]
+	big := strings.Repeat("x", room.MaxFileBytes+1024)
+	snippet, _ := json.Marshal(map[string]any{"room_id": e.roomID, "name": "Big", "files": map[string]string{room.EntryPoint: big}, "idempotency_key": "big-snippet-1"})
+	for _, c := range []struct{ tool, args, code, field, hint string }{
+		{"read_note_tab", fmt.Sprintf(`{"note_id":%q,"tab_id":"slides"}`, e.noteID), note.CodeUnknownTab, "tab_id", "list_note_tabs shows them with the Note's version"},
+		{"edit_note_tab", fmt.Sprintf(`{"note_id":%q,"tab_id":"sources","expected_version":%d,"idempotency_key":"sources-text-1","operation":"replace_text","text":"x"}`, e.noteID, v),
+			note.CodeWrongTabType, "tab_id", "add_note_source adds a citation"},
+		{"read_sheet_range", fmt.Sprintf(`{"note_id":%q,"tab_id":"markdown","start_row":0,"start_col":0,"rows":1,"cols":1}`, e.noteID), note.CodeWrongTabType, "tab_id", "read_note_tab reads it"},
+		{"read_room_app_status", fmt.Sprintf(`{"room_id":%q,"instance_id":"app-99"}`, e.roomID), problem.NotFound, "instance_id", "list_room_apps shows the launcher"},
+		{"propose_room_repo_app", fmt.Sprintf(`{"room_id":%q,"name":"x","repository_id":%q,"version_id":"ver_missing","idempotency_key":"12345678"}`, e.roomID, repoID),
+			problem.NotFound, "version_id", "list_repositories shows the repositories and their pinned versions"},
+		{"propose_room_snippet_app", string(snippet), problem.Limit, `files["` + room.EntryPoint + `"]`, "(`foundry repo push`, then propose_room_repo_app with a pinned version from list_repositories)"},
+	} {
+		res, data := e.call(t, c.tool, c.args)
+		if !res.IsError || data["error"] != c.code || data["field"] != c.field || !strings.Contains(fmt.Sprint(data["message"]), c.hint) {
+			t.Errorf("%s: %s; want %s on %s saying %q", c.tool, resultText(res), c.code, c.field, c.hint)
+		}
 	}
 }
 
@@ -232,14 +274,14 @@ func TestSchemasUseSingleTypes(t *testing.T) {
 func TestNotFoundNamesTheToolToCallNext(t *testing.T) {
 	e := sqliteEnv(t)
 	ctx := context.Background()
-	_, err := e.svc.ListNoteTabs(ctx, e.all, "note_missing")
+	_, err := e.svc.ListNoteTabs(ctx, service.Agent(e.all), "note_missing")
 	if err == nil || strings.Contains(err.Error(), "list_") || strings.Contains(err.Error(), "foundry ") {
 		t.Errorf("service refusal speaks a door's language: %v", err)
 	}
 	for _, c := range []struct{ tool, args, field, hint string }{
 		{"list_note_tabs", `{"note_id":"note_missing"}`, "note_id", "list_notes shows the approved Notes this connection can reach"},
 		{"read_room", `{"room_id":"room_missing"}`, "room_id", "list_rooms shows the cloud Rooms this connection can reach; Local Rooms are unavailable"},
-		{"propose_room_repo_app", fmt.Sprintf(`{"room_id":%q,"name":"x","repository_id":"repo_missing","version_id":"v","idempotency_key":"12345678"}`, e.roomID), "repository_id", "list_repositories shows them"},
+		{"propose_room_repo_app", fmt.Sprintf(`{"room_id":%q,"name":"x","repository_id":"repo_missing","version_id":"v","idempotency_key":"12345678"}`, e.roomID), "repository_id", "list_repositories shows the repositories and their pinned versions"},
 	} {
 		res, data := e.call(t, c.tool, c.args)
 		if !res.IsError || data["error"] != "not_found" || data["field"] != c.field || !strings.Contains(fmt.Sprint(data["message"]), c.hint) {

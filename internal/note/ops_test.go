@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +32,17 @@ func wantProblem(t *testing.T, err error, code, field string, mention ...string)
 			t.Errorf("message %q does not mention %q", p.Message, m)
 		}
 	}
+	// The domain speaks no door's language: each door adds its next step
+	// (the MCP door the tool to call).
+	if tool := toolName.FindString(p.Message); tool != "" {
+		t.Errorf("message %q names the tool %s", p.Message, tool)
+	}
 	return p
 }
+
+// toolName matches an MCP tool's name (operations such as replace_text
+// are the domain's own words).
+var toolName = regexp.MustCompile(`\b(list|read|edit|create|add|propose|poll)_[a-z_]+\b`)
 
 func mustCreate(t *testing.T, d *Doc, typ, label string, outline ...SlideInput) Tab {
 	t.Helper()
@@ -114,7 +124,7 @@ func TestFindTabAcceptsOnlyTheExactID(t *testing.T) {
 			p := wantProblem(t, err, CodeUnknownTab, "tab_id",
 				`markdown (markdown, "Note")`, `files (files, "Files")`, `sources (sources, "Sources")`,
 				deck.ID+` (slides, "Q3 deck")`,
-				"exact tab ID only", `type names such as "slides"`, "labels are not accepted", "list_note_tabs")
+				"exact tab ID only", `type names such as "slides"`, "labels are not accepted", "Pick an ID from that list")
 			if got := p.Details["tabs"]; !reflect.DeepEqual(got, Refs(&d)) {
 				t.Errorf("Details[tabs] = %+v, want %+v", got, Refs(&d))
 			}
@@ -257,7 +267,7 @@ func TestReplaceText(t *testing.T) {
 		{"exactly 1 MiB", "markdown", strings.Repeat("a", 1<<20), "", "", nil},
 		{"1 MiB + 1 byte", "markdown", strings.Repeat("a", 1<<20+1), problem.Limit, "text", []string{"1048577 bytes", "1 MiB markdown limit"}},
 		{"slides tab", deck.ID, "x", CodeWrongTabType, "operation", []string{"replace_text works only on the markdown tab", "slide_add, slides_add_outline or replace_tab_data"}},
-		{"sources tab", "sources", "x", CodeWrongTabType, "tab_id", []string{"add_note_source"}},
+		{"sources tab", "sources", "x", CodeWrongTabType, "tab_id", []string{"files and sources can't be edited this way", "add a citation as a new source"}},
 		{"type name instead of ID", "slides", "x", CodeUnknownTab, "tab_id", nil},
 	}
 	for _, tt := range tests {
@@ -449,7 +459,7 @@ func TestReadRange(t *testing.T) {
 	_, err = ReadRange(&d, tab.ID, "", 0, 0, 1, 101)
 	wantProblem(t, err, problem.Limit, "cols", "100 × 100")
 	_, err = ReadRange(&d, "markdown", "", 0, 0, 1, 1)
-	wantProblem(t, err, CodeWrongTabType, "tab_id", "read_note_tab")
+	wantProblem(t, err, CodeWrongTabType, "tab_id", "sheet tabs only", "Read this tab whole")
 }
 
 func TestReplaceTabDataOnSlides(t *testing.T) {

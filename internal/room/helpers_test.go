@@ -2,6 +2,7 @@ package room
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -24,7 +25,15 @@ func wantProblem(t *testing.T, err error, code, field string, msgParts ...string
 			t.Errorf("message %q lacks %q", p.Message, part)
 		}
 	}
+	// The domain speaks no door's language: each door adds its next step
+	// (the MCP door the tool to call, the CLI its command).
+	if door := doorWords.FindString(p.Message); door != "" {
+		t.Errorf("message %q names %q, a door's words", p.Message, door)
+	}
 }
+
+// doorWords matches an MCP tool's name or a CLI command.
+var doorWords = regexp.MustCompile(`\b(list|read|edit|create|add|propose|poll)_[a-z_]+\b|\bfoundry [a-z]+`)
 
 // seedUnsafePaths are the refused paths of the seed article and the escapes
 // around them; the fuzz target starts from them too.

@@ -86,7 +86,7 @@ func TestNewVersionAndFindVersion(t *testing.T) {
 		t.Fatalf("FindVersion = %+v, %v", got, err)
 	}
 	_, err = FindVersion(&r, "ver-9")
-	wantProblem(t, err, problem.NotFound, "version_id", "'ver-9'", "list_repositories")
+	wantProblem(t, err, problem.NotFound, "version_id", "'ver-9'", "list the repositories to see their pinned versions")
 	if !strings.Contains(err.Error(), "repo-1") {
 		t.Fatalf("message should name the repository: %v", err)
 	}

@@ -327,7 +327,7 @@ func TestStatus_UnknownInstanceIsNotFound(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := Status(&d, tc.p, tc.id)
-			wantProblem(t, err, problem.NotFound, "instance_id", "'"+tc.id+"'", "list_room_apps")
+			wantProblem(t, err, problem.NotFound, "instance_id", "'"+tc.id+"'", "list the Room's apps to see the launcher")
 		})
 	}
 }

@@ -97,7 +97,7 @@ func TestCheckSnippet(t *testing.T) {
 			files:     map[string]string{EntryPoint: appTSX, "src/data.json": kib(129)},
 			wantCode:  problem.Limit,
 			wantField: `files["src/data.json"]`,
-			wantMsg:   []string{"132096 bytes", "128 KiB", "foundry repo push", "propose_room_repo_app"},
+			wantMsg:   []string{"132096 bytes", "128 KiB", "push a repository and propose a pinned version of it"},
 		},
 		{
 			name:      "three files of 100 KiB exceed 256 KiB in all, pointing to repository apps",
@@ -105,7 +105,7 @@ func TestCheckSnippet(t *testing.T) {
 			files:     map[string]string{EntryPoint: kib(100), "src/a.ts": kib(100), "src/b.ts": kib(100)},
 			wantCode:  problem.Limit,
 			wantField: "files",
-			wantMsg:   []string{"307200 bytes", "256 KiB", "in all", "foundry repo push", "propose_room_repo_app"},
+			wantMsg:   []string{"307200 bytes", "256 KiB", "in all", "push a repository and propose a pinned version of it"},
 		},
 		{
 			name:      "21 files are refused, pointing to repository apps",
@@ -113,7 +113,7 @@ func TestCheckSnippet(t *testing.T) {
 			files:     manyFiles(21),
 			wantCode:  problem.Limit,
 			wantField: "files",
-			wantMsg:   []string{"21 files", "at most 20", "propose_room_repo_app"},
+			wantMsg:   []string{"21 files", "at most 20", "push a repository and propose a pinned version of it"},
 		},
 		{
 			name:      "no files are refused",

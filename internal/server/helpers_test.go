@@ -1,10 +1,12 @@
 package server_test
 
-import "foundry/internal/note"
+import (
+	"foundry/internal/server/servertest"
+	"foundry/internal/service"
+)
 
-func appendMarkdown(line string) func(d *note.Doc) ([]string, error) {
-	return func(d *note.Doc) ([]string, error) {
-		d.Markdown += line + "\n"
-		return []string{note.TypeMarkdown}, nil
-	}
+// asOwner is the workspace's owner signed in to the web app: who the web
+// app's acts run as for them.
+func asOwner(e *servertest.Env) service.Caller {
+	return service.Person(e.Owner.User.Workspace, e.Owner.User.ID, e.Owner.User.Role)
 }

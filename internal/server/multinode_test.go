@@ -21,6 +21,7 @@ import (
 	"foundry/internal/room"
 	"foundry/internal/server"
 	"foundry/internal/server/servertest"
+	"foundry/internal/service"
 	"foundry/internal/store"
 	"foundry/internal/store/postgres"
 	"foundry/internal/store/postgres/pgtest"
@@ -290,7 +291,7 @@ func TestLongPollOnOneNodeWakesOnWriteOnOtherNode(t *testing.T) {
 
 	// A person approves on node B.
 	approvedAt := time.Now()
-	if err := b.Server.Service.ApproveProposal(ctx, b.Owner.Workspace.ID, b.Owner.User.ID, first.Str("proposal_id")); err != nil {
+	if _, err := b.Server.Service.DecideProposal(ctx, asOwner(b), first.Str("proposal_id"), true); err != nil {
 		t.Fatal(err)
 	}
 	committed := time.Since(approvedAt)
@@ -499,7 +500,7 @@ func TestEightAgentsAcrossNodesUnderLostResponses(t *testing.T) {
 	a, b := startTwoNodes(t, nil)
 	ctx := context.Background()
 	nodes := []*servertest.Env{a, b}
-	ws, user := a.Owner.Workspace.ID, a.Owner.User.ID
+	owner := asOwner(a) // both nodes serve the same workspace
 
 	const (
 		agents        = 8
@@ -515,19 +516,20 @@ func TestEightAgentsAcrossNodesUnderLostResponses(t *testing.T) {
 	}
 	var notes [2]string
 	for i := range notes {
-		id, err := a.Server.Service.CreateNote(ctx, ws, user, fmt.Sprintf("Shared %d", i+1), true, func(d *note.Doc) error {
+		n, err := a.Server.Service.CreateNoteFrom(ctx, owner, service.CreateNoteArgs{Title: fmt.Sprintf("Shared %d", i+1), Approved: true}, func(d *note.Doc) error {
 			d.Markdown = fmt.Sprintf("# Shared %d\n", i+1)
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		notes[i] = id
+		notes[i] = n.NoteID
 	}
-	roomID, err := b.Server.Service.CreateRoom(ctx, ws, user, "Shared room")
+	rm, err := b.Server.Service.CreateRoom(ctx, owner, "Shared room")
 	if err != nil {
 		t.Fatal(err)
 	}
+	roomID := rm.RoomID
 	tok := a.WriteToken(t)
 	checker := b.Client(t, tok, "")
 	var startVersion [2]int64
@@ -770,7 +772,7 @@ func TestEightAgentsAcrossNodesUnderLostResponses(t *testing.T) {
 	}
 
 	// 0 duplicate proposal cards: one per content.
-	cards, err := b.Server.Service.ListProposals(ctx, ws, roomID, "")
+	cards, err := b.Server.Service.ListProposals(ctx, owner, service.ListProposalsArgs{RoomID: roomID})
 	if err != nil {
 		t.Fatal(err)
 	}

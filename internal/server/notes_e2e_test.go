@@ -14,7 +14,9 @@ import (
 
 	"foundry/internal/auth"
 	"foundry/internal/mcpclient"
+	"foundry/internal/note"
 	"foundry/internal/server/servertest"
+	"foundry/internal/service"
 )
 
 // protocols: every test that talks MCP runs against both revisions we serve.
@@ -337,14 +339,15 @@ func TestForeignOriginIsRefused(t *testing.T) {
 func TestUnreachableNotesAreNotFound(t *testing.T) {
 	e := servertest.Start(t, servertest.Options{})
 	ctx := context.Background()
-	hidden, err := e.Server.Service.CreateNote(ctx, e.Owner.Workspace.ID, e.Owner.User.ID, "Private", false, nil)
+	h, err := e.Server.Service.CreateNote(ctx, asOwner(e), service.CreateNoteArgs{Title: "Private"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	granted, err := e.Server.Service.CreateNote(ctx, e.Owner.Workspace.ID, e.Owner.User.ID, "Granted", true, nil)
+	g, err := e.Server.Service.CreateNote(ctx, asOwner(e), service.CreateNoteArgs{Title: "Granted", Approved: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	hidden, granted := h.NoteID, g.NoteID
 	narrow := e.Client(t, e.Token(t, []string{granted}, auth.ScopeRead), "")
 	wide := e.Client(t, e.WriteToken(t), "")
 	for name, c := range map[string]struct {
@@ -454,12 +457,14 @@ func TestTwoWritersLoseNothing(t *testing.T) {
 		for i := range edits {
 			line := fmt.Sprintf("person-%03d", i)
 			for attempt := 0; attempt < 1000; attempt++ {
-				r, err := e.Server.Store.Get(ctx, "note", e.NoteID)
+				cur, err := e.Server.Service.ReadNoteTab(ctx, asOwner(e), service.TabArgs{NoteID: e.NoteID, TabID: note.TypeMarkdown})
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				_, err = e.Server.Service.PersonEdit(ctx, e.Owner.Workspace.ID, e.Owner.User.ID, e.NoteID, r.Version, "text_edited", appendMarkdown(line))
+				text := *cur.Text + line + "\n"
+				_, err = e.Server.Service.EditNoteTab(ctx, asOwner(e), service.EditTabArgs{NoteID: e.NoteID, TabID: note.TypeMarkdown, ExpectedVersion: cur.Version,
+					Operation: "replace_text", Text: &text})
 				if err == nil {
 					break
 				}

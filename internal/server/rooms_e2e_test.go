@@ -19,6 +19,7 @@ import (
 	"foundry/internal/mcpclient"
 	"foundry/internal/room"
 	"foundry/internal/server/servertest"
+	"foundry/internal/service"
 )
 
 func propose(t *testing.T, cs *mcp.ClientSession, roomID, name string, files map[string]string, key string) mcpclient.Result {
@@ -39,7 +40,7 @@ func TestUnsafeSnippetPathsAreRefused(t *testing.T) {
 			t.Errorf("path %q: %s", p, r.Text)
 		}
 	}
-	if ps, _ := e.Server.Service.ListProposals(context.Background(), e.Owner.Workspace.ID, e.RoomID, "pending"); len(ps) != 0 {
+	if ps, _ := e.Server.Service.ListProposals(context.Background(), asOwner(e), service.ListProposalsArgs{RoomID: e.RoomID, Status: "pending"}); len(ps) != 0 {
 		t.Fatalf("%d proposals recorded from refused calls", len(ps))
 	}
 }
@@ -67,7 +68,7 @@ func TestProposalLifecycle(t *testing.T) {
 	if again.Data["replayed"] != true || again.Str("proposal_id") != first.Str("proposal_id") {
 		t.Fatalf("resend: %s", again.Text)
 	}
-	if ps, _ := e.Server.Service.ListProposals(ctx, e.Owner.Workspace.ID, e.RoomID, "pending"); len(ps) != 1 {
+	if ps, _ := e.Server.Service.ListProposals(ctx, asOwner(e), service.ListProposalsArgs{RoomID: e.RoomID, Status: "pending"}); len(ps) != 1 {
 		t.Fatalf("%d pending proposals after a resend, want 1", len(ps))
 	}
 	inst := first.Str("instance_id")
@@ -105,7 +106,7 @@ func TestProposalLifecycle(t *testing.T) {
 	}()
 	time.Sleep(300 * time.Millisecond) // let the poll start waiting
 	approvedAt := time.Now()
-	if err := e.Server.Service.ApproveProposal(ctx, e.Owner.Workspace.ID, e.Owner.User.ID, first.Str("proposal_id")); err != nil {
+	if _, err := e.Server.Service.DecideProposal(ctx, asOwner(e), first.Str("proposal_id"), true); err != nil {
 		t.Fatal(err)
 	}
 	p := <-done
@@ -127,10 +128,10 @@ func TestProposalLifecycle(t *testing.T) {
 	// Declined: never in the launcher.
 	other := map[string]string{"src/App.tsx": "export default function App(){return 1}"}
 	d := propose(t, cs, e.RoomID, "Declined app", other, room.SnippetKey(e.RoomID, "Declined app", other))
-	if err := e.Server.Service.DeclineProposal(ctx, e.Owner.Workspace.ID, e.Owner.User.ID, d.Str("proposal_id")); err != nil {
+	if _, err := e.Server.Service.DecideProposal(ctx, asOwner(e), d.Str("proposal_id"), false); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Server.Service.ApproveProposal(ctx, e.Owner.Workspace.ID, e.Owner.User.ID, d.Str("proposal_id")); err == nil {
+	if _, err := e.Server.Service.DecideProposal(ctx, asOwner(e), d.Str("proposal_id"), true); err == nil {
 		t.Fatal("a declined proposal was approved afterwards")
 	}
 	if room := servertest.MustCall(t, cs, "read_room", reads["read_room"]); strings.Contains(room.Text, d.Str("instance_id")) {
@@ -224,10 +225,11 @@ func TestProposalsUnderLostResponses(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			e := servertest.Start(t, servertest.Options{})
 			ctx := context.Background()
-			roomID, err := e.Server.Service.CreateRoom(ctx, e.Owner.Workspace.ID, e.Owner.User.ID, "Load room")
+			rm, err := e.Server.Service.CreateRoom(ctx, asOwner(e), "Load room")
 			if err != nil {
 				t.Fatal(err)
 			}
+			roomID := rm.RoomID
 			d := &dropper{rng: rand.New(rand.NewPCG(5, 5)), p: 0.05}
 			cs := servertest.Connect(t, e.URL+"/mcp", e.WriteToken(t), "", d)
 			calls := 0
@@ -252,7 +254,7 @@ func TestProposalsUnderLostResponses(t *testing.T) {
 					break
 				}
 			}
-			cards, err := e.Server.Service.ListProposals(ctx, e.Owner.Workspace.ID, roomID, "pending")
+			cards, err := e.Server.Service.ListProposals(ctx, asOwner(e), service.ListProposalsArgs{RoomID: roomID, Status: "pending"})
 			if err != nil {
 				t.Fatal(err)
 			}

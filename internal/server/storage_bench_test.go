@@ -301,10 +301,11 @@ func block(r0, c0, rows, cols int) [][]any {
 func (s *storageEnv) buildSheetMCP(b *testing.B, name string, cells int) *sheetNote {
 	b.Helper()
 	side := sheetSide(cells)
-	id, err := s.Server.Service.CreateNote(context.Background(), s.Owner.Workspace.ID, s.Owner.User.ID, name, true, nil)
+	created, err := s.Server.Service.CreateNote(context.Background(), asOwner(s.Env), service.CreateNoteArgs{Title: name, Approved: true})
 	if err != nil {
 		b.Fatal(err)
 	}
+	id := created.NoteID
 	r := call(b, s.cs, "create_note_tab", map[string]any{"note_id": id, "expected_version": 1,
 		"idempotency_key": "bench-tab-" + id, "tab_type": "sheet", "label": name})
 	n := &sheetNote{name: name, id: id, tab: r.Str("tab_id"), version: r.Int("version"), rows: side, cols: side}
@@ -479,10 +480,11 @@ func BenchmarkMarkdownOneChar(b *testing.B) {
 			b.Fatalf("a markdown tab of %d bytes holds no whole line", size)
 		}
 		n := &textNote{name: fmt.Sprintf("Text of %d bytes", len(text)), text: text, line: lines / 2}
-		id, err := s.Server.Service.CreateNote(context.Background(), s.Owner.Workspace.ID, s.Owner.User.ID, n.name, true, nil)
+		created, err := s.Server.Service.CreateNote(context.Background(), asOwner(s.Env), service.CreateNoteArgs{Title: n.name, Approved: true})
 		if err != nil {
 			b.Fatal(err)
 		}
+		id := created.NoteID
 		n.id = id
 		// The text is written over MCP, as an agent would.
 		n.version = call(b, s.cs, "edit_note_tab", map[string]any{"note_id": id, "tab_id": note.TypeMarkdown, "expected_version": 1,
@@ -564,7 +566,7 @@ func bigSheetDoc(d *note.Doc, side int) (string, error) {
 func createBigSheet(b *testing.B, svc *service.Service, o service.Owner, title string, side int) *sheetNote {
 	b.Helper()
 	n := &sheetNote{name: title, version: 1, rows: side, cols: side}
-	id, err := svc.CreateNote(context.Background(), o.Workspace.ID, o.User.ID, title, true, func(d *note.Doc) error {
+	created, err := svc.CreateNoteFrom(context.Background(), service.Operator(o), service.CreateNoteArgs{Title: title, Approved: true}, func(d *note.Doc) error {
 		var err error
 		n.tab, err = bigSheetDoc(d, side)
 		return err
@@ -572,7 +574,7 @@ func createBigSheet(b *testing.B, svc *service.Service, o service.Owner, title s
 	if err != nil {
 		b.Fatal(err)
 	}
-	n.id = id
+	n.id = created.NoteID
 	return n
 }
 
@@ -832,7 +834,7 @@ func BenchmarkListNotesQuery(b *testing.B) {
 					if i%1000 == 999 {
 						title = fmt.Sprintf("Note %05d: Zebra migration", i)
 					}
-					if _, err := svc.CreateNote(context.Background(), o.Workspace.ID, o.User.ID, title, true, func(d *note.Doc) error {
+					if _, err := svc.CreateNoteFrom(context.Background(), service.Operator(o), service.CreateNoteArgs{Title: title, Approved: true}, func(d *note.Doc) error {
 						d.Markdown = "# " + title + "\n\nA short Note.\n"
 						return nil
 					}); err != nil {
@@ -942,15 +944,14 @@ func BenchmarkRestoreVersion(b *testing.B) {
 	versions := envInt(b, "FOUNDRY_BENCH_VERSIONS", 10_000)
 	budget := envDuration(b, "FOUNDRY_BENCH_BUILD_TIMEOUT", 15*time.Minute)
 	var id string
-	var ws, user string
+	var person service.Caller
 	var perVersion float64
 	prepare(b, dir, func(svc *service.Service, o service.Owner) {
 		ctx := context.Background()
-		ws, user = o.Workspace.ID, o.User.ID
+		person = service.Person(o.Workspace.ID, o.User.ID, o.User.Role)
 		text, _ := markdownText(2000)
 		var tab string
-		var err error
-		id, err = svc.CreateNote(ctx, ws, user, "Many versions", true, func(d *note.Doc) error {
+		created, err := svc.CreateNoteFrom(ctx, person, service.CreateNoteArgs{Title: "Many versions", Approved: true}, func(d *note.Doc) error {
 			d.Markdown = text
 			t, err := note.CreateTab(d, note.TypeSheet, "Data", nil, time.Now())
 			if err != nil {
@@ -963,27 +964,28 @@ func BenchmarkRestoreVersion(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		id = created.NoteID
 		st := startStoredBytes(b, dir)
 		before := st()
 		t0 := time.Now()
 		for v := int64(1); v < int64(versions); v++ {
-			_, err := svc.PersonEdit(ctx, ws, user, id, v, "edited", func(d *note.Doc) ([]string, error) {
-				if v%2 == 0 {
-					i := int(v*7919) % len(d.Markdown)
-					if d.Markdown[i] == '\n' {
-						i-- // no line is empty
-					}
-					c := byte('a' + v%26)
-					if d.Markdown[i] == c {
-						c = byte('a' + (v+1)%26)
-					}
-					d.Markdown = d.Markdown[:i] + string(c) + d.Markdown[i+1:]
-					return []string{note.TypeMarkdown}, nil
+			a := service.EditTabArgs{NoteID: id, ExpectedVersion: v}
+			if v%2 == 0 {
+				i := int(v*7919) % len(text)
+				if text[i] == '\n' {
+					i-- // no line is empty
 				}
-				_, err := note.SheetSetRange(d, tab, "", int(v/2)%20, int(v/40)%20, [][]any{{float64(v)}})
-				return []string{tab}, err
-			})
-			if err != nil {
+				c := byte('a' + v%26)
+				if text[i] == c {
+					c = byte('a' + (v+1)%26)
+				}
+				text = text[:i] + string(c) + text[i+1:]
+				a.TabID, a.Operation, a.Text = note.TypeMarkdown, "replace_text", &text
+			} else {
+				row, col := int(v/2)%20, int(v/40)%20
+				a.TabID, a.Operation, a.StartRow, a.StartCol, a.Values = tab, "sheet_set_range", &row, &col, [][]any{{float64(v)}}
+			}
+			if _, err := svc.EditNoteTab(ctx, person, a); err != nil {
 				b.Fatalf("version %d: %v", v+1, err)
 			}
 			if v%2000 == 0 {
@@ -1002,6 +1004,7 @@ func BenchmarkRestoreVersion(b *testing.B) {
 	}
 	b.Cleanup(func() { st.Close() })
 	svc := service.New(st)
+	current := int64(versions)
 	for _, c := range []struct {
 		name    string
 		version int64
@@ -1010,19 +1013,23 @@ func BenchmarkRestoreVersion(b *testing.B) {
 			var took time.Duration
 			for i := range b.N {
 				t0 := time.Now()
-				v, err := svc.RestoreVersion(ctx, ws, user, id, c.version)
+				res, err := svc.RestoreVersion(ctx, person, service.RestoreArgs{NoteID: id, Version: c.version, Guard: service.Guard{ExpectedVersion: current}})
 				took += time.Since(t0)
 				if err != nil {
 					b.Fatal(err)
 				}
 				// One more edit (not timed), so the next restore changes
 				// the Note again instead of finding it already restored.
-				if _, err := svc.PersonEdit(ctx, ws, user, id, v, "edited", func(d *note.Doc) ([]string, error) {
-					d.Markdown += fmt.Sprintf("Edit %d after a restore.\n", i)
-					return []string{note.TypeMarkdown}, nil
-				}); err != nil {
+				md, err := svc.ReadNoteTab(ctx, person, service.TabArgs{NoteID: id, TabID: note.TypeMarkdown})
+				if err != nil || md.Version != res.Version {
+					b.Fatalf("after the restore to version %d: %v, at version %d", res.Version, err, md.Version)
+				}
+				text := *md.Text + fmt.Sprintf("Edit %d after a restore.\n", i)
+				ed, err := svc.EditNoteTab(ctx, person, service.EditTabArgs{NoteID: id, TabID: note.TypeMarkdown, ExpectedVersion: res.Version, Operation: "replace_text", Text: &text})
+				if err != nil {
 					b.Fatal(err)
 				}
+				current = ed.Version
 			}
 			b.ReportMetric(ms(took)/float64(b.N), "ms/restore")
 			b.ReportMetric(perVersion, "stored-B/version")

@@ -17,7 +17,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"foundry/internal/account"
-	"foundry/internal/api"
 	"foundry/internal/browsertest"
 	"foundry/internal/server"
 	"foundry/internal/server/servertest"
@@ -154,17 +153,21 @@ func fetch(t *testing.T, c *http.Client, method, u string) (*http.Response, stri
 }
 
 // notesOf is the owner's Notes as the service lists them, by title.
-func notesOf(t *testing.T, e *servertest.Env) map[string]service.PeopleNoteSummary {
+func notesOf(t *testing.T, e *servertest.Env) map[string]service.NoteSummary {
 	t.Helper()
-	notes, _, err := e.Server.Service.PeopleListNotes(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), "", "", 0)
-	if err != nil {
-		t.Fatal(err)
+	out := map[string]service.NoteSummary{}
+	for cursor := ""; ; {
+		l, err := e.Server.Service.ListNotes(context.Background(), asOwner(e), service.ListNotesArgs{Page: service.Page{Cursor: cursor, Limit: service.MaxPage}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range l.Notes {
+			out[n.Title] = n
+		}
+		if cursor = l.NextCursor; cursor == "" {
+			return out
+		}
 	}
-	out := map[string]service.PeopleNoteSummary{}
-	for _, n := range notes {
-		out[n.Title] = n
-	}
-	return out
 }
 
 // insertText puts text at the focused element's cursor, as a paste or an
@@ -312,12 +315,12 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		)
 	}
 	notes := notesOf(t, e)
-	if len(notes) != 3 || notes["Quarterly plan"].ID == "" || notes["Research log"].ID == "" || notes["Team offsite"].ID == "" {
+	if len(notes) != 3 || notes["Quarterly plan"].NoteID == "" || notes["Research log"].NoteID == "" || notes["Team offsite"].NoteID == "" {
 		t.Fatalf("after creating three Notes the service lists %v", notes)
 	}
 
 	// Rename inline: the title is trimmed; Escape keeps the old one.
-	researchID := notes["Research log"].ID
+	researchID := notes["Research log"].NoteID
 	do(t, ctx, "rename",
 		chromedp.Click(chromedp.CSS(`button[aria-label="Rename Research log"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`form.rename input`)),
@@ -326,7 +329,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		chromedp.WaitVisible(row("Research notes", "")),
 	)
 	notes = notesOf(t, e)
-	if _, old := notes["Research log"]; old || notes["Research notes"].ID != researchID {
+	if _, old := notes["Research log"]; old || notes["Research notes"].NoteID != researchID {
 		t.Fatalf("after renaming, the service lists %v", notes)
 	}
 	do(t, ctx, "rename, then Escape",
@@ -386,7 +389,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	// said so with who wrote, and the list reloads.
 	n := notesOf(t, e)["Quarterly plan"]
 	agent := e.Client(t, e.WriteToken(t), "")
-	if r := servertest.MustCall(t, agent, "create_note_tab", map[string]any{"note_id": n.ID, "expected_version": n.Version, "tab_type": "sheet", "label": "Budget", "idempotency_key": "webapp-test-budget"}); r.IsError {
+	if r := servertest.MustCall(t, agent, "create_note_tab", map[string]any{"note_id": n.NoteID, "expected_version": n.Version, "tab_type": "sheet", "label": "Budget", "idempotency_key": "webapp-test-budget"}); r.IsError {
 		t.Fatalf("the agent's write: %s", r.Text)
 	}
 	do(t, ctx, "switch a Note that changed meanwhile", chromedp.Click(row("Quarterly plan", "[role=switch]")),
@@ -442,7 +445,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
 		waitText(".empty", "Nothing is connected"),
 	)
-	entries, err := api.List(context.Background(), e.Server.Store, e.Owner.Workspace.ID, "")
+	entries, err := e.Server.Service.ListConnections(context.Background(), asOwner(e))
 	if err != nil {
 		t.Fatal(err)
 	}

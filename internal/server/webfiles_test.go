@@ -40,16 +40,15 @@ func filesXCanary(t *testing.T) []byte {
 
 // filesXUpload adds data to Note id as the owner, through the service
 // the REST door calls.
-func filesXUpload(t *testing.T, e *servertest.Env, id, name string, data []byte) service.PeopleFileResult {
+func filesXUpload(t *testing.T, e *servertest.Env, id, name string, data []byte) service.FileAdded {
 	t.Helper()
-	c := service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
+	c := asOwner(e)
 	ctx := context.Background()
-	tab, err := e.Server.Service.PeopleReadTab(ctx, c, id, "files")
+	tab, err := e.Server.Service.ReadNoteTab(ctx, c, service.TabArgs{NoteID: id, TabID: "files"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Server.Service.PeopleUploadFile(ctx, c, id, service.FileUpload{Name: name, ContentType: "application/octet-stream", Body: bytes.NewReader(data), Length: int64(len(data))},
-		service.PeopleWrite{Expected: tab.Version})
+	res, err := e.Server.Service.UploadFile(ctx, c, service.UploadArgs{NoteID: id, FileUpload: service.FileUpload{Name: name, ContentType: "application/octet-stream", Body: bytes.NewReader(data), Length: int64(len(data))}, Guard: service.Guard{ExpectedVersion: tab.Version}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +214,7 @@ func TestBrowserNoteFiles(t *testing.T) {
 	if done := run(t, ctx, "the bar", chromedp.Evaluate[bool](`(() => { const p = document.querySelector(".files-upload.done progress"); return !!p && p.value === p.max && p.max > 0 })()`)); !done {
 		t.Errorf("after the upload the progress bar is not full")
 	}
-	tab, err := e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), e.NoteID, "files")
+	tab, err := e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: e.NoteID, TabID: "files"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +256,7 @@ func TestBrowserNoteFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	do(t, ctx, "too large", chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{big}), waitText(".files-uploads", "a file may be at most 25 MB"))
-	if tab, _ := e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), e.NoteID, "files"); len(tab.Files) != 3 {
+	if tab, _ := e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: e.NoteID, TabID: "files"}); len(tab.Files) != 3 {
 		t.Fatalf("after a refused file the tab has %d files, want 3", len(tab.Files))
 	}
 	noOverflow(t, ctx, "note-files")
@@ -276,7 +275,7 @@ func TestBrowserNoteFiles(t *testing.T) {
 	accessible(t, ctx, "note-files-delete")
 	do(t, ctx, "confirm", chromedp.Click(chromedp.CSS("dialog[open] button.danger")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")),
 		chromedp.Poll[chromedp.Void](`!document.querySelector(".files-list").innerText.includes("notes-from-elsewhere.txt")`))
-	tab, err = e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), e.NoteID, "files")
+	tab, err = e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: e.NoteID, TabID: "files"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
 	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
 	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
-	id := notesOf(t, e)["Welcome"].ID
+	id := notesOf(t, e)["Welcome"].NoteID
 	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved(),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#live-marker") && !document.querySelector("#live-marker").innerText.trim()`))
 	// A mark on the page's window: a reload would lose it.
@@ -286,7 +286,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	liveWrite(t, e, agent, id, "live-0008", func(string) string { return "# Plan\n\nShort again.\n" })
 	do(t, ctx, "short again", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`), waitText(".md-preview", "Short again."))
 	_, v = serverText(t, e, id)
-	if _, err := e.Server.Service.PeopleDeleteNote(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id, service.PeopleWrite{Expected: v}); err != nil {
+	if _, err := e.Server.Service.DeleteNote(context.Background(), asOwner(e), service.NoteArgs{NoteID: id, Guard: service.Guard{ExpectedVersion: v}}); err != nil {
 		t.Fatal(err)
 	}
 	do(t, ctx, "the Note deleted", waitText(".live-gone", "deleted this Note"))

@@ -28,7 +28,7 @@ import (
 // the Note's version.
 func serverText(t *testing.T, e *servertest.Env, id string) (string, int64) {
 	t.Helper()
-	c, err := e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id, "markdown")
+	c, err := e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: id, TabID: "markdown"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
 	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
 	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
-	id := notesOf(t, e)["Welcome"].ID
+	id := notesOf(t, e)["Welcome"].NoteID
 	start, _ := serverText(t, e, id)
 
 	// The Note from the list: its title, its tabs, the markdown tab open.

@@ -21,6 +21,7 @@ import (
 	"foundry/internal/room"
 	"foundry/internal/server"
 	"foundry/internal/server/servertest"
+	"foundry/internal/service"
 	"foundry/internal/store"
 )
 
@@ -404,7 +405,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	broken := propose("Broken clock", roomsEBroken)
 	doomed := propose("Doomed", map[string]string{"src/App.tsx": "export default function App() { return <p id=\"doomed\">never runs</p>; }\n"})
 	prober := propose("Prober", roomsEProbe(listener.URL, e.URL, e.RoomID))
-	repoID, versionID, err := e.Server.Service.PushRepo(bg, e.Owner.Workspace.ID, e.Owner.User.ID, "team-wiki", map[string][]byte{
+	repoID, versionID, err := e.Server.Service.PushRepo(bg, asOwner(e), "team-wiki", map[string][]byte{
 		"README.md": []byte("# Team wiki\n\nPages for the team.\n"), "index.html": []byte("<!doctype html><title>Wiki</title>\n")})
 	if err != nil {
 		t.Fatal(err)
@@ -469,7 +470,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	if code, body := roomsEAPI(t, ctx2, "GET", "/api/proposals/"+tally.Str("proposal_id")); code != http.StatusForbidden && code != http.StatusNotFound {
 		t.Errorf("the member reads the proposal: %d %s, want 403 or 404", code, body)
 	}
-	if ps, _ := e.Server.Service.ListProposals(bg, e.Owner.Workspace.ID, e.RoomID, "pending"); len(ps) != 5 {
+	if ps, _ := e.Server.Service.ListProposals(bg, asOwner(e), service.ListProposalsArgs{RoomID: e.RoomID, Status: "pending"}); len(ps) != 5 {
 		t.Fatalf("after the member's attempts %d proposals are pending, want 5", len(ps))
 	}
 

@@ -22,28 +22,28 @@ import (
 
 // sheetxCaller is the owner as the people's door sees them.
 func sheetxCaller(e *servertest.Env) service.Caller {
-	return service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
+	return asOwner(e)
 }
 
 // sheetxNote makes a Note with one sheet tab; it answers their IDs.
 func sheetxNote(t *testing.T, e *servertest.Env, title string) (string, string) {
 	t.Helper()
 	ctx := context.Background()
-	n, err := e.Server.Service.PeopleCreateNote(ctx, sheetxCaller(e), title, true, "")
+	n, err := e.Server.Service.CreateNote(ctx, sheetxCaller(e), service.CreateNoteArgs{Title: title, Approved: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := e.Server.Service.PeopleCreateTab(ctx, sheetxCaller(e), n.ID, "sheet", "Numbers", service.PeopleWrite{Expected: n.Version})
+	tab, err := e.Server.Service.CreateNoteTab(ctx, sheetxCaller(e), service.CreateTabArgs{NoteID: n.NoteID, ExpectedVersion: n.Version, TabType: "sheet", Label: "Numbers"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n.ID, tab.TabID
+	return n.NoteID, tab.TabID
 }
 
 // sheetxCells is a rectangle of the tab's sheet as the service reads it.
 func sheetxCells(t *testing.T, e *servertest.Env, id, tab, sheet string, row, col, rows, cols int) [][]any {
 	t.Helper()
-	r, err := e.Server.Service.PeopleCells(context.Background(), sheetxCaller(e), id, tab, sheet, row, col, rows, cols)
+	r, err := e.Server.Service.ReadSheetRange(context.Background(), sheetxCaller(e), service.SheetRangeArgs{TabArgs: service.TabArgs{NoteID: id, TabID: tab}, SheetID: sheet, StartRow: row, StartCol: col, Rows: rows, Cols: cols})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func sheetxCells(t *testing.T, e *servertest.Env, id, tab, sheet string, row, co
 // sheetxSheets is the tab's sheets as "id=name".
 func sheetxSheets(t *testing.T, e *servertest.Env, id, tab string) []string {
 	t.Helper()
-	c, err := e.Server.Service.PeopleReadTab(context.Background(), sheetxCaller(e), id, tab)
+	c, err := e.Server.Service.ReadNoteTab(context.Background(), sheetxCaller(e), service.TabArgs{NoteID: id, TabID: tab})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,8 @@ func TestBrowserSheetLarge(t *testing.T) {
 					vals[i][j] = float64((r0+i)*1000 + c0 + j)
 				}
 			}
-			res, err := e.Server.Service.PeopleSetCells(context.Background(), c, id, tab, "", r0, c0, vals, service.PeopleWrite{Expected: v})
+			res, err := e.Server.Service.EditNoteTab(context.Background(), c, service.EditTabArgs{NoteID: id, TabID: tab, ExpectedVersion: v,
+				Operation: "sheet_set_range", StartRow: &r0, StartCol: &c0, Values: vals})
 			if err != nil {
 				t.Fatal(err)
 			}

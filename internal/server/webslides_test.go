@@ -28,7 +28,7 @@ import (
 // slidesDeck is the slides tab as the service reads it, and the version.
 func slidesDeck(t *testing.T, e *servertest.Env, id, tab string) ([]note.Slide, int64) {
 	t.Helper()
-	c, err := e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id, tab)
+	c, err := e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: id, TabID: tab})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func slidesDrag(from, to int) chromedp.Action[chromedp.Void] {
 
 func TestBrowserNoteSlides(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
-	pc := service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
+	pc := asOwner(e)
 	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
 	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
 	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
@@ -107,15 +107,15 @@ func TestBrowserNoteSlides(t *testing.T) {
 	if !n.Approved {
 		t.Fatalf("the Note is not reachable by agents after the switch: %+v", n)
 	}
-	v := func() int64 { _, v := slidesDeck(t, e, n.ID, "markdown"); return v }()
-	tab, err := e.Server.Service.PeopleCreateTab(context.Background(), pc, n.ID, "slides", "Deck", service.PeopleWrite{Expected: v})
+	v := func() int64 { _, v := slidesDeck(t, e, n.NoteID, "markdown"); return v }()
+	tab, err := e.Server.Service.CreateNoteTab(context.Background(), pc, service.CreateTabArgs{NoteID: n.NoteID, ExpectedVersion: v, TabType: "slides", Label: "Deck"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deck := tab.TabID
 
 	// The empty deck says what to do.
-	do(t, ctx, "open the slides tab", chromedp.Navigate(e.URL+"/notes/"+n.ID+"?tab="+deck), chromedp.WaitVisible(chromedp.CSS(`.sl-empty`)))
+	do(t, ctx, "open the slides tab", chromedp.Navigate(e.URL+"/notes/"+n.NoteID+"?tab="+deck), chromedp.WaitVisible(chromedp.CSS(`.sl-empty`)))
 	if msg := run(t, ctx, "empty", chromedp.Text(chromedp.CSS(`.sl-empty`))); !strings.Contains(msg, "Add the first slide") || !strings.Contains(msg, "agent") {
 		t.Errorf("the empty deck says %q", msg)
 	}
@@ -129,7 +129,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 		chromedp.Focus(chromedp.ID("sl-field-body")), insertText("- Decks drift from the research\n- Nobody owns the story"),
 		chromedp.Focus(chromedp.ID("sl-field-notes")), insertText("Open with the survey."),
 		chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
-	ss := slidesWait(t, e, n.ID, deck, "the first slide", func(ss []note.Slide) bool {
+	ss := slidesWait(t, e, n.NoteID, deck, "the first slide", func(ss []note.Slide) bool {
 		return len(ss) == 1 && ss[0].Title == "The problem" && ss[0].Body == "- Decks drift from the research\n- Nobody owns the story" && ss[0].Notes == "Open with the survey."
 	})
 	first := ss[0].ID
@@ -139,7 +139,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 		selectAll("#sl-field-title"), insertText("One editor"),
 		chromedp.Focus(chromedp.ID("sl-field-body")), insertText("People write here\n---\nAgents draft there"),
 		waitSaved())
-	ss = slidesWait(t, e, n.ID, deck, "the second slide", func(ss []note.Slide) bool {
+	ss = slidesWait(t, e, n.NoteID, deck, "the second slide", func(ss []note.Slide) bool {
 		return slices.Equal(slidesTitles(ss), []string{"The problem", "One editor"}) && ss[1].Body == "People write here\n---\nAgents draft there"
 	})
 	second := ss[1].ID
@@ -152,7 +152,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 
 	// Reorder by dragging: the second card onto the first.
 	do(t, ctx, "drag", slidesDrag(1, 0), waitSaved())
-	slidesWait(t, e, n.ID, deck, "after the drag", func(ss []note.Slide) bool {
+	slidesWait(t, e, n.NoteID, deck, "after the drag", func(ss []note.Slide) bool {
 		return len(ss) == 2 && ss[0].ID == second && ss[1].ID == first
 	})
 	if got := slidesCards(t, ctx); !slices.Equal(got, []string{"One editor", "The problem"}) {
@@ -161,7 +161,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	// And by the keyboard: Alt+↑ on the second card; focus stays on it.
 	do(t, ctx, "Alt+Up", chromedp.Focus(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
 		chromedp.KeyEvent(kb.ArrowUp, chromedp.KeyModifiers(chromedp.ModifierAlt)), waitSaved())
-	slidesWait(t, e, n.ID, deck, "after Alt+Up", func(ss []note.Slide) bool {
+	slidesWait(t, e, n.NoteID, deck, "after Alt+Up", func(ss []note.Slide) bool {
 		return len(ss) == 2 && ss[0].ID == first && ss[1].ID == second
 	})
 	if id := run(t, ctx, "focus", chromedp.Evaluate[string](`document.activeElement?.closest(".sl-item")?.dataset.slideId ?? ""`)); id != first {
@@ -174,7 +174,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	do(t, ctx, "two columns, ocean",
 		chromedp.Click(chromedp.CSS(`input[name=sl-layout][value=two-column]`)), waitSaved(),
 		chromedp.Click(chromedp.CSS(`input[name=sl-theme][value=ocean]`)), waitSaved())
-	slidesWait(t, e, n.ID, deck, "the look", func(ss []note.Slide) bool {
+	slidesWait(t, e, n.NoteID, deck, "the look", func(ss []note.Slide) bool {
 		return len(ss) == 2 && ss[1].Layout == "two-column" && ss[1].Theme == "ocean" && ss[0].Layout == "" && ss[0].Theme == ""
 	})
 	if look := run(t, ctx, "preview look", chromedp.Evaluate[string](`(() => { const s = document.querySelector(".sl-preview .sl-slide"); return s.dataset.layout + " " + s.dataset.theme + " " + s.querySelectorAll(".sl-cols .sl-body").length; })()`)); look != "two-column ocean 2" {
@@ -188,8 +188,8 @@ func TestBrowserNoteSlides(t *testing.T) {
 	// person's text is saved on the agent's version.
 	do(t, ctx, "type notes", chromedp.Focus(chromedp.ID("sl-field-notes")), insertText("Pause here"))
 	agent := e.Client(t, e.WriteToken(t), "")
-	_, av := slidesDeck(t, e, n.ID, deck)
-	r := servertest.MustCall(t, agent, "edit_note_tab", map[string]any{"note_id": n.ID, "tab_id": deck, "expected_version": av,
+	_, av := slidesDeck(t, e, n.NoteID, deck)
+	r := servertest.MustCall(t, agent, "edit_note_tab", map[string]any{"note_id": n.NoteID, "tab_id": deck, "expected_version": av,
 		"idempotency_key": "webslides-agent-1", "operation": "slide_add", "title": "From the agent", "body": "Numbers to back it"})
 	if r.IsError {
 		t.Fatalf("the agent's slide_add: %s", r.Text)
@@ -199,7 +199,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	if st := run(t, ctx, "focus", chromedp.Evaluate[string](`document.activeElement?.id + "=" + document.activeElement?.value`)); st != "sl-field-notes=Pause here for questions." {
 		t.Errorf("after the agent's write the focused field is %q", st)
 	}
-	ss = slidesWait(t, e, n.ID, deck, "the agent's slide and the person's notes", func(ss []note.Slide) bool {
+	ss = slidesWait(t, e, n.NoteID, deck, "the agent's slide and the person's notes", func(ss []note.Slide) bool {
 		return slices.Equal(slidesTitles(ss), []string{"The problem", "One editor", "From the agent"}) && ss[1].Notes == "Pause here for questions." && ss[1].Theme == "ocean"
 	})
 	agentSlide := ss[2].ID
@@ -217,12 +217,12 @@ func TestBrowserNoteSlides(t *testing.T) {
 	}
 	accessible(t, ctx, "note-slides-delete")
 	do(t, ctx, "cancel", chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
-	if ss, _ := slidesDeck(t, e, n.ID, deck); len(ss) != 3 {
+	if ss, _ := slidesDeck(t, e, n.NoteID, deck); len(ss) != 3 {
 		t.Fatalf("Cancel deleted a slide: %v", slidesTitles(ss))
 	}
 	do(t, ctx, "delete, confirmed", chromedp.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)),
 		chromedp.Click(chromedp.CSS(`dialog[open] [data-confirm-delete]`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), waitSaved())
-	slidesWait(t, e, n.ID, deck, "after the delete", func(ss []note.Slide) bool {
+	slidesWait(t, e, n.NoteID, deck, "after the delete", func(ss []note.Slide) bool {
 		return len(ss) == 2 && !slices.ContainsFunc(ss, func(s note.Slide) bool { return s.ID == agentSlide })
 	})
 	if got := slidesCards(t, ctx); !slices.Equal(got, []string{"The problem", "One editor"}) {
@@ -235,9 +235,9 @@ func TestBrowserNoteSlides(t *testing.T) {
 	do(t, ctx, "select the first slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)),
 		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "The problem"`))
 	do(t, ctx, "type in the title", chromedp.Focus(chromedp.ID("sl-field-title")), chromedp.KeyEvent(kb.End), insertText(" today"))
-	_, v = slidesDeck(t, e, n.ID, deck)
+	_, v = slidesDeck(t, e, n.NoteID, deck)
 	theirs := "The real problem"
-	if _, err := e.Server.Service.PeopleUpdateSlide(context.Background(), pc, n.ID, deck, first, service.SlidePatch{Title: &theirs}, service.PeopleWrite{Expected: v}); err != nil {
+	if _, err := e.Server.Service.UpdateSlide(context.Background(), pc, service.UpdateSlideArgs{SlideArgs: service.SlideArgs{NoteID: n.NoteID, TabID: deck, SlideID: first, Guard: service.Guard{ExpectedVersion: v}}, Title: &theirs}); err != nil {
 		t.Fatal(err)
 	}
 	do(t, ctx, "the clash", chromedp.WaitVisible(chromedp.CSS(`.sl-clash`)), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Conflict"`))
@@ -247,19 +247,19 @@ func TestBrowserNoteSlides(t *testing.T) {
 	if st := run(t, ctx, "kept", chromedp.Evaluate[string](`document.activeElement?.id + "=" + document.activeElement?.value`)); st != "sl-field-title=The problem today" {
 		t.Errorf("during the clash the focused field is %q", st)
 	}
-	if ss, _ := slidesDeck(t, e, n.ID, deck); ss[0].Title != theirs {
+	if ss, _ := slidesDeck(t, e, n.NoteID, deck); ss[0].Title != theirs {
 		t.Errorf("before the person chose, the server's title is %q, want theirs", ss[0].Title)
 	}
 	accessible(t, ctx, "note-slides-clash")
 	browsertest.Screenshot(t, ctx, "note-slides-clash")
 	do(t, ctx, "keep mine", chromedp.Click(chromedp.CSS(`.sl-clash button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-clash`)), waitSaved())
-	slidesWait(t, e, n.ID, deck, "after Keep mine", func(ss []note.Slide) bool { return len(ss) == 2 && ss[0].Title == "The problem today" })
+	slidesWait(t, e, n.NoteID, deck, "after Keep mine", func(ss []note.Slide) bool { return len(ss) == 2 && ss[0].Title == "The problem today" })
 
 	// Text typed just before a reload is kept in the browser and saved
 	// after it.
 	do(t, ctx, "type notes and reload at once", chromedp.Focus(chromedp.ID("sl-field-notes")), chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl)),
 		insertText(" Then the demo."), chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("sl-field-notes")), waitSaved())
-	slidesWait(t, e, n.ID, deck, "the notes typed before the reload", func(ss []note.Slide) bool {
+	slidesWait(t, e, n.NoteID, deck, "the notes typed before the reload", func(ss []note.Slide) bool {
 		return len(ss) == 2 && ss[0].Notes == "Open with the survey. Then the demo."
 	})
 	if got := run(t, ctx, "notes after the reload", chromedp.Evaluate[string](`document.getElementById("sl-field-notes").value`)); got != "Open with the survey. Then the demo." {
@@ -275,8 +275,8 @@ func TestBrowserNoteSlides(t *testing.T) {
 	do(t, ctx, "select the second slide again", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
 		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "One editor"`))
 	do(t, ctx, "type in the body", chromedp.Focus(chromedp.ID("sl-field-body")), chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl)), insertText(" and review"))
-	_, av = slidesDeck(t, e, n.ID, deck)
-	r = servertest.MustCall(t, agent, "edit_note_tab", map[string]any{"note_id": n.ID, "tab_id": deck, "expected_version": av,
+	_, av = slidesDeck(t, e, n.NoteID, deck)
+	r = servertest.MustCall(t, agent, "edit_note_tab", map[string]any{"note_id": n.NoteID, "tab_id": deck, "expected_version": av,
 		"idempotency_key": "webslides-agent-2", "operation": "replace_tab_data", "data": map[string]any{"slides": []any{
 			map[string]any{"title": "The problem today"}, map[string]any{"title": "One editor", "body": "Rewritten by the agent"}}}})
 	if r.IsError {
@@ -287,7 +287,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 		t.Errorf("the page says %q", msg)
 	}
 	do(t, ctx, "add it back", chromedp.Click(chromedp.CSS(`.sl-lost button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-lost`)), waitSaved())
-	ss = slidesWait(t, e, n.ID, deck, "the text added back", func(ss []note.Slide) bool {
+	ss = slidesWait(t, e, n.NoteID, deck, "the text added back", func(ss []note.Slide) bool {
 		return len(ss) == 3 && ss[2].Title == "One editor" && ss[2].Body == "People write here\n---\nAgents draft there and review"
 	})
 	if ss[1].Body != "Rewritten by the agent" || ss[1].Layout != "two-column" || ss[1].Theme != "ocean" {
@@ -295,7 +295,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	}
 
 	// The five themes, one slide each, in every layout.
-	_, v = slidesDeck(t, e, n.ID, deck)
+	_, v = slidesDeck(t, e, n.NoteID, deck)
 	looks := []struct{ title, body, layout, theme string }{
 		{"Decks that keep up", "Foundry · quarterly review", "title", "paper"},
 		{"One editor", "People write here\n---\nAgents draft there", "two-column", "ocean"},
@@ -308,13 +308,17 @@ func TestBrowserNoteSlides(t *testing.T) {
 		if i < len(ss) {
 			id = ss[i].ID
 		} else {
-			res, err := e.Server.Service.PeopleAddSlide(context.Background(), pc, n.ID, deck, note.SlideInput{Title: l.title}, service.SlideLook{}, nil, service.PeopleWrite{Expected: v})
+			res, err := e.Server.Service.EditNoteTab(context.Background(), pc, service.EditTabArgs{NoteID: n.NoteID, TabID: deck, ExpectedVersion: v, Operation: "slide_add", Title: &l.title})
 			if err != nil {
 				t.Fatal(err)
 			}
-			id, v = res.SlideID, res.Version
+			if len(res.SlideIDs) != 1 {
+				t.Fatalf("slide_add answers slides %v, want the one it added", res.SlideIDs)
+			}
+			id, v = res.SlideIDs[0], res.Version
 		}
-		res, err := e.Server.Service.PeopleUpdateSlide(context.Background(), pc, n.ID, deck, id, service.SlidePatch{Title: &l.title, Body: &l.body, Layout: &l.layout, Theme: &l.theme}, service.PeopleWrite{Expected: v})
+		res, err := e.Server.Service.UpdateSlide(context.Background(), pc, service.UpdateSlideArgs{SlideArgs: service.SlideArgs{NoteID: n.NoteID, TabID: deck, SlideID: id, Guard: service.Guard{ExpectedVersion: v}},
+			Title: &l.title, Body: &l.body, Layout: &l.layout, Theme: &l.theme})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,11 +26,11 @@ import (
 // by type, in order.
 func stripTabs(t *testing.T, e *servertest.Env, id string) []note.TabRef {
 	t.Helper()
-	_, d, err := e.Server.Service.PeopleNote(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id)
+	tabs, err := e.Server.Service.ListNoteTabs(context.Background(), asOwner(e), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return note.Refs(d)
+	return tabs.Tabs
 }
 
 func stripOfType(t *testing.T, e *servertest.Env, id, typ string) []note.TabRef {
@@ -114,7 +114,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 		chromedp.Click(row("Launch plan", ".note-title")),
 		chromedp.WaitVisible(cmContent), waitSaved(),
 	)
-	id := notesOf(t, e)["Launch plan"].ID
+	id := notesOf(t, e)["Launch plan"].NoteID
 	do(t, ctx, "type the first text", typeAtEnd("# Launch\n\nThe first plan.\n"), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
 	oldText, oldVersion := serverText(t, e, id)
 	if !strings.Contains(oldText, "The first plan.") {
@@ -251,7 +251,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`.source-submit`)),
 		waitText(".source-list", "example.org/guide"),
 	)
-	c, err := e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id, "sources")
+	c, err := e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: id, TabID: "sources"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,14 +267,13 @@ func TestBrowserNoteStrip(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`dialog[open] #delete-source-confirm`)),
 		chromedp.WaitNotPresent(chromedp.CSS(fmt.Sprintf(`[data-source-id=%q]`, c.Sources[1].ID))),
 	)
-	if c, _ = e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id, "sources"); len(c.Sources) != 1 {
+	if c, _ = e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: id, TabID: "sources"}); len(c.Sources) != 1 {
 		t.Fatalf("after deleting one the service has the sources %+v", c.Sources)
 	}
 
 	// An agent rewrites the markdown; History names it and the person.
 	approved := true
-	if _, err := e.Server.Service.PeopleUpdateNote(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id, nil, &approved,
-		service.PeopleWrite{Expected: stripVersion(t, e, id)}); err != nil {
+	if _, err := e.Server.Service.UpdateNote(context.Background(), asOwner(e), service.UpdateNoteArgs{NoteID: id, Approved: &approved, Guard: service.Guard{ExpectedVersion: stripVersion(t, e, id)}}); err != nil {
 		t.Fatal(err)
 	}
 	stripAgentWrite(t, e, id, "Research agent", "# Launch\n\nThe agent's plan.\n")
@@ -332,11 +331,11 @@ func TestBrowserNoteStrip(t *testing.T) {
 	if !slices.Equal(shown, order()) {
 		t.Errorf("after the restore the page shows the strip %v, the server %v", shown, order())
 	}
-	_, vs, err := e.Server.Service.PeopleHistory(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), id)
+	h, err := e.Server.Service.NoteHistory(context.Background(), asOwner(e), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := vs[len(vs)-1]; last.Kind != "restored" || last.Version != v {
+	if last := h.Versions[len(h.Versions)-1]; last.Kind != "restored" || last.Version != v {
 		t.Errorf("the newest version is %+v; want a restore", last)
 	}
 }

@@ -251,7 +251,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
 	w := walkXWatchPage(t, ctx)
 	bg := context.Background()
-	me := service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
+	me := asOwner(e)
 	token := e.WriteToken(t)
 
 	// Signed out, the app asks who the person is (401), then signs in.
@@ -274,7 +274,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)),
 		chromedp.WaitVisible(row(title, "")),
 	)
-	id := notesOf(t, e)[title].ID
+	id := notesOf(t, e)[title].NoteID
 	if id == "" {
 		t.Fatalf("the service has no Note titled %q", title)
 	}
@@ -289,17 +289,17 @@ func TestBrowserWalkNotes(t *testing.T) {
 
 	// A Note of 1 MiB of markdown opens and takes typing; past the limit
 	// the page says why the text is not saved.
-	big, err := e.Server.Service.PeopleCreateNote(bg, me, "Big", true, "")
+	big, err := e.Server.Service.CreateNote(bg, me, service.CreateNoteArgs{Title: "Big", Approved: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	line := strings.Repeat("ünïcödé 🙂 ", 8) + "\n"
 	text := strings.Repeat(line, (note.MaxMarkdownBytes-64)/len(line))
-	if _, err := e.Server.Service.PeopleSetText(bg, me, big.ID, "markdown", text, service.PeopleWrite{Expected: big.Version}); err != nil {
+	if _, err := e.Server.Service.EditNoteTab(bg, me, service.EditTabArgs{NoteID: big.NoteID, TabID: note.TypeMarkdown, ExpectedVersion: big.Version, Operation: "replace_text", Text: &text}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, "open the big Note", chromedp.Navigate(e.URL+"/notes/"+big.ID), chromedp.WaitVisible(cmContent), waitSaved())
-	w.expect(`^PUT /api/notes/` + big.ID + `/tabs/markdown/text$`)
+	do(t, ctx, "open the big Note", chromedp.Navigate(e.URL+"/notes/"+big.NoteID), chromedp.WaitVisible(cmContent), waitSaved())
+	w.expect(`^PUT /api/notes/` + big.NoteID + `/tabs/markdown/text$`)
 	do(t, ctx, "type past the limit", typeAtEnd(strings.Repeat("x", 200)), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Not saved"`),
 		waitText(".error-box", "Not saved"))
 	if msg := run(t, ctx, "why", chromedp.Text(chromedp.CSS(".error-box"))); !strings.Contains(msg, "MiB") && !strings.Contains(msg, "bytes") {
@@ -457,7 +457,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 	// another tab.
 	do(t, ctx, "the slides tab", walkXTab("Slides"))
 	slides := stripOfType(t, e, id, "slides")[0].TabID
-	if _, err := e.Server.Service.PeopleDeleteTab(bg, me, id, slides, service.PeopleWrite{Expected: stripVersion(t, e, id)}); err != nil {
+	if _, err := e.Server.Service.DeleteTab(bg, me, service.TabWriteArgs{NoteID: id, TabID: slides, Guard: service.Guard{ExpectedVersion: stripVersion(t, e, id)}}); err != nil {
 		t.Fatal(err)
 	}
 	do(t, ctx, "the deleted tab is gone", chromedp.Poll[chromedp.Void](fmt.Sprintf(`!document.querySelector('[role=tab][data-tab-id=%q]') && !!document.querySelector("[role=tab][aria-selected=true]")`, slides)),
@@ -467,7 +467,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 
 	// A hundred tabs: the strip scrolls, the page does not.
 	for i := len(stripTabs(t, e, id)); i < 100; i++ {
-		if _, err := e.Server.Service.PeopleCreateTab(bg, me, id, "slides", fmt.Sprintf("Deck %d", i), service.PeopleWrite{Expected: stripVersion(t, e, id)}); err != nil {
+		if _, err := e.Server.Service.CreateNoteTab(bg, me, service.CreateTabArgs{NoteID: id, ExpectedVersion: stripVersion(t, e, id), TabType: "slides", Label: fmt.Sprintf("Deck %d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -477,7 +477,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 
 	// The Note is deleted in another window: the page says so.
 	w.expect(`/api/notes/` + id)
-	if _, err := e.Server.Service.PeopleDeleteNote(bg, me, id, service.PeopleWrite{Expected: stripVersion(t, e, id)}); err != nil {
+	if _, err := e.Server.Service.DeleteNote(bg, me, service.NoteArgs{NoteID: id, Guard: service.Guard{ExpectedVersion: stripVersion(t, e, id)}}); err != nil {
 		t.Fatal(err)
 	}
 	do(t, ctx, "the Note is gone", chromedp.WaitVisible(chromedp.CSS(".live-gone")))

@@ -12,13 +12,16 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -189,8 +192,9 @@ func readRelease(t *testing.T, s store.Store, secrets map[string]string) []read 
 		t.Fatalf("first workspace: %v", err)
 	}
 	ws := o.Workspace.ID
+	op := service.Operator(o)
 	add("first_workspace", o, nil, false)
-	toks, err := svc.ListTokens(ctx, ws)
+	toks, err := svc.ListTokens(ctx, op)
 	add("tokens", toks, err, false)
 	names := make([]string, 0, len(secrets))
 	for n := range secrets {
@@ -208,31 +212,37 @@ func readRelease(t *testing.T, s store.Store, secrets map[string]string) []read 
 	if p.TokenID == "" {
 		t.Fatal(`the fixture has no token "all"`)
 	}
+	agent := service.Agent(p)
 
-	notes, err := svc.WorkspaceNotes(ctx, ws)
+	// The workspace's Notes and Rooms and a Note's history as release 1's
+	// people's reads answered them: what the store holds. The operator's
+	// lists and history, which answer in this build's shapes, must say the
+	// same (checkPeopleReads).
+	notes, err := workspaceList(ctx, s, ws, store.TypeNote)
 	add("workspace_notes", notes, err, false)
 	for _, q := range []string{"", "notes", "ïcode", "2027", "zz-nothing"} {
-		l, err := svc.ListNotes(ctx, p, service.ListNotesArgs{Query: q, Page: service.Page{Limit: 50}})
+		l, err := svc.ListNotes(ctx, agent, service.ListNotesArgs{Query: q, Page: service.Page{Limit: 50}})
 		add("list_notes "+q, l, err, false)
 	}
 	for _, n := range notes {
-		tabs, err := svc.ListNoteTabs(ctx, p, n.ID)
+		tabs, err := svc.ListNoteTabs(ctx, agent, n.ID)
 		add("list_note_tabs "+n.ID, tabs, err, false)
 		for _, tab := range tabs.Tabs {
-			c, err := svc.ReadNoteTab(ctx, p, service.TabArgs{NoteID: n.ID, TabID: tab.TabID})
+			c, err := svc.ReadNoteTab(ctx, agent, service.TabArgs{NoteID: n.ID, TabID: tab.TabID})
 			add("read_note_tab "+n.ID+" "+tab.TabID, c, err, false)
 			for _, sh := range c.Sheets {
-				rng, err := svc.ReadSheetRange(ctx, p, service.SheetRangeArgs{TabArgs: service.TabArgs{NoteID: n.ID, TabID: tab.TabID},
+				rng, err := svc.ReadSheetRange(ctx, agent, service.SheetRangeArgs{TabArgs: service.TabArgs{NoteID: n.ID, TabID: tab.TabID},
 					SheetID: sh.ID, StartRow: 1, StartCol: 1, Rows: 30, Cols: 14})
 				add("read_sheet_range "+n.ID+" "+tab.TabID+" "+sh.ID, rng, err, false)
 			}
 		}
 		for _, kind := range []string{"sources", "files"} {
-			a, err := svc.ListNoteAttachments(ctx, p, service.AttachmentsArgs{NoteID: n.ID, Kind: kind, Page: service.Page{Limit: 50}})
+			a, err := svc.ListNoteAttachments(ctx, agent, service.AttachmentsArgs{NoteID: n.ID, Kind: kind, Page: service.Page{Limit: 50}})
 			add("list_note_attachments "+n.ID+" "+kind, a, err, false)
 		}
-		hist, err := svc.NoteHistory(ctx, ws, n.ID)
+		hist, err := s.History(ctx, store.TypeNote, n.ID)
 		add("note_history "+n.ID, hist, err, true)
+		checkNoteHistory(t, svc, op, n.ID, hist)
 		for _, v := range hist {
 			d, err := svc.NoteAt(ctx, n.ID, v.Version)
 			// The model may gain fields; every field release 1 had must
@@ -241,32 +251,174 @@ func readRelease(t *testing.T, s store.Store, secrets map[string]string) []read 
 		}
 	}
 
-	rooms, err := svc.WorkspaceRooms(ctx, ws)
+	rooms, err := workspaceList(ctx, s, ws, store.TypeRoom)
 	add("workspace_rooms", rooms, err, false)
+	checkPeopleLists(t, svc, op, notes, rooms)
 	for _, r := range rooms {
-		v, err := svc.ReadRoom(ctx, p, r.ID)
+		v, err := svc.ReadRoom(ctx, agent, r.ID)
 		add("read_room "+r.ID, v, err, false)
-		apps, err := svc.ListRoomApps(ctx, p, service.RoomAppsArgs{RoomID: r.ID, Page: service.Page{Limit: 50}})
+		apps, err := svc.ListRoomApps(ctx, agent, service.RoomAppsArgs{RoomID: r.ID, Page: service.Page{Limit: 50}})
 		add("list_room_apps "+r.ID, apps, err, false)
 		for _, app := range apps.Apps {
-			st, err := svc.ReadRoomAppStatus(ctx, p, service.AppArgs{RoomID: r.ID, InstanceID: app.InstanceID})
+			st, err := svc.ReadRoomAppStatus(ctx, agent, service.AppArgs{RoomID: r.ID, InstanceID: app.InstanceID})
 			add("read_room_app_status "+r.ID+" "+app.InstanceID, st, err, false)
 		}
-		props, err := svc.ListProposals(ctx, ws, r.ID, "")
-		add("list_proposals "+r.ID, props, err, false)
+		// A reviewer's view of a proposal gains what it shows (the Room's
+		// name, the file count, a snippet's compile result); every field
+		// release 1 had must read as it did.
+		props, err := svc.ListProposals(ctx, op, service.ListProposalsArgs{RoomID: r.ID})
+		add("list_proposals "+r.ID, props, err, true)
+		ids := make([]string, 0, len(props))
 		for _, pr := range props {
-			g, err := svc.GetProposal(ctx, ws, pr.ID)
-			add("get_proposal "+pr.ID, g, err, false)
+			ids = append(ids, pr.ID)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			g, _, err := svc.ProposalDetail(ctx, op, id)
+			add("get_proposal "+id, g, err, true)
 		}
 		hist, err := s.History(ctx, store.TypeRoom, r.ID)
 		add("room_history "+r.ID, hist, err, true)
 	}
-	repos, err := svc.ListRepositories(ctx, p, service.Page{Limit: 50})
+	repos, err := svc.ListRepositories(ctx, agent, service.Page{Limit: 50})
 	add("list_repositories", repos, err, false)
 	for _, r := range repos.Repositories {
 		hist, err := s.History(ctx, store.TypeRepository, r.ID)
 		add("repository_history "+r.ID, hist, err, true)
 	}
+	return out
+}
+
+// summary is one line of release 1's people's list of Notes or Rooms.
+type summary struct {
+	ID, Title string
+	Version   int64
+	Approved  bool // connected access (Rooms: always true)
+	UpdatedAt time.Time
+}
+
+// workspaceList is every Note (deleted ones left out) or Room of workspace
+// ws, by ID, as the store holds them.
+func workspaceList(ctx context.Context, s store.Store, ws, typ string) ([]summary, error) {
+	var out []summary
+	after := ""
+	for {
+		rows, err := s.List(ctx, store.ListQuery{Workspace: ws, Type: typ, AfterID: after, Limit: 500})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if typ == store.TypeNote {
+				if _, err := s.GetObject(ctx, service.KindNoteDeleted, r.ID); err == nil {
+					continue
+				} else if !errors.Is(err, store.ErrNotFound) {
+					return nil, err
+				}
+			}
+			out = append(out, summary{ID: r.ID, Title: r.Title, Version: r.Version, Approved: r.Approved, UpdatedAt: r.UpdatedAt})
+		}
+		if len(rows) < 500 {
+			return out, nil
+		}
+		after = rows[len(rows)-1].ID
+	}
+}
+
+// checkPeopleLists fails unless the operator's lists of Notes and Rooms
+// (what the CLI and the web app show) hold what the store holds.
+func checkPeopleLists(t *testing.T, svc *service.Service, op service.Caller, notes, rooms []summary) {
+	t.Helper()
+	ctx := context.Background()
+	var got []summary
+	for cursor := ""; ; {
+		l, err := svc.ListNotes(ctx, op, service.ListNotesArgs{Page: service.Page{Cursor: cursor, Limit: service.MaxPage}})
+		if err != nil {
+			t.Fatalf("the operator's list of Notes: %v", err)
+		}
+		for _, n := range l.Notes {
+			at, err := time.Parse(time.RFC3339, n.UpdatedAt)
+			if err != nil {
+				t.Fatalf("Note %s: updated_at %q: %v", n.NoteID, n.UpdatedAt, err)
+			}
+			got = append(got, summary{ID: n.NoteID, Title: n.Title, Version: n.Version, Approved: n.Approved, UpdatedAt: at})
+		}
+		if cursor = l.NextCursor; cursor == "" {
+			break
+		}
+	}
+	// The list says when to the second.
+	want := make([]summary, len(notes))
+	for i, n := range notes {
+		want[i] = n
+		want[i].UpdatedAt = n.UpdatedAt.UTC().Truncate(time.Second)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the operator lists the Notes\n%+v\nthe store holds\n%+v", got, want)
+	}
+	var gotRooms, wantRooms []string
+	for cursor := ""; ; {
+		l, err := svc.ListRooms(ctx, op, service.Page{Cursor: cursor, Limit: service.MaxPage})
+		if err != nil {
+			t.Fatalf("the operator's list of Rooms: %v", err)
+		}
+		for _, r := range l.Rooms {
+			gotRooms = append(gotRooms, fmt.Sprintf("%s %q v%d", r.RoomID, r.Name, r.Version))
+		}
+		if cursor = l.NextCursor; cursor == "" {
+			break
+		}
+	}
+	for _, r := range rooms {
+		wantRooms = append(wantRooms, fmt.Sprintf("%s %q v%d", r.ID, r.Title, r.Version))
+	}
+	if !reflect.DeepEqual(gotRooms, wantRooms) {
+		t.Errorf("the operator lists the Rooms %q; the store holds %q", gotRooms, wantRooms)
+	}
+}
+
+// checkNoteHistory fails unless the operator's history of Note id (what the
+// CLI and the web app show) is the store's, each writer named.
+func checkNoteHistory(t *testing.T, svc *service.Service, op service.Caller, id string, vs []store.VersionInfo) {
+	t.Helper()
+	h, err := svc.NoteHistory(context.Background(), op, id)
+	if err != nil {
+		t.Fatalf("the operator's history of %s: %v", id, err)
+	}
+	if len(h.Versions) != len(vs) || len(vs) == 0 || h.Version != vs[len(vs)-1].Version {
+		t.Fatalf("the operator's history of %s has %d versions, at version %d; the store has %d", id, len(h.Versions), h.Version, len(vs))
+	}
+	for i, v := range vs {
+		e := h.Versions[i]
+		kind, actorID, _ := strings.Cut(v.Actor, ":")
+		whoKind := map[string]string{"user": "person", "token": "token"}[kind]
+		if e.Version != v.Version || e.Kind != v.Kind || !e.At.Equal(v.At) || !slices.Equal(e.Changed, v.Changed) || e.Who.ID != actorID || e.Who.Kind != whoKind || e.Who.Name == "" {
+			t.Errorf("%s version %d: the operator's history says %+v; the store %+v", id, v.Version, e, v)
+		}
+	}
+}
+
+// inMadeOrder is a list of proposals in the order service.ListProposals
+// answers: as they were made (times are to the second; within one, a
+// Room's proposals in the order their instances were reserved). Release 1
+// listed a second's proposals by ID.
+func inMadeOrder(list any) any {
+	ps, ok := list.([]any)
+	if !ok {
+		return list
+	}
+	out := slices.Clone(ps)
+	field := func(p any, k string) string { s, _ := p.(map[string]any)[k].(string); return s }
+	instance := func(p any) int {
+		n, _ := strconv.Atoi(strings.TrimPrefix(field(p, "instance_id"), "app-"))
+		return n
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if field(a, "created_at") != field(b, "created_at") || field(a, "room_id") != field(b, "room_id") {
+			return field(a, "created_at") < field(b, "created_at")
+		}
+		return instance(a) < instance(b)
+	})
 	return out
 }
 
@@ -294,6 +446,9 @@ func compareReads(t *testing.T, g golden, got []read) {
 		}
 		if err := json.Unmarshal(h.Answer, &hv); err != nil {
 			t.Fatal(err)
+		}
+		if strings.HasPrefix(w.Call, "list_proposals ") {
+			wv = inMadeOrder(wv)
 		}
 		// Which answers may gain fields is this build's reader's to say.
 		if diff := jsonDiff("", wv, hv, w.Extra || h.Extra); diff != "" {
@@ -531,16 +686,17 @@ func fillRelease(t *testing.T, s store.Store) map[string]string {
 	}
 	o, _, err := svc.Bootstrap(ctx, "Release one", "owner@example.org")
 	must(err)
-	ws, user := o.Workspace.ID, o.User.ID
+	person := service.Person(o.Workspace.ID, o.User.ID, service.RoleOwner)
 	secrets := map[string]string{}
-	secret, _, err := svc.CreateToken(ctx, ws, user, service.TokenSpec{Name: "all", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}})
+	secret, _, err := svc.CreateToken(ctx, person, service.TokenSpec{Name: "all", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}})
 	must(err)
 	secrets["all"] = secret
-	p, err := auth.Verify(ctx, s, secret)
+	pr, err := auth.Verify(ctx, s, secret)
 	must(err)
+	p := service.Agent(pr)
 	ver := func(id string) int64 {
 		t.Helper()
-		tabs, err := svc.ListNoteTabs(ctx, p, id)
+		tabs, err := svc.ListNoteTabs(ctx, person, id)
 		must(err)
 		return tabs.Version
 	}
@@ -550,11 +706,12 @@ func fillRelease(t *testing.T, s store.Store) map[string]string {
 	num := func(n int) *int { return &n }
 
 	// A Note with every tab type.
-	research, err := svc.CreateNote(ctx, ws, user, "Field notes — Ärger über Ünïcode ✓ 研究", true, func(d *note.Doc) error {
+	created, err := svc.CreateNoteFrom(ctx, person, service.CreateNoteArgs{Title: "Field notes — Ärger über Ünïcode ✓ 研究", Approved: true}, func(d *note.Doc) error {
 		d.Markdown = "# Field notes\n\nÄrger, naïve café, 日本語のテキスト, emoji 🧪 and a tab\there.\n"
 		return nil
 	})
 	must(err)
+	research := created.NoteID
 	for _, text := range []string{
 		"# Field notes\n\nÄrger, naïve café, 日本語のテキスト, emoji 🧪 and a tab\there.\n\n## Day 2\n\n- ß, ẞ, İstanbul, ǅ\n",
 		"# Field notes\n\nÄrger, naïve café, 日本語のテキスト, emoji 🧪 and a tab\there.\n\n## Day 2\n\n- ß, ẞ, İstanbul, ǅ\n- \"quotes\", back\\slash, 100% _under_\n",
@@ -602,64 +759,66 @@ func fillRelease(t *testing.T, s store.Store) map[string]string {
 		name, typ string
 		size      int64
 	}{{"photo-ü.jpg", "image/jpeg", 123456}, {"data.csv", "text/csv", 789}} {
-		_, err := svc.PersonEdit(ctx, ws, user, research, ver(research), "file_added", func(d *note.Doc) ([]string, error) {
-			file := note.AddFile(d, f.name, f.typ, f.size, fmt.Sprintf("%064x", i+1), time.Now())
-			return []string{"files", file.ID}, nil
-		})
+		body := bytes.Repeat([]byte{byte(i + 1)}, int(f.size))
+		_, err := svc.UploadFile(ctx, person, service.UploadArgs{NoteID: research, Guard: service.Guard{ExpectedVersion: ver(research)},
+			FileUpload: service.FileUpload{Name: f.name, ContentType: f.typ, Body: bytes.NewReader(body), Length: f.size}})
 		must(err)
 	}
 
 	// A Note people edit, restore and take off connected access and back.
-	budget, err := svc.CreateNote(ctx, ws, user, "Budget 2027", true, nil)
-	must(err)
-	for _, text := range []string{"Draft one", "Draft two", "Draft three"} {
-		_, err := svc.PersonEdit(ctx, ws, user, budget, ver(budget), "text_replaced", func(d *note.Doc) ([]string, error) {
-			d.Markdown = text
-			return []string{"markdown"}, nil
-		})
+	save := func(id, text string) {
+		t.Helper()
+		_, err := svc.EditNoteTab(ctx, person, service.EditTabArgs{NoteID: id, TabID: note.TypeMarkdown, ExpectedVersion: ver(id), Operation: "replace_text", Text: str(text)})
 		must(err)
 	}
-	_, err = svc.RestoreVersion(ctx, ws, user, budget, 2)
+	created, err = svc.CreateNote(ctx, person, service.CreateNoteArgs{Title: "Budget 2027", Approved: true})
 	must(err)
-	must(svc.SetNoteApproved(ctx, ws, user, budget, false))
-	must(svc.SetNoteApproved(ctx, ws, user, budget, true))
+	budget := created.NoteID
+	for _, text := range []string{"Draft one", "Draft two", "Draft three"} {
+		save(budget, text)
+	}
+	_, err = svc.RestoreVersion(ctx, person, service.RestoreArgs{NoteID: budget, Version: 2, Guard: service.Guard{ExpectedVersion: ver(budget)}})
+	must(err)
+	for _, on := range []bool{false, true} {
+		_, err = svc.UpdateNote(ctx, person, service.UpdateNoteArgs{NoteID: budget, Approved: &on, Guard: service.Guard{ExpectedVersion: ver(budget)}})
+		must(err)
+	}
 
 	// A Note agents never see.
-	private, err := svc.CreateNote(ctx, ws, user, "Private — not shared", false, func(d *note.Doc) error {
+	created, err = svc.CreateNoteFrom(ctx, person, service.CreateNoteArgs{Title: "Private — not shared"}, func(d *note.Doc) error {
 		d.Markdown = "only people see this"
 		return nil
 	})
 	must(err)
-	_, err = svc.PersonEdit(ctx, ws, user, private, 1, "text_replaced", func(d *note.Doc) ([]string, error) {
-		d.Markdown = "only people see this, still"
-		return []string{"markdown"}, nil
-	})
-	must(err)
+	save(created.NoteID, "only people see this, still")
 
 	// A Room with proposals and a repository.
-	roomID, err := svc.CreateRoom(ctx, ws, user, "Team room")
+	rm, err := svc.CreateRoom(ctx, person, "Team room")
 	must(err)
+	roomID := rm.RoomID
 	files := map[string]string{"src/App.tsx": "export default function App() {\n  return <h1>Hällo</h1>\n}\n"}
 	approved, err := svc.ProposeSnippet(ctx, p, service.ProposeSnippetArgs{RoomID: roomID, Name: "Hello", Files: files, IdempotencyKey: "release-1-snippet-1"})
 	must(err)
-	must(svc.ApproveProposal(ctx, ws, user, approved.ProposalID))
+	_, err = svc.DecideProposal(ctx, person, approved.ProposalID, true)
+	must(err)
 	declined, err := svc.ProposeSnippet(ctx, p, service.ProposeSnippetArgs{RoomID: roomID, Name: "Clock", Files: map[string]string{"src/App.tsx": "export default () => null\n"}, IdempotencyKey: "release-1-snippet-2"})
 	must(err)
-	must(svc.DeclineProposal(ctx, ws, user, declined.ProposalID))
-	repo, v1, err := svc.PushRepo(ctx, ws, user, "standup-timer", map[string][]byte{"package.json": []byte(`{"name":"standup-timer","version":"1.0.0"}` + "\n")})
+	_, err = svc.DecideProposal(ctx, person, declined.ProposalID, false)
 	must(err)
-	_, _, err = svc.PushRepo(ctx, ws, user, "standup-timer", map[string][]byte{"package.json": []byte(`{"name":"standup-timer","version":"1.1.0"}` + "\n"), "src/App.tsx": []byte("export default () => <p>⏱</p>\n")})
+	repo, v1, err := svc.PushRepo(ctx, person, "standup-timer", map[string][]byte{"package.json": []byte(`{"name":"standup-timer","version":"1.0.0"}` + "\n")})
+	must(err)
+	_, _, err = svc.PushRepo(ctx, person, "standup-timer", map[string][]byte{"package.json": []byte(`{"name":"standup-timer","version":"1.1.0"}` + "\n"), "src/App.tsx": []byte("export default () => <p>⏱</p>\n")})
 	must(err)
 	_, err = svc.ProposeRepoApp(ctx, p, service.ProposeRepoArgs{RoomID: roomID, Name: "Standup timer", RepositoryID: repo, VersionID: v1, IdempotencyKey: "release-1-repo-1"})
 	must(err)
 
 	// Tokens: one for one Note, read only; one revoked.
-	secret, _, err = svc.CreateToken(ctx, ws, user, service.TokenSpec{Name: "research-read", Scopes: []string{auth.ScopeRead}, Notes: []string{research}, Rooms: []string{}})
+	secret, _, err = svc.CreateToken(ctx, person, service.TokenSpec{Name: "research-read", Scopes: []string{auth.ScopeRead}, Notes: []string{research}, Rooms: []string{}})
 	must(err)
 	secrets["research-read"] = secret
-	secret, tok, err := svc.CreateToken(ctx, ws, user, service.TokenSpec{Name: "revoked", Scopes: []string{auth.ScopeRead}})
+	secret, tok, err := svc.CreateToken(ctx, person, service.TokenSpec{Name: "revoked", Scopes: []string{auth.ScopeRead}})
 	must(err)
 	secrets["revoked"] = secret
-	must(svc.RevokeToken(ctx, ws, tok.ID))
+	must(svc.RevokeToken(ctx, person, tok.ID))
 	return secrets
 }

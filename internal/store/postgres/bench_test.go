@@ -55,10 +55,11 @@ func BenchmarkWrites16VsBarePgx(b *testing.B) {
 	ids := make([]string, clients)
 	versions := make([]int64, clients)
 	for w := range ids {
-		if ids[w], err = svc.CreateNote(ctx, o.Workspace.ID, o.User.ID, fmt.Sprintf("Client %d", w), true, nil); err != nil {
+		n, err := svc.CreateNote(ctx, service.Operator(o), service.CreateNoteArgs{Title: fmt.Sprintf("Client %d", w), Approved: true})
+		if err != nil {
 			b.Fatal(err)
 		}
-		versions[w] = 1
+		ids[w], versions[w] = n.NoteID, 1
 	}
 
 	conns := make([]*pgx.Conn, clients)
@@ -77,7 +78,7 @@ func BenchmarkWrites16VsBarePgx(b *testing.B) {
 	text := func(w int, i int64) string { return fmt.Sprintf("# Client %d\n\nEdit %d.\n", w, i) }
 	foundry := func(w int, i int64) error {
 		t := text(w, i)
-		res, err := svc.EditNoteTab(ctx, p, service.EditTabArgs{NoteID: ids[w], TabID: note.TypeMarkdown,
+		res, err := svc.EditNoteTab(ctx, service.Agent(p), service.EditTabArgs{NoteID: ids[w], TabID: note.TypeMarkdown,
 			ExpectedVersion: versions[w], IdempotencyKey: fmt.Sprintf("bench-%d-%d", w, versions[w]),
 			Operation: "replace_text", Text: &t})
 		if err != nil {
