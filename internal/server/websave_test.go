@@ -79,11 +79,11 @@ func (w *saveXWatch) puts() []saveXSent {
 func TestBrowserSavePath(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
 	bg := context.Background()
-	me := service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
+	me := asOwner(e)
 	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
 	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
 	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
-	id := notesOf(t, e)["Welcome"].ID
+	id := notesOf(t, e)["Welcome"].NoteID
 	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
 	_, v0 := serverText(t, e, id)
 
@@ -111,7 +111,7 @@ func TestBrowserSavePath(t *testing.T) {
 	// Another tab changes meanwhile: the next save, still based on v1,
 	// meets a 412; the markdown tab is as the page had it, so the same
 	// text goes again on the new version, with a new key.
-	if _, err := e.Server.Service.PeopleCreateTab(bg, me, id, "slides", "Meanwhile", service.PeopleWrite{Expected: v1}); err != nil {
+	if _, err := e.Server.Service.CreateNoteTab(bg, me, service.CreateTabArgs{NoteID: id, ExpectedVersion: v1, TabType: "slides", Label: "Meanwhile"}); err != nil {
 		t.Fatal(err)
 	}
 	do(t, ctx, "the new tab shows", chromedp.WaitVisible(chromedp.CSS(`.strip-bar [role=tab][data-tab-id^="slides-"]`)))
