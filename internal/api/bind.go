@@ -33,7 +33,7 @@ type doc struct {
 	rawBody string
 	// write: the route takes a precondition, and may answer 409, 412, 428.
 	write bool
-	// links lists related routes for the description.
+	// description says more than the summary (what a stream sends).
 	description string
 }
 

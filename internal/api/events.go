@@ -49,7 +49,12 @@ type EventsRequest struct {
 	LastEventID string  `header:"Last-Event-ID" json:"-" description:"The id of the last event received, to resume after it"`
 }
 
-var eventsDoc = doc{summary: "A Note's writes as server-sent events (event: write, data: StreamEvent)", req: EventsRequest{}, resp: StreamEvent{}, media: "text/event-stream"}
+var eventsDoc = doc{summary: "A Note's writes as server-sent events (event: write, data: StreamEvent)", req: EventsRequest{}, resp: StreamEvent{}, media: "text/event-stream",
+	description: streamDescription + " Each write event's id is its cursor, which Last-Event-ID takes to resume after it."}
+
+// streamDescription is what every event stream of the API sends besides
+// its own events.
+const streamDescription = "The stream starts with `retry: 3000`, sends a comment line every 15 s as a heartbeat, and ends with `event: end` whose data is `{\"reason\": string}` (its lifetime is over, the session signed out, the token revoked, the Note deleted or out of reach); the browser then reconnects."
 
 func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	in, err := bind[EventsRequest](r, true)

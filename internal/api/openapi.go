@@ -127,6 +127,9 @@ func Document() ([]byte, error) {
 			return nil, err
 		}
 		oc.SetSummary(rt.doc.summary)
+		if rt.doc.description != "" {
+			oc.SetDescription(rt.doc.description)
+		}
 		oc.SetID(operationID(rt))
 		switch rt.access {
 		case sessionOnly:

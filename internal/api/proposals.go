@@ -219,7 +219,8 @@ var countInterval = 200 * time.Millisecond
 // once, and another whenever it changes, on this node or any other (the
 // store's change notifications). A comment every heartbeat; the stream
 // ends at its lifetime or when the session is signed out.
-var proposalEventsDoc = doc{summary: "The pending count as server-sent events (event: count, data: PendingCount)", resp: PendingCount{}, media: "text/event-stream"}
+var proposalEventsDoc = doc{summary: "The pending count as server-sent events (event: count, data: PendingCount)", resp: PendingCount{}, media: "text/event-stream",
+	description: streamDescription + " A count event comes at once, then whenever the count changes on any node."}
 
 func (h *handler) proposalEvents(w http.ResponseWriter, r *http.Request, c *caller) {
 	if !h.noParams(w, r) {

@@ -45,7 +45,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A Note's writes as server-sent events (event: write, data: StreamEvent) */
+        /**
+         * A Note's writes as server-sent events (event: write, data: StreamEvent)
+         * @description The stream starts with `retry: 3000`, sends a comment line every 15 s as a heartbeat, and ends with `event: end` whose data is `{"reason": string}` (its lifetime is over, the session signed out, the token revoked, the Note deleted or out of reach); the browser then reconnects. Each write event's id is its cursor, which Last-Event-ID takes to resume after it.
+         */
         get: operations["getEvents"];
         put?: never;
         post?: never;
@@ -445,7 +448,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The pending count as server-sent events (event: count, data: PendingCount) */
+        /**
+         * The pending count as server-sent events (event: count, data: PendingCount)
+         * @description The stream starts with `retry: 3000`, sends a comment line every 15 s as a heartbeat, and ends with `event: end` whose data is `{"reason": string}` (its lifetime is over, the session signed out, the token revoked, the Note deleted or out of reach); the browser then reconnects. A count event comes at once, then whenever the count changes on any node.
+         */
         get: operations["getProposalsEvents"];
         put?: never;
         post?: never;
