@@ -185,7 +185,7 @@ func selectAll(sel string) chromedp.Action[chromedp.Void] {
 // accessible runs axe-core (web/node_modules, installed by npm ci --prefix
 // web) on the page and fails the test on any serious or critical
 // violation. Without axe-core installed it says so and checks nothing,
-// unless FOUNDRY_TEST_BROWSER=required (CI), where it fails.
+// unless FOUNDRY_TEST_NODE=required (as .ci/run sets), where it fails.
 func accessible(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	root, err := browsertest.ModuleRoot()
@@ -194,10 +194,10 @@ func accessible(t *testing.T, ctx context.Context, name string) {
 	}
 	src, err := os.ReadFile(filepath.Join(root, "web", "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
-		if os.Getenv("FOUNDRY_TEST_BROWSER") == "required" {
-			t.Fatalf("the accessibility check needs axe-core: %v (run npm ci --prefix web)", err)
+		if os.Getenv("FOUNDRY_TEST_NODE") == "required" {
+			t.Fatalf("FOUNDRY_TEST_NODE=required: the accessibility check needs axe-core: %v (run npm ci --prefix web)", err)
 		}
-		t.Logf("accessibility check of %s skipped: %v (run npm ci --prefix web)", name, err)
+		t.Logf("accessibility check of %s skipped: %v (run npm ci --prefix web, or set FOUNDRY_TEST_NODE=required to fail instead)", name, err)
 		return
 	}
 	run(t, ctx, "load axe-core", chromedp.Evaluate[chromedp.Void](string(src)+";undefined"))
