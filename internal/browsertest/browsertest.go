@@ -3,7 +3,8 @@
 //
 // Chromium is Debian's chromium package (/usr/bin/chromium), or the binary
 // FOUNDRY_CHROMIUM names. Without it a browser test skips with a message,
-// unless FOUNDRY_TEST_BROWSER=required (as in CI), when it fails.
+// unless FOUNDRY_TEST_BROWSER=required (as in CI), when it fails. Under
+// go test -short every browser test skips.
 //
 // Screenshots are written only when FOUNDRY_SCREENSHOTS=1, so an ordinary
 // test run never changes the committed pictures; nothing compares them.
@@ -68,6 +69,9 @@ var Flags = []string{"headless", "no-sandbox", "disable-gpu", "disable-backgroun
 // 127.0.0.1 or localhost only.
 func New(t testing.TB) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
 	path, err := Chromium()
 	if err != nil {
 		if os.Getenv("FOUNDRY_TEST_BROWSER") == "required" {

@@ -461,6 +461,7 @@ func TestBrowserAuthorizeError(t *testing.T) {
 // one stylesheet), and the consent page's form-action allows exactly this
 // server and the client's redirect origin.
 func TestConsentPageHeaders(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	if err := account.SetPassword(context.Background(), e.Server.Store, e.Owner.User, "password", ownerPassword); err != nil {
 		t.Fatal(err)
@@ -505,6 +506,7 @@ func TestConsentPageHeaders(t *testing.T) {
 // to the client's redirect origin (or a native client's scheme) and to
 // nothing a crafted redirect URI could smuggle into the header.
 func TestPolicyWithFormTargets(t *testing.T) {
+	t.Parallel()
 	base := account.ContentSecurityPolicy
 	with := func(src string) string {
 		return strings.Replace(base, "form-action 'self'", "form-action 'self' "+src, 1)

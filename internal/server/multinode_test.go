@@ -85,6 +85,7 @@ func tabLabels(t *testing.T, cs *mcp.ClientSession, noteID string) (labels, type
 }
 
 func TestTwoNodesShareEverything(t *testing.T) {
+	t.Parallel()
 	a, b := startTwoNodes(t, nil)
 	ctx := context.Background()
 
@@ -169,6 +170,7 @@ func TestTwoNodesShareEverything(t *testing.T) {
 }
 
 func TestSameKeyOnBothNodesAppliesOnce(t *testing.T) {
+	t.Parallel()
 	a, b := startTwoNodes(t, nil)
 	tok := a.WriteToken(t)
 	cs := b.Client(t, tok, "")
@@ -251,6 +253,7 @@ func (s *pollSpy) Events(ctx context.Context, workspace, typ, id string, after i
 }
 
 func TestLongPollOnOneNodeWakesOnWriteOnOtherNode(t *testing.T) {
+	t.Parallel()
 	spy := &pollSpy{reads: make(chan int, 64)}
 	a, b := startTwoNodes(t, func(st store.Store) store.Store { spy.Store = st; return spy })
 	ctx := context.Background()
@@ -496,6 +499,7 @@ func (ag *lossyAgent) versioned(ctx context.Context, tool, noteID string, args m
 }
 
 func TestEightAgentsAcrossNodesUnderLostResponses(t *testing.T) {
+	t.Parallel()
 	a, b := startTwoNodes(t, nil)
 	ctx := context.Background()
 	nodes := []*servertest.Env{a, b}

@@ -31,6 +31,7 @@ import (
 
 // TestWebAppServing checks the app's routes and headers over plain HTTP.
 func TestWebAppServing(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	if err := account.SetPassword(context.Background(), e.Server.Store, e.Owner.User, "password", ownerPassword); err != nil {
 		t.Fatal(err)

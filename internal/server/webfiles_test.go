@@ -84,6 +84,7 @@ func filesXLeaks(answer string, data []byte, noteID, fileID string) string {
 // the event feed — holds its bytes or a link to them; the files tab's
 // metadata is there.
 func TestFilesNeverReachAgents(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	data := filesXCanary(t)
 	up := filesXUpload(t, e, e.NoteID, "canary.bin", data)

@@ -35,6 +35,7 @@ import (
 // signed out: the policy that gives the page an opaque origin and no
 // network, and the web app's own pages allowing only this server's frames.
 func TestSandboxPageHeaders(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	res, body := fetch(t, http.DefaultClient, "GET", e.URL+sandbox.Path)
 	if res.StatusCode != http.StatusOK {
