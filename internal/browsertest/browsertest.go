@@ -6,6 +6,10 @@
 // unless FOUNDRY_TEST_BROWSER=required (as in CI), when it fails. Under
 // go test -short every browser test skips.
 //
+// FOUNDRY_TEST_BROWSER_SLOWDOWN=N runs the pages' CPU N times slower, and
+// FOUNDRY_TEST_BROWSER_LATE_FRAMES=MS their animation frames MS late, to
+// bring out a test or a page that races a loaded machine.
+//
 // Screenshots are written only when FOUNDRY_SCREENSHOTS=1, so an ordinary
 // test run never changes the committed pictures; nothing compares them.
 package browsertest
@@ -18,14 +22,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -101,6 +108,9 @@ func New(t testing.TB) context.Context {
 	if err == nil {
 		_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
 	}
+	if err == nil {
+		err = slowPage(ctx)
+	}
 	if err != nil {
 		stop()
 		t.Fatalf("starting Chromium (%s): %v", path, err)
@@ -114,6 +124,67 @@ func New(t testing.TB) context.Context {
 		}
 	})
 	return ctx
+}
+
+// Poll is chromedp.Poll of a JavaScript condition on the tab's page.
+// chromedp.Poll runs in the execution context chromedp last learned of
+// for the page; right after a navigation (a Navigate, a Reload, a form
+// that posts) it can still hold the old document's, since it learns of the
+// new one on another goroutine than the one that saw the page load, and
+// the poll fails with "Cannot find context with specified id". Poll then
+// polls again, in the new one.
+func Poll(expression string, opts ...chromedp.PollOption) chromedp.Action[chromedp.Void] {
+	poll := chromedp.Poll[chromedp.Void](expression, opts...)
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		for {
+			v, err := poll(ctx, t)
+			var e *cdproto.Error
+			if !errors.As(err, &e) || !strings.Contains(e.Message, "Cannot find context with specified id") {
+				return v, err
+			}
+			select {
+			case <-ctx.Done():
+				return v, ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// SlowdownEnv names the variable that slows the page's CPU by its factor
+// (FOUNDRY_TEST_BROWSER_SLOWDOWN=4: four times slower), as a loaded machine
+// does, to bring out a test that races the page.
+const SlowdownEnv = "FOUNDRY_TEST_BROWSER_SLOWDOWN"
+
+// LateFramesEnv names the variable that runs every requestAnimationFrame
+// callback that many milliseconds late (FOUNDRY_TEST_BROWSER_LATE_FRAMES=50),
+// as a frame comes late on a loaded machine, to bring out a page that
+// does something "on the next frame" after the person has moved on.
+const LateFramesEnv = "FOUNDRY_TEST_BROWSER_LATE_FRAMES"
+
+// slowPage applies SlowdownEnv and LateFramesEnv to ctx's tab.
+func slowPage(ctx context.Context) error {
+	if v := os.Getenv(SlowdownEnv); v != "" {
+		rate, err := strconv.ParseFloat(v, 64)
+		if err != nil || rate < 1 {
+			return fmt.Errorf("%s=%s: want a factor of at least 1, such as 4", SlowdownEnv, v)
+		}
+		if _, err := chromedp.Call(ctx, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: rate}); err != nil {
+			return err
+		}
+	}
+	if v := os.Getenv(LateFramesEnv); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 {
+			return fmt.Errorf("%s=%s: want milliseconds, such as 50", LateFramesEnv, v)
+		}
+		late := fmt.Sprintf(`(() => { const raf = window.requestAnimationFrame.bind(window);
+			window.requestAnimationFrame = (cb) => { setTimeout(() => raf(cb), %d); return 0; }; })()`, ms)
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: late}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // loopback reports whether a request URL stays on this machine (data: and

@@ -212,7 +212,7 @@ func accessible(t *testing.T, ctx context.Context, name string) {
 
 // waitText waits until the element sel's text contains want.
 func waitText(sel, want string) chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](fmt.Sprintf(`(document.querySelector(%q)?.innerText ?? "").includes(%q)`, sel, want))
+	return browsertest.Poll(fmt.Sprintf(`(document.querySelector(%q)?.innerText ?? "").includes(%q)`, sel, want))
 }
 
 // row is a JSPath to part of the Notes list's row titled title (the row
@@ -368,7 +368,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	// (The DevTools protocol's separate char event types the "/" that a
 	// browser's own keyboard would drop: the box is emptied first.)
 	do(t, ctx, "search", selectAll(`input[type=search]`), chromedp.KeyEvent("offsite"),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#notes-list li.note").length === 1`))
+		browsertest.Poll(`document.querySelectorAll("#notes-list li.note").length === 1`))
 	if got := listed(t, ctx); len(got) != 1 || got[0] != "Team offsite" {
 		t.Fatalf("searching offsite lists %v", got)
 	}
@@ -380,7 +380,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	}
 	browsertest.Screenshot(t, ctx, "notes-error")
 	do(t, ctx, "clear the search", selectAll(`input[type=search]`), chromedp.KeyEvent("\b"),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#notes-list li.note").length === 3`))
+		browsertest.Poll(`document.querySelectorAll("#notes-list li.note").length === 3`))
 
 	// A change based on what the list showed, after an agent's write moved
 	// the Note on (through MCP, with a token named "test"): refused (412),
@@ -431,7 +431,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if u := location(t, ctx); u.Path != "/connected" {
 		t.Errorf("the Connected link: at %s", u)
 	}
-	do(t, ctx, "the connections", chromedp.Poll[chromedp.Void](`!document.querySelector(".loading")`))
+	do(t, ctx, "the connections", browsertest.Poll(`!document.querySelector(".loading")`))
 	if text := run(t, ctx, "connections", chromedp.Text(chromedp.CSS(`.page`))); !strings.Contains(text, "Personal access token") || !strings.Contains(text, "test") {
 		t.Errorf("the Connected page does not list the agent's token:\n%s", text)
 	}

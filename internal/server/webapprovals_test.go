@@ -317,7 +317,7 @@ func TestBrowserApprovals(t *testing.T) {
 	do(t, ctx, "the cards arrive live",
 		chromedp.WaitVisible(chromedp.CSS(`.nav-badge`)),
 		waitText(".nav-badge", "4"),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("article.proposal-card").length === 4`),
+		browsertest.Poll(`document.querySelectorAll("article.proposal-card").length === 4`),
 	)
 	if name := run(t, ctx, "badge name", chromedp.Evaluate[string](`document.querySelector('.sidenav a[href="/approvals"]').innerText.replace(/\s+/g, " ").trim() + " | " + document.querySelector(".nav-badge .sr-only").textContent`)); !strings.Contains(name, "4 pending") {
 		t.Errorf("the badge reads %q, want it to say 4 pending", name)
@@ -339,7 +339,7 @@ func TestBrowserApprovals(t *testing.T) {
 	// Every file in full, each in its own scroll box, highlighted.
 	do(t, ctx, "open Counter's files",
 		chromedp.Click(inboxXCard("Counter", "summary")),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#p-prop_counter .code-box").length === 3`),
+		browsertest.Poll(`document.querySelectorAll("#p-prop_counter .code-box").length === 3`),
 	)
 	boxes := run(t, ctx, "the boxes", chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("#p-prop_counter .code-box")].map(b => [b.dataset.path, b.innerText]))`))
 	for path, want := range map[string]string{"src/App.tsx": inboxXApp, "src/Button.tsx": long, "src/styles.css": inboxXCSS} {
@@ -408,7 +408,7 @@ func TestBrowserApprovals(t *testing.T) {
 	// Approve and create: one POST with the CSRF token; the card goes.
 	do(t, ctx, "approve Counter",
 		chromedp.Click(inboxXCard("Counter", "button.primary")),
-		chromedp.Poll[chromedp.Void](`!document.querySelector("#p-prop_counter")`),
+		browsertest.Poll(`!document.querySelector("#p-prop_counter")`),
 		waitText(".approval-notices", "“Counter” is approved"),
 		waitText(".nav-badge", "3"),
 	)
@@ -433,7 +433,7 @@ func TestBrowserApprovals(t *testing.T) {
 		chromedp.Click(inboxXCard("Broken clock", "button.secondary")),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
 		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
-		chromedp.Poll[chromedp.Void](`!document.querySelector("#p-prop_broken")`),
+		browsertest.Poll(`!document.querySelector("#p-prop_broken")`),
 		waitText(".approval-notices", "“Broken clock” is declined"),
 	)
 	if d := f.decisions(); len(d) != 2 || d[1].path != "/api/proposals/prop_broken/decline" || d[1].csrf != csrf {
@@ -443,7 +443,7 @@ func TestBrowserApprovals(t *testing.T) {
 	// Someone else decided first: the page says who and how; the card goes.
 	do(t, ctx, "approve what Ana approved",
 		chromedp.Click(inboxXCard("Team wiki", "button.primary")),
-		chromedp.Poll[chromedp.Void](`!document.querySelector("#p-prop_wiki")`),
+		browsertest.Poll(`!document.querySelector("#p-prop_wiki")`),
 		waitText(".approval-notices", "already approved by Ana"),
 	)
 	// Not a reviewer of that Room: a clear message; the card stays.
@@ -535,7 +535,7 @@ func TestBrowserConnectedRevoke(t *testing.T) {
 
 	do(t, ctx, "open Connected", chromedp.Navigate(e.URL+"/connected"), chromedp.WaitVisible(chromedp.ID("password")))
 	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the tokens", chromedp.WaitVisible(chromedp.ID("tokens-list")), chromedp.Poll[chromedp.Void](`document.querySelectorAll("#tokens-list li.conn").length === 3`))
+	do(t, ctx, "the tokens", chromedp.WaitVisible(chromedp.ID("tokens-list")), browsertest.Poll(`document.querySelectorAll("#tokens-list li.conn").length === 3`))
 	rows := run(t, ctx, "rows", chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("#tokens-list li.conn")].map(li => [li.querySelector(".conn-name").innerText.trim(), li.innerText]))`))
 	if r := rows["Report bot"]; !strings.Contains(r, "Personal access token") || !strings.Contains(r, "Read") || strings.Contains(r, "Write") ||
 		!strings.Contains(r, "The Note “Welcome”; the Room “Team room”") || !strings.Contains(r, "just now") || !strings.Contains(r, e.Owner.User.Email) {
@@ -566,7 +566,7 @@ func TestBrowserConnectedRevoke(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)),
 		waitText(".notice", "Report bot is revoked"),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#tokens-list li.conn").length === 2`),
+		browsertest.Poll(`document.querySelectorAll("#tokens-list li.conn").length === 2`),
 	)
 	if _, err := mcpclient.Call(bg, bot, "list_notes", map[string]any{}); err == nil || !strings.Contains(err.Error(), "401") && !strings.Contains(strings.ToLower(err.Error()), "unauthorized") {
 		t.Errorf("the revoked token's next tool call: %v, want a 401", err)

@@ -276,7 +276,7 @@ func TestBrowserNoteFiles(t *testing.T) {
 	do(t, ctx, "delete", chromedp.Click(del), chromedp.WaitVisible(chromedp.CSS("dialog[open]")))
 	accessible(t, ctx, "note-files-delete")
 	do(t, ctx, "confirm", chromedp.Click(chromedp.CSS("dialog[open] button.danger")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")),
-		chromedp.Poll[chromedp.Void](`!document.querySelector(".files-list").innerText.includes("notes-from-elsewhere.txt")`))
+		browsertest.Poll(`!document.querySelector(".files-list").innerText.includes("notes-from-elsewhere.txt")`))
 	tab, err = e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), e.NoteID, "files")
 	if err != nil {
 		t.Fatal(err)

@@ -79,7 +79,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
 	id := notesOf(t, e)["Welcome"].ID
 	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved(),
-		chromedp.Poll[chromedp.Void](`document.querySelector("#live-marker") && !document.querySelector("#live-marker").innerText.trim()`))
+		browsertest.Poll(`document.querySelector("#live-marker") && !document.querySelector("#live-marker").innerText.trim()`))
 	// A mark on the page's window: a reload would lose it.
 	do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.liveProbe = "still here"`))
 	agent := liveAgent(t, e, "Claude")
@@ -87,7 +87,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	// The agent writes the whole text: the editor shows it, unreloaded.
 	plan := "# Plan\n\nAlpha paragraph one.\n\nBravo paragraph two, with the cursor here.\n\nCharlie paragraph three.\n"
 	liveWrite(t, e, agent, id, "live-0001", func(string) string { return plan })
-	do(t, ctx, "the agent's text, live", chromedp.Poll[chromedp.Void](`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "Charlie paragraph three.")`))
+	do(t, ctx, "the agent's text, live", browsertest.Poll(`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "Charlie paragraph three.")`))
 	if got := editorText(t, ctx); got != plan {
 		t.Fatalf("after the agent's write the editor holds %q, want %q", got, plan)
 	}
@@ -105,7 +105,7 @@ func TestBrowserNoteLive(t *testing.T) {
 		do(t, ctx, "right", chromedp.KeyEvent(kb.ArrowRight))
 	}
 	const at = "ph two, |with the"
-	do(t, ctx, "the cursor", chromedp.Poll[chromedp.Void](liveCaret+` === "`+at+`"`))
+	do(t, ctx, "the cursor", browsertest.Poll(liveCaret+` === "`+at+`"`))
 
 	// The agent writes far before the cursor: two lines above it change,
 	// one more comes in. The editor takes it in; the cursor stays beside
@@ -113,7 +113,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	revised := liveWrite(t, e, agent, id, "live-0002", func(s string) string {
 		return strings.Replace(s, "# Plan\n\nAlpha paragraph one.\n", "# Plan, revised\n\nAn agent added this first.\n\nAlpha paragraph one, longer now.\n", 1)
 	})
-	do(t, ctx, "the agent's edit, live", chromedp.Poll[chromedp.Void](`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "An agent added this first.")`))
+	do(t, ctx, "the agent's edit, live", browsertest.Poll(`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "An agent added this first.")`))
 	if got := editorText(t, ctx); got != revised {
 		t.Fatalf("after the agent's edit the editor holds %q, want %q", got, revised)
 	}
@@ -145,7 +145,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "note-live")
 	// The header does not move when the marker comes and goes.
 	withMarker := run(t, ctx, "the header with the marker", chromedp.Evaluate[string](`(() => { const r = document.querySelector(".note-head").getBoundingClientRect(); const v = document.querySelector(".note-status .version").getBoundingClientRect(); return r.height + " " + v.left + " " + v.top })()`))
-	do(t, ctx, "the marker goes", chromedp.Poll[chromedp.Void](`!document.getElementById("live-marker").innerText.trim()`, chromedp.WithPollingTimeout(20*time.Second)))
+	do(t, ctx, "the marker goes", browsertest.Poll(`!document.getElementById("live-marker").innerText.trim()`, chromedp.WithPollingTimeout(20*time.Second)))
 	without := run(t, ctx, "the header without", chromedp.Evaluate[string](`(() => { const r = document.querySelector(".note-head").getBoundingClientRect(); const v = document.querySelector(".note-status .version").getBoundingClientRect(); return r.height + " " + v.left + " " + v.top })()`))
 	if withMarker != without {
 		t.Errorf("the header moves with the marker: %s with it, %s without", withMarker, without)
@@ -164,7 +164,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("create_note_tab: %s", r.Text)
 	}
-	do(t, ctx, "the new tab", chromedp.Poll[chromedp.Void](fmt.Sprintf(`[...document.querySelectorAll("[role=tab]")].some(b => b.dataset.tabId === %q && b.innerText.includes("Live deck"))`, r.Str("tab_id"))))
+	do(t, ctx, "the new tab", browsertest.Poll(fmt.Sprintf(`[...document.querySelectorAll("[role=tab]")].some(b => b.dataset.tabId === %q && b.innerText.includes("Live deck"))`, r.Str("tab_id"))))
 	if !run(t, ctx, "still in the editor", chromedp.Evaluate[bool](`document.querySelector("[role=tab][aria-selected=true]")?.dataset.tabId === "markdown" && !!document.querySelector(".md-editor")`)) {
 		t.Errorf("a new tab by an agent moved the person off the markdown tab")
 	}
@@ -182,11 +182,11 @@ func TestBrowserNoteLive(t *testing.T) {
 	for range len("Bravo paragraph two, ") {
 		do(t, ctx, "right", chromedp.KeyEvent(kb.ArrowRight))
 	}
-	do(t, ctx, "the cursor", chromedp.Poll[chromedp.Void](liveCaret+` === "`+at+`"`))
+	do(t, ctx, "the cursor", browsertest.Poll(liveCaret+` === "`+at+`"`))
 	do(t, ctx, "type", insertText("(typed) "))
 	liveWrite(t, e, agent, id, "live-0003", func(s string) string { return s + "\nDelta, the agent's new paragraph.\n" })
 	do(t, ctx, "the agent's paragraph beside the person's text",
-		chromedp.Poll[chromedp.Void](`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "Delta, the agent's new paragraph.")`))
+		browsertest.Poll(`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "Delta, the agent's new paragraph.")`))
 	if got := editorText(t, ctx); !strings.Contains(got, "two, (typed) with the cursor") {
 		t.Errorf("the person's unsaved text was lost when the agent's paragraph came in: %q", got)
 	}
@@ -219,7 +219,7 @@ func TestBrowserNoteLive(t *testing.T) {
 
 	// The page's own save comes back on the stream: nothing reloads, the
 	// marker stays quiet.
-	do(t, ctx, "the marker goes", chromedp.Poll[chromedp.Void](`!document.getElementById("live-marker").innerText.trim()`, chromedp.WithPollingTimeout(20*time.Second)))
+	do(t, ctx, "the marker goes", browsertest.Poll(`!document.getElementById("live-marker").innerText.trim()`, chromedp.WithPollingTimeout(20*time.Second)))
 	do(t, ctx, "own save", insertText("!"), waitSaved())
 	time.Sleep(300 * time.Millisecond) // the save's event reaches the page
 	if m := run(t, ctx, "marker", chromedp.Evaluate[string](`document.getElementById("live-marker").innerText.trim()`)); m != "" {

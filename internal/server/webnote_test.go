@@ -58,7 +58,7 @@ func typeAtEnd(s string) chromedp.Action[chromedp.Void] {
 
 // waitSaved waits until the page says the text is saved.
 func waitSaved() chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Saved"`)
+	return browsertest.Poll(`document.getElementById("save-state")?.innerText === "Saved"`)
 }
 
 // agentWrites replaces the markdown tab's text through MCP, as an agent
@@ -111,12 +111,12 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 
 	// Arrow keys and Ctrl+digit switch tabs; the URL names the tab.
 	do(t, ctx, "arrow right", chromedp.Focus(chromedp.CSS(`[role=tab][aria-selected=true]`)), chromedp.KeyEvent(kb.ArrowRight),
-		chromedp.Poll[chromedp.Void](`document.activeElement?.getAttribute("role") === "tab" && document.activeElement.getAttribute("aria-selected") === "true" && document.activeElement.dataset.tabId !== "markdown"`))
+		browsertest.Poll(`document.activeElement?.getAttribute("role") === "tab" && document.activeElement.getAttribute("aria-selected") === "true" && document.activeElement.dataset.tabId !== "markdown"`))
 	second := strings.SplitN(tabs[1], "=", 2)[0]
 	if u := location(t, ctx); u.Query().Get("tab") != second {
 		t.Errorf("after ArrowRight the URL is %s, want ?tab=%s", u, second)
 	}
-	do(t, ctx, "the second tab's content", chromedp.Poll[chromedp.Void](`!document.querySelector(".tabpanel .loading")`))
+	do(t, ctx, "the second tab's content", browsertest.Poll(`!document.querySelector(".tabpanel .loading")`))
 	for _, tb := range tabs {
 		tabID, label, _ := strings.Cut(tb, "=")
 		if strings.Contains(label, "Intro deck") {
@@ -133,7 +133,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	}
 
 	// Typing saves (debounced); a reload shows what the server has.
-	do(t, ctx, "type", typeAtEnd("A line the person typed.\n"), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
+	do(t, ctx, "type", typeAtEnd("A line the person typed.\n"), browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
 	want := start + "A line the person typed.\n"
 	if got, _ := serverText(t, e, id); got != want {
 		t.Fatalf("after Saved the server has %q, want %q", got, want)
@@ -226,7 +226,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 
 	// Leaving the tab before the pause saves what was typed.
 	do(t, ctx, "type and leave the tab", typeAtEnd(" Left at once."), chromedp.KeyEvent("2", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
-		chromedp.Poll[chromedp.Void](`!document.querySelector(".md-editor")`))
+		browsertest.Poll(`!document.querySelector(".md-editor")`))
 	left := false
 	for range 600 {
 		if got, _ := serverText(t, e, id); strings.HasSuffix(got, "Saved with a shortcut. Left at once.") {

@@ -329,7 +329,7 @@ func roomsEAPI(t *testing.T, ctx context.Context, method, path string) (int, str
 func roomsEWaitCards(t *testing.T, ctx context.Context, what string, names ...string) {
 	t.Helper()
 	want, _ := json.Marshal(names)
-	do(t, ctx, what, chromedp.Poll[chromedp.Void](fmt.Sprintf(`JSON.stringify([...document.querySelectorAll("article.proposal-card .proposal-head h2")].map(h => h.innerText.trim()).sort()) === JSON.stringify(%s.sort())`, want)))
+	do(t, ctx, what, browsertest.Poll(fmt.Sprintf(`JSON.stringify([...document.querySelectorAll("article.proposal-card .proposal-head h2")].map(h => h.innerText.trim()).sort()) === JSON.stringify(%s.sort())`, want)))
 }
 
 // roomsEBadge waits until the navigation's badge says n (none for 0).
@@ -339,7 +339,7 @@ func roomsEBadge(t *testing.T, ctx context.Context, n int) {
 	if n > 0 {
 		cond = fmt.Sprintf(`(document.querySelector(".nav-badge")?.innerText ?? "").trim().startsWith(%q)`, fmt.Sprint(n))
 	}
-	do(t, ctx, fmt.Sprintf("the badge counts %d", n), chromedp.Poll[chromedp.Void](cond))
+	do(t, ctx, fmt.Sprintf("the badge counts %d", n), browsertest.Poll(cond))
 }
 
 // TestBrowserRoomsEndToEnd is issue 13 as it is checked, on the real
@@ -387,7 +387,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 		}
 	}
 	do(t, ctx, "Tally's files", chromedp.Click(inboxXCard("Tally", "summary")),
-		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll("#p-%s .code-box").length === 3`, tally.Str("proposal_id"))))
+		browsertest.Poll(fmt.Sprintf(`document.querySelectorAll("#p-%s .code-box").length === 3`, tally.Str("proposal_id"))))
 	boxes := run(t, ctx, "the boxes", chromedp.Evaluate[map[string]string](fmt.Sprintf(`Object.fromEntries([...document.querySelectorAll("#p-%s .code-box")].map(b => [b.dataset.path, b.innerText]))`, tally.Str("proposal_id"))))
 	for path, want := range roomsETally {
 		if got := boxes[path]; strings.TrimRight(got, "\n") != strings.TrimRight(want, "\n") {
@@ -501,8 +501,8 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	}
 	roomsEWaitCards(t, ctx, "Tally's card goes", "Broken clock", "Doomed", "Prober", "Team wiki")
 	roomsEWaitCards(t, ctx2, "Tally's card goes for Ana", "Broken clock", "Doomed", "Prober", "Team wiki")
-	do(t, ctx, "a notice", chromedp.Poll[chromedp.Void](`/Tally/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
-	do(t, ctx2, "a notice", chromedp.Poll[chromedp.Void](`/Tally/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
+	do(t, ctx, "a notice", browsertest.Poll(`/Tally/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
+	do(t, ctx2, "a notice", browsertest.Poll(`/Tally/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
 	n1 := run(t, ctx, "owner's notice", chromedp.Text(chromedp.CSS(`.approval-notices`)))
 	n2 := run(t, ctx2, "Ana's notice", chromedp.Text(chromedp.CSS(`.approval-notices`)))
 	approvedBy := ""
@@ -539,7 +539,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 		}
 	}
 	do(t, ctx, "decline", chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)))
-	do(t, ctx, "declined", chromedp.Poll[chromedp.Void](`/“Doomed” is declined/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
+	do(t, ctx, "declined", browsertest.Poll(`/“Doomed” is declined/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
 	roomsEWaitCards(t, ctx, "Doomed's card goes", "Broken clock", "Prober", "Team wiki")
 	roomsEBadge(t, ctx, 3)
 

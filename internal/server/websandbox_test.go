@@ -464,7 +464,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	sandboxXWait(t, frame, "counted once", sandboxXText("#count", "Count: 1"))
 	run(t, frame, "count", chromedp.Evaluate[chromedp.Void](`document.getElementById("inc").click()`))
 	sandboxXWait(t, frame, "counted twice", sandboxXText("#count", "Count: 2"))
-	do(t, ctx, "stored by the host", chromedp.Poll[chromedp.Void](`localStorage.getItem("foundry.app:`+sandboxXRoomID+`:app_counter:count") === "2"`))
+	do(t, ctx, "stored by the host", browsertest.Poll(`localStorage.getItem("foundry.app:`+sandboxXRoomID+`:app_counter:count") === "2"`))
 	keys := run(t, frame, "storage keys", chromedp.Evaluate[[]string](`__foundry.storage.storage.keys()`, chromedp.EvalAwaitPromise))
 	if strings.Join(keys, ",") != "count" {
 		t.Errorf("storage.keys() = %q, want [count]", keys)

@@ -102,7 +102,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 		chromedp.WaitVisible(row("Pitch", "")),
 	)
 	do(t, ctx, "let agents reach it", chromedp.Click(row("Pitch", "[role=switch]")),
-		chromedp.Poll[chromedp.Void](string(row("Pitch", "[role=switch]"))+`?.getAttribute("aria-checked") === "true"`))
+		browsertest.Poll(string(row("Pitch", "[role=switch]"))+`?.getAttribute("aria-checked") === "true"`))
 	n := notesOf(t, e)["Pitch"]
 	if !n.Approved {
 		t.Fatalf("the Note is not reachable by agents after the switch: %+v", n)
@@ -123,18 +123,18 @@ func TestBrowserNoteSlides(t *testing.T) {
 
 	// Two slides, typed in; the server has every field.
 	do(t, ctx, "add the first slide", chromedp.Click(chromedp.CSS(`.sl-empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
-		chromedp.Poll[chromedp.Void](`document.activeElement?.id === "sl-field-title"`))
+		browsertest.Poll(`document.activeElement?.id === "sl-field-title"`))
 	do(t, ctx, "type the first slide",
 		selectAll("#sl-field-title"), insertText("The problem"),
 		chromedp.Focus(chromedp.ID("sl-field-body")), insertText("- Decks drift from the research\n- Nobody owns the story"),
 		chromedp.Focus(chromedp.ID("sl-field-notes")), insertText("Open with the survey."),
-		chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
+		browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
 	ss := slidesWait(t, e, n.ID, deck, "the first slide", func(ss []note.Slide) bool {
 		return len(ss) == 1 && ss[0].Title == "The problem" && ss[0].Body == "- Decks drift from the research\n- Nobody owns the story" && ss[0].Notes == "Open with the survey."
 	})
 	first := ss[0].ID
 	do(t, ctx, "add the second slide", chromedp.Click(chromedp.CSS(`[data-add-slide]`)),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".sl-list .sl-item").length === 2 && document.activeElement?.id === "sl-field-title"`))
+		browsertest.Poll(`document.querySelectorAll(".sl-list .sl-item").length === 2 && document.activeElement?.id === "sl-field-title"`))
 	do(t, ctx, "type the second slide",
 		selectAll("#sl-field-title"), insertText("One editor"),
 		chromedp.Focus(chromedp.ID("sl-field-body")), insertText("People write here\n---\nAgents draft there"),
@@ -170,7 +170,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 
 	// A layout and a theme on the second slide.
 	do(t, ctx, "select the second slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
-		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "One editor"`))
+		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "One editor"`))
 	do(t, ctx, "two columns, ocean",
 		chromedp.Click(chromedp.CSS(`input[name=sl-layout][value=two-column]`)), waitSaved(),
 		chromedp.Click(chromedp.CSS(`input[name=sl-theme][value=ocean]`)), waitSaved())
@@ -194,7 +194,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("the agent's slide_add: %s", r.Text)
 	}
-	do(t, ctx, "the agent's slide appears", chromedp.Poll[chromedp.Void](`[...document.querySelectorAll(".sl-list .sl-card .sr-only")].some(s => s.innerText.includes("From the agent"))`))
+	do(t, ctx, "the agent's slide appears", browsertest.Poll(`[...document.querySelectorAll(".sl-list .sl-card .sr-only")].some(s => s.innerText.includes("From the agent"))`))
 	do(t, ctx, "keep typing", insertText(" for questions."), waitSaved())
 	if st := run(t, ctx, "focus", chromedp.Evaluate[string](`document.activeElement?.id + "=" + document.activeElement?.value`)); st != "sl-field-notes=Pause here for questions." {
 		t.Errorf("after the agent's write the focused field is %q", st)
@@ -210,7 +210,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 
 	// Delete the agent's slide, confirmed in a dialog.
 	do(t, ctx, "select the agent's slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(3) .sl-card`)),
-		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "From the agent"`))
+		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "From the agent"`))
 	do(t, ctx, "delete", chromedp.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)))
 	if msg := run(t, ctx, "dialog", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(msg, "From the agent") {
 		t.Errorf("the delete dialog says %q", msg)
@@ -233,14 +233,14 @@ func TestBrowserNoteSlides(t *testing.T) {
 	// theirs is shown beside the person's, which is kept, and saved on
 	// Keep mine.
 	do(t, ctx, "select the first slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)),
-		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "The problem"`))
+		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "The problem"`))
 	do(t, ctx, "type in the title", chromedp.Focus(chromedp.ID("sl-field-title")), chromedp.KeyEvent(kb.End), insertText(" today"))
 	_, v = slidesDeck(t, e, n.ID, deck)
 	theirs := "The real problem"
 	if _, err := e.Server.Service.PeopleUpdateSlide(context.Background(), pc, n.ID, deck, first, service.SlidePatch{Title: &theirs}, service.PeopleWrite{Expected: v}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, "the clash", chromedp.WaitVisible(chromedp.CSS(`.sl-clash`)), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Conflict"`))
+	do(t, ctx, "the clash", chromedp.WaitVisible(chromedp.CSS(`.sl-clash`)), browsertest.Poll(`document.getElementById("save-state")?.innerText === "Conflict"`))
 	if msg := run(t, ctx, "clash", chromedp.Text(chromedp.CSS(`.sl-clash`))); !strings.Contains(msg, "The real problem") || !strings.Contains(msg, "changed the title while you were writing") {
 		t.Errorf("the clash says %q", msg)
 	}
@@ -273,7 +273,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	// types in a slide: the person's text is kept and can be added back;
 	// the looks people set stay on the slide the agent kept by title.
 	do(t, ctx, "select the second slide again", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
-		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "One editor"`))
+		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "One editor"`))
 	do(t, ctx, "type in the body", chromedp.Focus(chromedp.ID("sl-field-body")), chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl)), insertText(" and review"))
 	_, av = slidesDeck(t, e, n.ID, deck)
 	r = servertest.MustCall(t, agent, "edit_note_tab", map[string]any{"note_id": n.ID, "tab_id": deck, "expected_version": av,
@@ -320,7 +320,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 		}
 		v = res.Version
 	}
-	do(t, ctx, "the themed deck arrives live", chromedp.Poll[chromedp.Void](`document.querySelectorAll(".sl-list .sl-item").length === 5 && document.querySelectorAll(".sl-list .sl-slide[data-theme=sunset]").length === 1`))
+	do(t, ctx, "the themed deck arrives live", browsertest.Poll(`document.querySelectorAll(".sl-list .sl-item").length === 5 && document.querySelectorAll(".sl-list .sl-slide[data-theme=sunset]").length === 1`))
 	do(t, ctx, "select the title slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)), waitSaved())
 	themesOnPage := run(t, ctx, "themes", chromedp.Evaluate[[]string](`[...document.querySelectorAll(".sl-list .sl-slide")].map(s => s.dataset.theme)`))
 	if !slices.Equal(themesOnPage, []string{"paper", "ocean", "ink", "forest", "sunset"}) {

@@ -115,15 +115,15 @@ func TestBrowserNoteStrip(t *testing.T) {
 		chromedp.WaitVisible(cmContent), waitSaved(),
 	)
 	id := notesOf(t, e)["Launch plan"].ID
-	do(t, ctx, "type the first text", typeAtEnd("# Launch\n\nThe first plan.\n"), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
+	do(t, ctx, "type the first text", typeAtEnd("# Launch\n\nThe first plan.\n"), browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
 	oldText, oldVersion := serverText(t, e, id)
 	if !strings.Contains(oldText, "The first plan.") {
 		t.Fatalf("the server has %q after the first save", oldText)
 	}
 
 	// Add a Slides and a Sheet tab from "+": each opens.
-	do(t, ctx, "add a Slides tab", stripPick("add-tab", "slides"), chromedp.Poll[chromedp.Void](`document.querySelector(".strip-bar [role=tab][aria-selected=true]")?.dataset.tabId.startsWith("slides-")`))
-	do(t, ctx, "add a Sheet tab", stripPick("add-tab", "sheet"), chromedp.Poll[chromedp.Void](`document.querySelector(".strip-bar [role=tab][aria-selected=true]")?.dataset.tabId.startsWith("sheet-")`))
+	do(t, ctx, "add a Slides tab", stripPick("add-tab", "slides"), browsertest.Poll(`document.querySelector(".strip-bar [role=tab][aria-selected=true]")?.dataset.tabId.startsWith("slides-")`))
+	do(t, ctx, "add a Sheet tab", stripPick("add-tab", "sheet"), browsertest.Poll(`document.querySelector(".strip-bar [role=tab][aria-selected=true]")?.dataset.tabId.startsWith("sheet-")`))
 	slides, sheets := stripOfType(t, e, id, "slides"), stripOfType(t, e, id, "sheet")
 	if len(slides) != 1 || len(sheets) != 1 {
 		t.Fatalf("after adding a Slides and a Sheet tab the service has %v", stripTabs(t, e, id))
@@ -181,12 +181,12 @@ func TestBrowserNoteStrip(t *testing.T) {
 		return ids
 	}
 	do(t, ctx, "drag the Sheet tab to the front", stripDrag(grid, "markdown"),
-		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector(".strip-bar [role=tab]")?.dataset.tabId === %q && document.querySelector(".strip-bar").getAttribute("aria-busy") === "false"`, grid)))
+		browsertest.Poll(fmt.Sprintf(`document.querySelector(".strip-bar [role=tab]")?.dataset.tabId === %q && document.querySelector(".strip-bar").getAttribute("aria-busy") === "false"`, grid)))
 	if o := order(); o[0] != grid || o[1] != "markdown" {
 		t.Fatalf("after dragging the Sheet tab to the front the server's order is %v", o)
 	}
 	do(t, ctx, "Alt+Shift+Right", chromedp.Focus(stripTab(grid)), chromedp.KeyEvent(kb.ArrowRight, chromedp.KeyModifiers(chromedp.ModifierAlt|chromedp.ModifierShift)),
-		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll(".strip-bar [role=tab]")[1]?.dataset.tabId === %q && document.querySelector(".strip-bar").getAttribute("aria-busy") === "false"`, grid)))
+		browsertest.Poll(fmt.Sprintf(`document.querySelectorAll(".strip-bar [role=tab]")[1]?.dataset.tabId === %q && document.querySelector(".strip-bar").getAttribute("aria-busy") === "false"`, grid)))
 	if o := order(); o[0] != "markdown" || o[1] != grid {
 		t.Fatalf("after Alt+Shift+Right the server's order is %v", o)
 	}
