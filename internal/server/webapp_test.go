@@ -340,6 +340,9 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if _, ok := notesOf(t, e)["Team offsite"]; !ok {
 		t.Fatal("Escape renamed the Note")
 	}
+	if at := run(t, ctx, "focus after Escape", chromedp.Evaluate[string](`document.activeElement?.getAttribute("aria-label") ?? ""`)); at != "Rename Team offsite" {
+		t.Errorf("after Escape the focus is on %q, want back on the Rename Team offsite button", at)
+	}
 
 	// The connected-access switch.
 	sw := row("Quarterly plan", "[role=switch]")
