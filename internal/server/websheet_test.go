@@ -186,9 +186,12 @@ func TestBrowserNoteSheet(t *testing.T) {
 	if got := sheetxCells(t, e, id, tab, first, 0, 0, 1, 2)[0]; got[0] != float64(42) || got[1] != "  Hosting costs" {
 		t.Fatalf("the paste changed the first row: %v", got)
 	}
-	if txt := run(t, ctx, "C2 shown", chromedp.Evaluate[string](sheetxDOMCell(1, 2))); txt != "0" {
-		t.Errorf("C2 shows %q after the paste, want 0", txt)
+	// The grid draws the pasted cells on a frame after it wrote them.
+	shown, cancel := context.WithTimeout(ctx, stepTimeout)
+	if _, err := chromedp.Run(shown, browsertest.Poll(sheetxDOMCell(1, 2)+` === "0"`)); err != nil {
+		t.Errorf("C2 shows %q after the paste, want 0 (%v)", run(t, ctx, "C2 shown", chromedp.Evaluate[string](sheetxDOMCell(1, 2))), err)
 	}
+	cancel()
 	do(t, ctx, "saved", waitSaved())
 	accessible(t, ctx, "note-sheet")
 	browsertest.Screenshot(t, ctx, "note-sheet")
