@@ -293,3 +293,42 @@ func TestBrowserNoteLive(t *testing.T) {
 	accessible(t, ctx, "note-live-deleted")
 	browsertest.Screenshot(t, ctx, "note-live-deleted")
 }
+
+// TestBrowserSavedMeansOnTheServer: the page says Saved only when the
+// server holds the editor's text. The person types and it is saved, undoes
+// it, and while the save of the undone text is under way (its answer held
+// back here) redoes it: the editor holds the saved text again, but the
+// save under way is about to replace it on the server, so the page must
+// not say Saved until its next save has put the text back.
+func TestBrowserSavedMeansOnTheServer(t *testing.T) {
+	e, ctx := startBrowserEnv(t, server.Config{})
+	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
+	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
+	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	id := notesOf(t, e)["Welcome"].ID
+	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "type", typeAtEnd("Typed, then undone and redone."), browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
+	if text, _ := serverText(t, e, id); !strings.HasSuffix(text, "Typed, then undone and redone.") {
+		t.Fatalf("the typed text was not saved: %q", text)
+	}
+	// The answers to the page's saves wait until the test lets them go.
+	do(t, ctx, "hold the answers", chromedp.Evaluate[chromedp.Void](`(() => { const f = window.fetch.bind(window); window.heldSaves = [];
+		window.fetch = async (u, o) => { const r = await f(u, o); if (o?.method === "PUT") await new Promise((go) => window.heldSaves.push(go)); return r; }; })()`))
+	do(t, ctx, "undo, and its save under way", chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		browsertest.Poll(`window.heldSaves.length === 1 && document.getElementById("save-state")?.innerText === "Saving…"`))
+	do(t, ctx, "redo", chromedp.KeyEvent("y", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	if got := editorText(t, ctx); !strings.HasSuffix(got, "Typed, then undone and redone.") {
+		t.Fatalf("Ctrl+Y did not put the text back: %q", got)
+	}
+	if s := run(t, ctx, "state", chromedp.Text(chromedp.ID("save-state"))); s == "Saved" {
+		t.Errorf("with the save of the undone text under way the page says Saved")
+	}
+	do(t, ctx, "let the answers go", chromedp.Evaluate[chromedp.Void](`(() => { const held = window.heldSaves; window.heldSaves = { push: (go) => go() }; held.forEach((go) => go()); })()`), waitSaved())
+	text, _ := serverText(t, e, id)
+	if !strings.HasSuffix(text, "Typed, then undone and redone.") {
+		t.Errorf("the page says Saved, but the server's text lacks the redone typing: %q", text)
+	}
+	if got := editorText(t, ctx); got != text {
+		t.Errorf("the page says Saved with the editor holding %q, the server %q", got, text)
+	}
+}

@@ -169,9 +169,12 @@ function Editor(p: Props & { restored: Draft | null }) {
     const v = view.current;
     if (v) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t } });
   };
+  // settled is the text the server holds once the save under way, if any,
+  // is answered: until then the base is the text before it.
+  const settled = () => (inflight.current && attempt.current ? attempt.current.text : base.current.text);
   const keep = (t: string) => {
     const { noteId, tabId } = props.current;
-    if (t === base.current.text && !conflictRef.current) clearDraft(noteId, tabId);
+    if (t === settled() && !conflictRef.current) clearDraft(noteId, tabId);
     else saveDraft(noteId, tabId, { text: t, base: base.current.text, version: base.current.version, at: new Date().toISOString() });
   };
 
@@ -364,7 +367,10 @@ function Editor(p: Props & { restored: Draft | null }) {
           setText(t);
           keep(t);
           if (conflictRef.current) return;
-          setState(t === base.current.text ? "saved" : "unsaved");
+          // Typing back to the base while a save is under way is not
+          // saved: the save puts its own text on the server.
+          if (t !== settled()) setState("unsaved");
+          else setState(inflight.current ? "saving" : "saved");
           window.clearTimeout(timer.current);
           timer.current = window.setTimeout(save, DEBOUNCE_MS);
         }),
