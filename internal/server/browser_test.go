@@ -151,6 +151,15 @@ func signIn(t *testing.T, ctx context.Context, email, password string) {
 	)
 }
 
+// signInToNotes opens the app, signs the owner in, and waits for the
+// Notes list with the demo Note.
+func signInToNotes(t *testing.T, ctx context.Context, e *servertest.Env) {
+	t.Helper()
+	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
+	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
+	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+}
+
 // startBrowserEnv is a server whose owner has a password, and Chromium.
 func startBrowserEnv(t *testing.T, c server.Config) (*servertest.Env, context.Context) {
 	t.Helper()

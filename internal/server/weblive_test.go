@@ -74,9 +74,7 @@ const liveFocused = `document.activeElement === document.querySelector(".md-edit
 
 func TestBrowserNoteLive(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].ID
 	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved(),
 		browsertest.Poll(`document.querySelector("#live-marker") && !document.querySelector("#live-marker").innerText.trim()`))
@@ -302,9 +300,7 @@ func TestBrowserNoteLive(t *testing.T) {
 // not say Saved until its next save has put the text back.
 func TestBrowserSavedMeansOnTheServer(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].ID
 	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
 	do(t, ctx, "type", typeAtEnd("Typed, then undone and redone."), browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())

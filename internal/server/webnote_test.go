@@ -81,9 +81,7 @@ func agentWrites(t *testing.T, e *servertest.Env, id string, edit func(string) s
 
 func TestBrowserNoteMarkdown(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].ID
 	start, _ := serverText(t, e, id)
 

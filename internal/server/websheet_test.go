@@ -143,9 +143,7 @@ func sheetxPasteValue(i, j int) (text string, want any) {
 
 func TestBrowserNoteSheet(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	id, tab := sheetxNote(t, e, "Sheet test")
 	first := strings.SplitN(sheetxSheets(t, e, id, tab)[0], "=", 2)[0]
 	do(t, ctx, "open the sheet tab", chromedp.Navigate(e.URL+"/notes/"+id+"?tab="+tab),
@@ -289,9 +287,7 @@ func TestBrowserNoteSheet(t *testing.T) {
 // cells and the number of cells in the DOM (virtualized: bounded).
 func TestBrowserSheetLarge(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	id, tab := sheetxNote(t, e, "A large sheet")
 	c := sheetxCaller(e)
 	v := int64(2)

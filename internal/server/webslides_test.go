@@ -90,9 +90,7 @@ func slidesDrag(from, to int) chromedp.Action[chromedp.Void] {
 func TestBrowserNoteSlides(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
 	pc := service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 
 	// A new Note, reachable by agents, with a slides tab.
 	do(t, ctx, "create a Note",

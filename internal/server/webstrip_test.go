@@ -101,9 +101,7 @@ func stripAgentWrite(t *testing.T, e *servertest.Env, id, name, text string) {
 
 func TestBrowserNoteStrip(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 
 	// A new Note, its first text saved: the version restored at the end.
 	do(t, ctx, "create a Note",

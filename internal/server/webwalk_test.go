@@ -256,9 +256,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 
 	// Signed out, the app asks who the person is (401), then signs in.
 	w.expect(`^GET /api/me$`)
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	w.check(t, "signing in")
 	w.reset()
 
