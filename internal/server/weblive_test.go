@@ -201,7 +201,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	if got := run(t, ctx, "the cursor after redo", chromedp.Evaluate[string](liveCaret)); got != "(typed) |with the" {
 		t.Errorf("after Ctrl+Y the cursor is at %q", got)
 	}
-	do(t, ctx, "saved", waitSaved())
+	savedOnServer(t, ctx, e, id)
 	final, _ := serverText(t, e, id)
 	for _, s := range []string{"Bravo paragraph two, (typed) with the cursor here.", "Delta, the agent's new paragraph.", "An agent added this first."} {
 		if !strings.Contains(final, s) {
@@ -218,7 +218,8 @@ func TestBrowserNoteLive(t *testing.T) {
 	// The page's own save comes back on the stream: nothing reloads, the
 	// marker stays quiet.
 	do(t, ctx, "the marker goes", browsertest.Poll(`!document.getElementById("live-marker").innerText.trim()`, chromedp.WithPollingTimeout(20*time.Second)))
-	do(t, ctx, "own save", insertText("!"), waitSaved())
+	do(t, ctx, "own save", insertText("!"))
+	savedOnServer(t, ctx, e, id)
 	time.Sleep(300 * time.Millisecond) // the save's event reaches the page
 	if m := run(t, ctx, "marker", chromedp.Evaluate[string](`document.getElementById("live-marker").innerText.trim()`)); m != "" {
 		t.Errorf("the person's own save shows the marker %q", m)

@@ -61,6 +61,27 @@ func waitSaved() chromedp.Action[chromedp.Void] {
 	return browsertest.Poll(`document.getElementById("save-state")?.innerText === "Saved"`)
 }
 
+// savedOnServer waits until the page says Saved and the server holds the
+// editor's text. The page shows a keystroke's change as unsaved on a
+// render after the keystroke, so right after one it can still say Saved
+// from before it: its word alone does not say the keystroke was saved.
+func savedOnServer(t *testing.T, ctx context.Context, e *servertest.Env, id string) {
+	t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		do(t, ctx, "saved", waitSaved())
+		server, _ := serverText(t, e, id)
+		editor := editorText(t, ctx)
+		if editor == server {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page says Saved, but the editor holds %q and the server %q", editor, server)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // agentWrites replaces the markdown tab's text through MCP, as an agent
 // does, on the Note's current version.
 func agentWrites(t *testing.T, e *servertest.Env, id string, edit func(string) string) string {
@@ -217,7 +238,8 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	do(t, ctx, "the live stream back", liveBlockStream(false), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
 
 	// Ctrl+S saves at once; then a phone's width, stacked.
-	do(t, ctx, "Ctrl+S", typeAtEnd("Saved with a shortcut."), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)), waitSaved())
+	do(t, ctx, "Ctrl+S", typeAtEnd("Saved with a shortcut."), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	savedOnServer(t, ctx, e, id)
 	if got, _ := serverText(t, e, id); !strings.HasSuffix(got, "Saved with a shortcut.") {
 		t.Errorf("after Ctrl+S the server has %q", got)
 	}

@@ -309,7 +309,8 @@ func TestBrowserWalkNotes(t *testing.T) {
 
 	// The Note: the markdown tab; typing saves; Ctrl+S saves at once.
 	do(t, ctx, "open the Note", chromedp.Navigate(e.URL+"/notes"), chromedp.Click(row(title, ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
-	do(t, ctx, "type", typeAtEnd("\n\nמה נשמע? 👋 typed by a person"), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)), waitSaved())
+	do(t, ctx, "type", typeAtEnd("\n\nמה נשמע? 👋 typed by a person"), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	savedOnServer(t, ctx, e, id)
 	if text, _ := serverText(t, e, id); !strings.Contains(text, "מה נשמע? 👋 typed by a person") {
 		t.Fatalf("the server has %q, without what was typed", text)
 	}
