@@ -30,13 +30,15 @@ import (
 
 	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
-// Width and Height are the browser window's size.
+// Width and Height are the size of a tab's page, in CSS pixels.
 const (
 	Width  = 1280
 	Height = 900
@@ -70,10 +72,13 @@ func Chromium() (string, error) {
 // fetches), so pages reach only the test's servers.
 var Flags = []string{"headless", "no-sandbox", "disable-gpu", "disable-background-networking", "disable-component-update", "disable-sync"}
 
-// New starts a headless Chromium for t and answers a context whose actions
-// (chromedp.Run) drive its one tab. The browser is closed when t ends.
-// Every request the tab makes is checked at the end to have gone to
-// 127.0.0.1 or localhost only.
+// New answers a context whose actions (chromedp.Run) drive a tab of its
+// own in a headless Chromium, closed when t ends. The tests of one test
+// binary share one Chromium (started by the first New, ended by Close),
+// each test's tab in a browser context of its own: its own cookies,
+// storage and cache, as a separate browser profile has. Every request the
+// tab makes is checked at the end to have gone to 127.0.0.1 or localhost
+// only.
 func New(t testing.TB) context.Context {
 	t.Helper()
 	if testing.Short() {
@@ -86,18 +91,16 @@ func New(t testing.TB) context.Context {
 		}
 		t.Skipf("browser test skipped: %v (set FOUNDRY_TEST_BROWSER=required to fail instead)", err)
 	}
-	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(path)}
-	for _, f := range Flags {
-		opts = append(opts, chromedp.Flag(f, true))
+	bctx, err := browser(path)
+	if err != nil {
+		t.Fatalf("starting Chromium (%s): %v", path, err)
 	}
-	opts = append(opts, chromedp.WindowSize(Width, Height), chromedp.UserDataDir(t.TempDir()))
-	base, cancelTimeout := context.WithTimeout(context.Background(), Timeout)
-	actx, cancelAlloc := chromedp.NewExecAllocator(base, opts...)
-	ctx, cancelTab := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
+	base, cancelTimeout := context.WithTimeout(bctx, Timeout)
+	ctx, cancelTab := chromedp.NewContext(base, chromedp.WithNewBrowserContext())
+	stop := func() { cancelTab(); cancelTimeout() }
 
 	var mu sync.Mutex
 	var outside []string
-	stop := func() { cancelTab(); cancelAlloc(); cancelTimeout() }
 	err = chromedp.Listen(ctx, func(ev any) {
 		if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.Request != nil && !loopback(e.Request.URL) {
 			mu.Lock()
@@ -109,11 +112,14 @@ func New(t testing.TB) context.Context {
 		_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
 	}
 	if err == nil {
+		_, err = chromedp.Run(ctx, Desktop())
+	}
+	if err == nil {
 		err = slowPage(ctx)
 	}
 	if err != nil {
 		stop()
-		t.Fatalf("starting Chromium (%s): %v", path, err)
+		t.Fatalf("opening a tab in Chromium (%s): %v", path, err)
 	}
 	t.Cleanup(func() {
 		stop()
@@ -151,6 +157,47 @@ func Poll(expression string, opts ...chromedp.PollOption) chromedp.Action[chrome
 	}
 }
 
+// Click is chromedp.Click of the first node sel matches, once that node is
+// what a person would hit at its center: chromedp.Click scrolls a node only
+// when it is out of the window, so a node under the page's sticky top bar
+// (or anything else drawn over it) took the click meant for it. Click
+// scrolls such a node to the middle of the window first.
+func Click[S chromedp.Selectable](sel S, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+	return click(sel, 1, opts)
+}
+
+// DoubleClick is Click with two clicks, as chromedp.DoubleClick.
+func DoubleClick[S chromedp.Selectable](sel S, opts ...chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+	return click(sel, 2, opts)
+}
+
+// uncover scrolls the node it is called on to the middle of the window
+// unless it is the node (or inside the node) found at its center.
+const uncover = `function () {
+	const r = this.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+	const root = this.getRootNode().elementFromPoint ? this.getRootNode() : document;
+	const at = x >= 0 && y >= 0 && x < innerWidth && y < innerHeight ? root.elementFromPoint(x, y) : null;
+	if (!at || !(at === this || this.contains(at))) this.scrollIntoView({ block: "center", inline: "center" });
+}`
+
+func click[S chromedp.Selectable](sel S, count int, opts []chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+	opts = append(opts[:len(opts):len(opts)], chromedp.NodeVisible)
+	return chromedp.QueryAfter(sel, func(ctx context.Context, t *chromedp.Target, nodes []*chromedp.Node) (chromedp.Void, error) {
+		if len(nodes) == 0 {
+			return chromedp.Void{}, fmt.Errorf("selector %v did not return any nodes", sel)
+		}
+		n := nodes[0]
+		obj, err := cdp.Call(ctx, t, dom.ResolveNode, dom.ResolveNodeParams{NodeID: n.NodeID})
+		if err != nil {
+			return chromedp.Void{}, err
+		}
+		if _, err := cdp.Call(ctx, t, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: uncover, ObjectID: obj.Object.ObjectID}); err != nil {
+			return chromedp.Void{}, err
+		}
+		return chromedp.MouseClickNode(n, chromedp.ClickCount(count))(ctx, t)
+	}, opts...)
+}
+
 // SlowdownEnv names the variable that slows the page's CPU by its factor
 // (FOUNDRY_TEST_BROWSER_SLOWDOWN=4: four times slower), as a loaded machine
 // does, to bring out a test that races the page.
@@ -185,6 +232,56 @@ func slowPage(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// shared is the Chromium that a test binary's browser tests share.
+var shared struct {
+	mu   sync.Mutex
+	path string
+	ctx  context.Context // its first tab, which stays blank
+	stop context.CancelFunc
+}
+
+// browser answers the shared Chromium of path, started now if it is not
+// running (the first test, or a browser that exited).
+func browser(path string) (context.Context, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.ctx != nil && shared.ctx.Err() == nil && shared.path == path {
+		return shared.ctx, nil
+	}
+	if shared.stop != nil {
+		shared.stop()
+	}
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(path), chromedp.WindowSize(Width, Height)}
+	for _, f := range Flags {
+		opts = append(opts, chromedp.Flag(f, true))
+	}
+	// No UserDataDir: chromedp makes a temporary profile folder and removes
+	// it when the browser ends.
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	stop := func() { cancelTab(); cancelAlloc() }
+	if _, err := chromedp.Run(ctx, chromedp.Steps()); err != nil {
+		stop()
+		shared.ctx, shared.stop = nil, nil
+		return nil, err
+	}
+	shared.path, shared.ctx, shared.stop = path, ctx, stop
+	return ctx, nil
+}
+
+// Close ends the shared Chromium and removes its profile folder. A
+// package whose tests call New calls it from TestMain after m.Run (without
+// it the kernel ends the browser with the test binary, and the folder
+// stays).
+func Close() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.stop != nil {
+		shared.stop()
+	}
+	shared.ctx, shared.stop = nil, nil
 }
 
 // loopback reports whether a request URL stays on this machine (data: and
@@ -271,10 +368,13 @@ func Phone() chromedp.Action[chromedp.Void] {
 	return chromedp.EmulateViewport(PhoneWidth, PhoneHeight, chromedp.EmulateScale(2), chromedp.EmulateMobile)
 }
 
-// Desktop lays the tab out in the browser's own window again.
+// Desktop lays the tab out as New opens it: a desktop window of Width ×
+// Height CSS pixels, without touch. (A tab of the shared browser has a
+// window of its own, whose inner height differs from the first tab's:
+// every tab is laid out at exactly this size instead.)
 func Desktop() chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := cdp.Call(ctx, t, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err != nil {
+		if _, err := cdp.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: Width, Height: Height, DeviceScaleFactor: 1}); err != nil {
 			return err
 		}
 		_, err := cdp.Call(ctx, t, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: false})

@@ -147,7 +147,7 @@ func signIn(t *testing.T, ctx context.Context, email, password string) {
 		chromedp.Clear(chromedp.ID("email")),
 		chromedp.SendKeys(chromedp.ID("email"), email),
 		chromedp.SendKeys(chromedp.ID("password"), password),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		browsertest.Click(chromedp.CSS(`button[type=submit]`)),
 	)
 }
 
@@ -275,10 +275,10 @@ func TestBrowserSignInAndConsent(t *testing.T) {
 	}
 
 	do(t, ctx, "narrow the grant",
-		chromedp.Click(chromedp.CSS(`input[name=consent_scope][value="`+auth.ScopeWrite+`"]`)),
-		chromedp.Click(chromedp.CSS(`input[name=consent_notes_mode][value=list]`)),
-		chromedp.Click(chromedp.CSS(`input[name=consent_notes][value="`+e.NoteID+`"]`)),
-		chromedp.Click(chromedp.CSS(`button[value=approve]`)),
+		browsertest.Click(chromedp.CSS(`input[name=consent_scope][value="`+auth.ScopeWrite+`"]`)),
+		browsertest.Click(chromedp.CSS(`input[name=consent_notes_mode][value=list]`)),
+		browsertest.Click(chromedp.CSS(`input[name=consent_notes][value="`+e.NoteID+`"]`)),
+		browsertest.Click(chromedp.CSS(`button[value=approve]`)),
 		chromedp.WaitVisible(chromedp.ID("connected")),
 	)
 	got := app.received()
@@ -362,7 +362,7 @@ func TestBrowserSetupLink(t *testing.T) {
 	do(t, ctx, "two different passwords",
 		chromedp.SendKeys(chromedp.ID("password"), "a long new password"),
 		chromedp.SendKeys(chromedp.ID("confirm"), "a long new passw0rd"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		browsertest.Click(chromedp.CSS(`button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`p.error`)),
 	)
 	if msg := run(t, ctx, "error", chromedp.Text(chromedp.CSS(`p.error`))); !strings.Contains(msg, "differ") {
@@ -373,7 +373,7 @@ func TestBrowserSetupLink(t *testing.T) {
 	do(t, ctx, "the same password twice",
 		chromedp.SendKeys(chromedp.ID("password"), "a long new password"),
 		chromedp.SendKeys(chromedp.ID("confirm"), "a long new password"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		browsertest.Click(chromedp.CSS(`button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`button.secondary`)), // the signed-in page's Sign out
 	)
 	if u := location(t, ctx); u.Path != "/" {
@@ -399,7 +399,7 @@ func TestBrowserSetupLink(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "setup-link-used")
 
 	do(t, ctx, "sign out", chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`button.secondary`)),
-		chromedp.Click(chromedp.CSS(`button.secondary`)), chromedp.WaitVisible(chromedp.ID("email")))
+		browsertest.Click(chromedp.CSS(`button.secondary`)), chromedp.WaitVisible(chromedp.ID("email")))
 	if u := location(t, ctx); u.Path != "/signin" {
 		t.Fatalf("after signing out: at %s", u)
 	}
@@ -429,7 +429,7 @@ func TestBrowserConsentWarning(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "consent-warning")
 
 	// Deny: the client hears access_denied, with iss.
-	do(t, ctx, "deny", chromedp.Click(chromedp.CSS(`button[value=deny]`)), chromedp.WaitVisible(chromedp.ID("connected")))
+	do(t, ctx, "deny", browsertest.Click(chromedp.CSS(`button[value=deny]`)), chromedp.WaitVisible(chromedp.ID("connected")))
 	got := app.received()
 	if len(got) != 1 || got[0].Get("error") != "access_denied" || got[0].Get("iss") != e.URL || got[0].Get("code") != "" {
 		t.Fatalf("after Deny the client received %v", got)

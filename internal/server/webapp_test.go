@@ -260,20 +260,20 @@ func TestBrowserWebAppNotes(t *testing.T) {
 
 	// Delete with confirmation: Cancel keeps the Note, Delete Note deletes it.
 	do(t, ctx, "delete, then cancel",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
 	)
 	if text := run(t, ctx, "dialog", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(text, "Delete this Note?") || !strings.Contains(text, "“Welcome”") {
 		t.Fatalf("the confirmation says:\n%s", text)
 	}
-	do(t, ctx, "cancel", chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	do(t, ctx, "cancel", browsertest.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
 	if _, ok := notesOf(t, e)["Welcome"]; !ok {
 		t.Fatal("Cancel deleted the Note")
 	}
 	do(t, ctx, "delete for real",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)),
 		chromedp.WaitVisible(chromedp.CSS(`.empty`)),
 		waitText(".empty", "No Notes yet — create one"),
 	)
@@ -287,7 +287,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	// Create from the empty state: an empty title is refused on the page;
 	// Enter submits.
 	do(t, ctx, "create: empty title",
-		chromedp.Click(chromedp.CSS(`.empty button.primary`)),
+		browsertest.Click(chromedp.CSS(`.empty button.primary`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
 		chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "   \r"),
 		chromedp.WaitVisible(chromedp.ID("create-error")),
@@ -306,7 +306,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), chromedp.WaitVisible(row("Quarterly plan", "")))
 	for _, title := range []string{"Research log", "Team offsite"} {
 		do(t, ctx, "create "+title,
-			chromedp.Click(chromedp.CSS(`.page-head button.primary`)),
+			browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
 			chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
 			chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), title+"\r"),
 			chromedp.WaitVisible(row(title, "")),
@@ -320,7 +320,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	// Rename inline: the title is trimmed; Escape keeps the old one.
 	researchID := notes["Research log"].ID
 	do(t, ctx, "rename",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Rename Research log"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Rename Research log"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`form.rename input`)),
 		selectAll(`form.rename input`),
 		chromedp.KeyEvent("  Research notes  \r"),
@@ -331,7 +331,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		t.Fatalf("after renaming, the service lists %v", notes)
 	}
 	do(t, ctx, "rename, then Escape",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Rename Team offsite"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Rename Team offsite"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`form.rename input`)),
 		chromedp.SendKeys(chromedp.CSS(`form.rename input`), " (draft)"),
 		chromedp.KeyEvent("\x1b"),
@@ -349,15 +349,15 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if name := run(t, ctx, "switch name", chromedp.Evaluate[string](`(() => { const b = `+string(sw)+`; return b.getAttribute("aria-labelledby").split(" ").map(id => document.getElementById(id).innerText).join(" "); })()`)); name != "Agents can reach this Note Quarterly plan" {
 		t.Errorf("the switch is named %q", name)
 	}
-	do(t, ctx, "let agents reach it", chromedp.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
+	do(t, ctx, "let agents reach it", browsertest.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
 	if !notesOf(t, e)["Quarterly plan"].Approved {
 		t.Fatal("the switch is on, but the service says agents cannot reach the Note")
 	}
-	do(t, ctx, "and back", chromedp.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=false]`)))
+	do(t, ctx, "and back", browsertest.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=false]`)))
 	if notesOf(t, e)["Quarterly plan"].Approved {
 		t.Fatal("the switch is off, but the service says agents can reach the Note")
 	}
-	do(t, ctx, "on again, by its label", chromedp.Click(row("Quarterly plan", ".switch-label")), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
+	do(t, ctx, "on again, by its label", browsertest.Click(row("Quarterly plan", ".switch-label")), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
 	if !notesOf(t, e)["Quarterly plan"].Approved {
 		t.Fatal("the label switched the page, not the Note")
 	}
@@ -393,7 +393,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if r := servertest.MustCall(t, agent, "create_note_tab", map[string]any{"note_id": n.ID, "expected_version": n.Version, "tab_type": "sheet", "label": "Budget", "idempotency_key": "webapp-test-budget"}); r.IsError {
 		t.Fatalf("the agent's write: %s", r.Text)
 	}
-	do(t, ctx, "switch a Note that changed meanwhile", chromedp.Click(row("Quarterly plan", "[role=switch]")),
+	do(t, ctx, "switch a Note that changed meanwhile", browsertest.Click(row("Quarterly plan", "[role=switch]")),
 		chromedp.WaitVisible(chromedp.CSS(`.notice`)))
 	if msg := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(`.notice p`))); !strings.Contains(msg, "“Quarterly plan” was changed by test since the list was loaded") || !strings.Contains(msg, "your change was not made") {
 		t.Errorf("a 412 shows %q", msg)
@@ -403,7 +403,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	}
 	do(t, ctx, "the list reloaded", chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
 	browsertest.Screenshot(t, ctx, "notes-conflict")
-	do(t, ctx, "dismiss", chromedp.Click(chromedp.CSS(`.notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.notice`)))
+	do(t, ctx, "dismiss", browsertest.Click(chromedp.CSS(`.notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.notice`)))
 	noOverflow(t, ctx, "notes-list")
 	accessible(t, ctx, "notes-list")
 	browsertest.Screenshot(t, ctx, "notes-list")
@@ -430,7 +430,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	do(t, ctx, "desktop width", browsertest.Desktop())
 
 	// The Connected page lists the workspace's tokens; then sign out.
-	do(t, ctx, "Connected", chromedp.Click(chromedp.CSS(`.sidenav a[href="/connected"]`)), chromedp.WaitVisible(chromedp.ID("connected-title")))
+	do(t, ctx, "Connected", browsertest.Click(chromedp.CSS(`.sidenav a[href="/connected"]`)), chromedp.WaitVisible(chromedp.ID("connected-title")))
 	if u := location(t, ctx); u.Path != "/connected" {
 		t.Errorf("the Connected link: at %s", u)
 	}
@@ -441,9 +441,9 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	accessible(t, ctx, "connected")
 	browsertest.Screenshot(t, ctx, "connected")
 	do(t, ctx, "revoke the token",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Revoke test"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Revoke test"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)),
 		waitText(".empty", "Nothing is connected"),
 	)
 	entries, err := api.List(context.Background(), e.Server.Store, e.Owner.Workspace.ID, "")
@@ -453,7 +453,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if len(entries) != 1 || !entries[0].Revoked {
 		t.Errorf("after Revoke the workspace's connections are %+v, want the one token, revoked", entries)
 	}
-	do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(`.topbar button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("password")))
+	do(t, ctx, "sign out", browsertest.Click(chromedp.CSS(`.topbar button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("password")))
 	if u := location(t, ctx); u.Path != "/signin" {
 		t.Fatalf("after signing out: at %s", u)
 	}

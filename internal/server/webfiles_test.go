@@ -271,11 +271,11 @@ func TestBrowserNoteFiles(t *testing.T) {
 
 	// Delete, cancelling once.
 	del := chromedp.JSPath(`[...document.querySelectorAll(".files-row")].find(li => li.innerText.includes("notes-from-elsewhere.txt"))?.querySelector("button")`)
-	do(t, ctx, "delete, then cancel", chromedp.Click(del), chromedp.WaitVisible(chromedp.CSS("dialog[open]")), waitText("dialog[open]", "notes-from-elsewhere.txt"),
-		chromedp.Click(chromedp.CSS("dialog[open] button.secondary")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")))
-	do(t, ctx, "delete", chromedp.Click(del), chromedp.WaitVisible(chromedp.CSS("dialog[open]")))
+	do(t, ctx, "delete, then cancel", browsertest.Click(del), chromedp.WaitVisible(chromedp.CSS("dialog[open]")), waitText("dialog[open]", "notes-from-elsewhere.txt"),
+		browsertest.Click(chromedp.CSS("dialog[open] button.secondary")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")))
+	do(t, ctx, "delete", browsertest.Click(del), chromedp.WaitVisible(chromedp.CSS("dialog[open]")))
 	accessible(t, ctx, "note-files-delete")
-	do(t, ctx, "confirm", chromedp.Click(chromedp.CSS("dialog[open] button.danger")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")),
+	do(t, ctx, "confirm", browsertest.Click(chromedp.CSS("dialog[open] button.danger")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")),
 		browsertest.Poll(`!document.querySelector(".files-list").innerText.includes("notes-from-elsewhere.txt")`))
 	tab, err = e.Server.Service.PeopleReadTab(context.Background(), service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID), e.NoteID, "files")
 	if err != nil {

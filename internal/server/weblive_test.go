@@ -76,7 +76,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
 	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].ID
-	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved(),
+	do(t, ctx, "open the Note", browsertest.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved(),
 		browsertest.Poll(`document.querySelector("#live-marker") && !document.querySelector("#live-marker").innerText.trim()`))
 	// A mark on the page's window: a reload would lose it.
 	do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.liveProbe = "still here"`))
@@ -94,7 +94,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	}
 
 	// The person puts the cursor in the middle of the second paragraph.
-	do(t, ctx, "place the cursor", chromedp.Click(cmContent), chromedp.KeyEvent(kb.Home, chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	do(t, ctx, "place the cursor", browsertest.Click(cmContent), chromedp.KeyEvent(kb.Home, chromedp.KeyModifiers(chromedp.ModifierCtrl)))
 	for range 4 {
 		do(t, ctx, "down", chromedp.KeyEvent(kb.ArrowDown))
 	}
@@ -170,7 +170,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	// The person types, unsaved, while the agent writes another paragraph:
 	// the agent's paragraph comes into the editor around the person's
 	// text, and after the save the server has both.
-	do(t, ctx, "type at the cursor", chromedp.Click(cmContent))
+	do(t, ctx, "type at the cursor", browsertest.Click(cmContent))
 	// The click moved the cursor: put it back after "with the ".
 	do(t, ctx, "place again", chromedp.KeyEvent(kb.Home, chromedp.KeyModifiers(chromedp.ModifierCtrl)))
 	for range 6 {
@@ -237,7 +237,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	if got := editorText(t, ctx); !strings.HasSuffix(got, "The person's last words.") || strings.Contains(got, "The agent's last words.") {
 		t.Errorf("with the same place written by both, the editor holds %q: want the person's text, untouched", got)
 	}
-	do(t, ctx, "edit both", chromedp.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	do(t, ctx, "edit both", browsertest.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
 	both, _ := serverText(t, e, id)
 	for _, s := range []string{"The person's last words.", "The agent's last words.", "(typed) !with the cursor"} {
 		if !strings.Contains(both, s) {
@@ -303,7 +303,7 @@ func TestBrowserSavedMeansOnTheServer(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
 	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].ID
-	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "open the Note", browsertest.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
 	do(t, ctx, "type", typeAtEnd("Typed, then undone and redone."), browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
 	if text, _ := serverText(t, e, id); !strings.HasSuffix(text, "Typed, then undone and redone.") {
 		t.Fatalf("the typed text was not saved: %q", text)

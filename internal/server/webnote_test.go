@@ -50,7 +50,7 @@ func editorText(t *testing.T, ctx context.Context) string {
 // typeAtEnd puts the cursor at the end of the editor's text and types s.
 func typeAtEnd(s string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(
-		chromedp.Click(cmContent),
+		browsertest.Click(cmContent),
 		chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl)),
 		insertText(s),
 	)
@@ -107,7 +107,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	start, _ := serverText(t, e, id)
 
 	// The Note from the list: its title, its tabs, the markdown tab open.
-	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "open the Note", browsertest.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
 	if u := location(t, ctx); u.Path != "/notes/"+id {
 		t.Fatalf("the Note's link: at %s", u)
 	}
@@ -139,10 +139,10 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	for _, tb := range tabs {
 		tabID, label, _ := strings.Cut(tb, "=")
 		if strings.Contains(label, "Intro deck") {
-			do(t, ctx, "the slides tab", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Safe agent writes"))
+			do(t, ctx, "the slides tab", browsertest.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Safe agent writes"))
 		}
 		if strings.Contains(label, "Budget") {
-			do(t, ctx, "the sheet tab", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Hosting"))
+			do(t, ctx, "the sheet tab", browsertest.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Hosting"))
 			accessible(t, ctx, "note-sheet")
 		}
 	}
@@ -192,7 +192,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	noOverflow(t, ctx, "note-merge")
 	accessible(t, ctx, "note-merge")
 	browsertest.Screenshot(t, ctx, "note-merge")
-	do(t, ctx, "Apply both", chromedp.Click(chromedp.CSS(`.conflict button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	do(t, ctx, "Apply both", browsertest.Click(chromedp.CSS(`.conflict button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
 	merged, _ := serverText(t, e, id)
 	if !strings.Contains(merged, "# Welcome to Foundry, with an agent") || !strings.Contains(merged, "A line the person typed.") || !strings.Contains(merged, "The person's second line.") {
 		t.Fatalf("after Apply both the server has %q: want the agent's and the person's edits", merged)
@@ -223,8 +223,8 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	}
 	accessible(t, ctx, "note-draft")
 	browsertest.Screenshot(t, ctx, "note-draft")
-	do(t, ctx, "restore", chromedp.Click(chromedp.CSS(`.draft-offer button.primary`)), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
-	do(t, ctx, "edit both", chromedp.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	do(t, ctx, "restore", browsertest.Click(chromedp.CSS(`.draft-offer button.primary`)), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
+	do(t, ctx, "edit both", browsertest.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
 	final, _ := serverText(t, e, id)
 	for _, s := range []string{"The agent's closing line.", "The person's closing line.", "with an agent", "The person's second line."} {
 		if !strings.Contains(final, s) {

@@ -433,7 +433,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "rooms")
 
 	// The launcher: tabs in order, the first app running in the sandbox.
-	do(t, ctx, "open the Room", chromedp.Click(chromedp.CSS(`#rooms-list a.room-name`)), chromedp.WaitVisible(chromedp.CSS(`[role=tab][aria-selected=true]`)),
+	do(t, ctx, "open the Room", browsertest.Click(chromedp.CSS(`#rooms-list a.room-name`)), chromedp.WaitVisible(chromedp.CSS(`[role=tab][aria-selected=true]`)),
 		chromedp.WaitVisible(chromedp.CSS(`iframe.app-frame`)))
 	if u := location(t, ctx); u.Path != "/rooms/"+sandboxXRoomID {
 		t.Fatalf("at %s, want /rooms/%s", u, sandboxXRoomID)
@@ -581,7 +581,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	sandboxXWait(t, frame, "the stored count after a reload", sandboxXText("#count", "Count: 2"))
 
 	// A throwing app shows what it threw, with the stack.
-	do(t, ctx, "the broken app", chromedp.Click(chromedp.CSS(`#app-tab-app_broken`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_broken]`)))
+	do(t, ctx, "the broken app", browsertest.Click(chromedp.CSS(`#app-tab-app_broken`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_broken]`)))
 	frame = sandboxXFrame(t, ctx, "Broken chart")
 	sandboxXWait(t, frame, "its error", `document.querySelector(".app-error") !== null`)
 	shown := run(t, frame, "error text", chromedp.Evaluate[map[string]string](`({message: document.querySelector(".app-error-message").innerText, stack: document.querySelector(".app-error-stack")?.innerText ?? "", role: document.querySelector(".app-error").getAttribute("role")})`))
@@ -613,8 +613,8 @@ func TestBrowserRoomLauncher(t *testing.T) {
 		t.Errorf("after moving Deploy board left: the page has %v, the server %s", tabs, rooms.order())
 	}
 	// Rename.
-	do(t, ctx, "rename", chromedp.Click(chromedp.CSS(`.app-actions button`)), chromedp.WaitVisible(chromedp.ID("app-name")),
-		selectAll("#app-name"), chromedp.SendKeys(chromedp.ID("app-name"), "  Deploys  "), chromedp.Click(chromedp.CSS(`#rename-app-title ~ form button[type=submit]`)),
+	do(t, ctx, "rename", browsertest.Click(chromedp.CSS(`.app-actions button`)), chromedp.WaitVisible(chromedp.ID("app-name")),
+		selectAll("#app-name"), chromedp.SendKeys(chromedp.ID("app-name"), "  Deploys  "), browsertest.Click(chromedp.CSS(`#rename-app-title ~ form button[type=submit]`)),
 		waitText("#app-tab-app_repo", "Deploys"))
 	if n := rooms.name("app_repo"); n != "Deploys" {
 		t.Errorf("renamed on the server to %q, want Deploys", n)
@@ -625,7 +625,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	rooms.version += 2
 	rooms.apps[0].Name = "Counter (shared)"
 	rooms.mu.Unlock()
-	do(t, ctx, "move right, stale", chromedp.Click(chromedp.CSS(`.app-actions button[aria-label="Move right: Deploys"]`)), waitText(".notice", "changed meanwhile"),
+	do(t, ctx, "move right, stale", browsertest.Click(chromedp.CSS(`.app-actions button[aria-label="Move right: Deploys"]`)), waitText(".notice", "changed meanwhile"),
 		waitText("#app-tab-app_counter", "Counter (shared)"))
 	if rooms.order() != "app_counter,app_repo,app_broken" {
 		t.Errorf("a refused move changed the order: %s", rooms.order())
@@ -636,13 +636,13 @@ func TestBrowserRoomLauncher(t *testing.T) {
 		t.Errorf("after dragging Broken chart first the server has %s", rooms.order())
 	}
 	// Remove, with a confirmation first.
-	do(t, ctx, "remove: cancel", chromedp.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] .secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	do(t, ctx, "remove: cancel", browsertest.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] .secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
 	if rooms.order() != "app_broken,app_counter,app_repo" {
 		t.Errorf("Cancel removed an app: %s", rooms.order())
 	}
-	do(t, ctx, "remove", chromedp.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] .danger`)), waitText(".notice", "is removed"))
+	do(t, ctx, "remove", browsertest.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] .danger`)), waitText(".notice", "is removed"))
 	if rooms.order() != "app_broken,app_counter" {
 		t.Errorf("after Remove the server has %s", rooms.order())
 	}
@@ -652,7 +652,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	}
 
 	// A phone.
-	do(t, ctx, "the counter again", chromedp.Click(chromedp.CSS(`#app-tab-app_counter`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_counter]`)))
+	do(t, ctx, "the counter again", browsertest.Click(chromedp.CSS(`#app-tab-app_counter`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_counter]`)))
 	do(t, ctx, "phone width", browsertest.Phone())
 	frame = sandboxXFrame(t, ctx, "Counter (shared)")
 	sandboxXWait(t, frame, "the app on a phone", sandboxXText("#count", "Count: 2"))
@@ -717,7 +717,7 @@ func TestBrowserSandboxErrors(t *testing.T) {
 		{"app_reject", "Rejects", "RangeError: the page size must be 1 to 100", "blob:"},
 		{"app_nodefault", "No default", "src/App.tsx has no default export", ""},
 	} {
-		do(t, ctx, "open "+c.tab, chromedp.Click(chromedp.ID("app-tab-"+c.tab)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+c.tab+`]`)))
+		do(t, ctx, "open "+c.tab, browsertest.Click(chromedp.ID("app-tab-"+c.tab)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+c.tab+`]`)))
 		frame := sandboxXFrame(t, ctx, c.name)
 		sandboxXWait(t, frame, c.tab+" shows its error", `document.querySelector(".app-error") !== null`)
 		shown := run(t, frame, "error text", chromedp.Evaluate[map[string]string](`({message: document.querySelector(".app-error-message").innerText, stack: document.querySelector(".app-error-stack")?.innerText ?? ""})`))

@@ -72,7 +72,7 @@ func sheetxDOMCell(row, col int) string {
 
 // sheetxClickCell clicks the grid's cell at (row, col), which must be in view.
 func sheetxClickCell(row, col int) chromedp.Action[chromedp.Void] {
-	return chromedp.Click(chromedp.CSS(fmt.Sprintf(`.sheet-grid revogr-data[col-type=rgCol][type=rgRow] .rgCell[data-rgrow="%d"][data-rgcol="%d"]`, row, col)))
+	return browsertest.Click(chromedp.CSS(fmt.Sprintf(`.sheet-grid revogr-data[col-type=rgCol][type=rgRow] .rgCell[data-rgrow="%d"][data-rgcol="%d"]`, row, col)))
 }
 
 // sheetxType opens the editor of cell (row, col) with Enter, types text
@@ -227,13 +227,13 @@ func TestBrowserNoteSheet(t *testing.T) {
 	sheetxWait(t, "A10 on the server", func() bool { return sheetxCells(t, e, id, tab, first, 9, 0, 1, 1)[0][0] == "mine" })
 
 	// Add a sheet, then rename it (trimmed).
-	do(t, ctx, "add a sheet", chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll(".sheet-actions button")].find(b => b.innerText.trim() === "Add sheet")`)),
+	do(t, ctx, "add a sheet", browsertest.Click(chromedp.JSPath(`[...document.querySelectorAll(".sheet-actions button")].find(b => b.innerText.trim() === "Add sheet")`)),
 		browsertest.Poll(`document.querySelectorAll(".sheet-tabs [role=tab]").length === 2 && document.querySelector(".sheet-tabs [aria-selected=true]")?.innerText.trim() === "Sheet2"`))
 	sheets := sheetxSheets(t, e, id, tab)
 	if len(sheets) != 2 || !strings.HasSuffix(sheets[1], "=Sheet2") {
 		t.Fatalf("after Add sheet the server has %v", sheets)
 	}
-	do(t, ctx, "rename it", chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll(".sheet-actions button")].find(b => b.innerText.trim() === "Rename sheet")`)),
+	do(t, ctx, "rename it", browsertest.Click(chromedp.JSPath(`[...document.querySelectorAll(".sheet-actions button")].find(b => b.innerText.trim() === "Rename sheet")`)),
 		chromedp.WaitVisible(chromedp.CSS(`.sheet-rename input`)), selectAll(".sheet-rename input"), insertText("  Costs  "), chromedp.KeyEvent(kb.Enter),
 		browsertest.Poll(`!document.querySelector(".sheet-rename") && document.querySelector(".sheet-tabs [aria-selected=true]")?.innerText.trim() === "Costs"`))
 	if sheets := sheetxSheets(t, e, id, tab); len(sheets) != 2 || !strings.HasSuffix(sheets[1], "=Costs") {
@@ -273,7 +273,7 @@ func TestBrowserNoteSheet(t *testing.T) {
 		t.Errorf("the large paste changed A1 of the new sheet: %#v", got)
 	}
 	do(t, ctx, "saved", waitSaved())
-	do(t, ctx, "back to Sheet1", chromedp.Click(chromedp.CSS(`.sheet-tabs [role=tab]`)), browsertest.Poll(sheetxDOMCell(3, 0)+` === "from the agent" && `+sheetxDOMCell(4, 0)+` === "after"`))
+	do(t, ctx, "back to Sheet1", browsertest.Click(chromedp.CSS(`.sheet-tabs [role=tab]`)), browsertest.Poll(sheetxDOMCell(3, 0)+` === "from the agent" && `+sheetxDOMCell(4, 0)+` === "after"`))
 
 	// A phone.
 	do(t, ctx, "phone", browsertest.Phone(), chromedp.Reload(), browsertest.Poll(sheetxDOMCell(0, 0)+` === "42"`))

@@ -94,12 +94,12 @@ func TestBrowserNoteSlides(t *testing.T) {
 
 	// A new Note, reachable by agents, with a slides tab.
 	do(t, ctx, "create a Note",
-		chromedp.Click(chromedp.CSS(`.page-head button.primary`)),
+		browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
 		chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "Pitch\r"),
 		chromedp.WaitVisible(row("Pitch", "")),
 	)
-	do(t, ctx, "let agents reach it", chromedp.Click(row("Pitch", "[role=switch]")),
+	do(t, ctx, "let agents reach it", browsertest.Click(row("Pitch", "[role=switch]")),
 		browsertest.Poll(string(row("Pitch", "[role=switch]"))+`?.getAttribute("aria-checked") === "true"`))
 	n := notesOf(t, e)["Pitch"]
 	if !n.Approved {
@@ -120,7 +120,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	accessible(t, ctx, "note-slides-empty")
 
 	// Two slides, typed in; the server has every field.
-	do(t, ctx, "add the first slide", chromedp.Click(chromedp.CSS(`.sl-empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
+	do(t, ctx, "add the first slide", browsertest.Click(chromedp.CSS(`.sl-empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
 		browsertest.Poll(`document.activeElement?.id === "sl-field-title"`))
 	do(t, ctx, "type the first slide",
 		selectAll("#sl-field-title"), insertText("The problem"),
@@ -131,7 +131,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 		return len(ss) == 1 && ss[0].Title == "The problem" && ss[0].Body == "- Decks drift from the research\n- Nobody owns the story" && ss[0].Notes == "Open with the survey."
 	})
 	first := ss[0].ID
-	do(t, ctx, "add the second slide", chromedp.Click(chromedp.CSS(`[data-add-slide]`)),
+	do(t, ctx, "add the second slide", browsertest.Click(chromedp.CSS(`[data-add-slide]`)),
 		browsertest.Poll(`document.querySelectorAll(".sl-list .sl-item").length === 2 && document.activeElement?.id === "sl-field-title"`))
 	do(t, ctx, "type the second slide",
 		selectAll("#sl-field-title"), insertText("One editor"),
@@ -167,11 +167,11 @@ func TestBrowserNoteSlides(t *testing.T) {
 	}
 
 	// A layout and a theme on the second slide.
-	do(t, ctx, "select the second slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
+	do(t, ctx, "select the second slide", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
 		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "One editor"`))
 	do(t, ctx, "two columns, ocean",
-		chromedp.Click(chromedp.CSS(`input[name=sl-layout][value=two-column]`)), waitSaved(),
-		chromedp.Click(chromedp.CSS(`input[name=sl-theme][value=ocean]`)), waitSaved())
+		browsertest.Click(chromedp.CSS(`input[name=sl-layout][value=two-column]`)), waitSaved(),
+		browsertest.Click(chromedp.CSS(`input[name=sl-theme][value=ocean]`)), waitSaved())
 	slidesWait(t, e, n.ID, deck, "the look", func(ss []note.Slide) bool {
 		return len(ss) == 2 && ss[1].Layout == "two-column" && ss[1].Theme == "ocean" && ss[0].Layout == "" && ss[0].Theme == ""
 	})
@@ -204,22 +204,22 @@ func TestBrowserNoteSlides(t *testing.T) {
 	if msg := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(`.sl-tab > .notice`))); !strings.Contains(msg, "test changed these slides while you were writing") {
 		t.Errorf("after the agent's write the page says %q", msg)
 	}
-	do(t, ctx, "dismiss", chromedp.Click(chromedp.CSS(`.sl-tab > .notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-tab > .notice`)))
+	do(t, ctx, "dismiss", browsertest.Click(chromedp.CSS(`.sl-tab > .notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-tab > .notice`)))
 
 	// Delete the agent's slide, confirmed in a dialog.
-	do(t, ctx, "select the agent's slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(3) .sl-card`)),
+	do(t, ctx, "select the agent's slide", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(3) .sl-card`)),
 		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "From the agent"`))
-	do(t, ctx, "delete", chromedp.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)))
+	do(t, ctx, "delete", browsertest.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)))
 	if msg := run(t, ctx, "dialog", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(msg, "From the agent") {
 		t.Errorf("the delete dialog says %q", msg)
 	}
 	accessible(t, ctx, "note-slides-delete")
-	do(t, ctx, "cancel", chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	do(t, ctx, "cancel", browsertest.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
 	if ss, _ := slidesDeck(t, e, n.ID, deck); len(ss) != 3 {
 		t.Fatalf("Cancel deleted a slide: %v", slidesTitles(ss))
 	}
-	do(t, ctx, "delete, confirmed", chromedp.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] [data-confirm-delete]`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), waitSaved())
+	do(t, ctx, "delete, confirmed", browsertest.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] [data-confirm-delete]`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), waitSaved())
 	slidesWait(t, e, n.ID, deck, "after the delete", func(ss []note.Slide) bool {
 		return len(ss) == 2 && !slices.ContainsFunc(ss, func(s note.Slide) bool { return s.ID == agentSlide })
 	})
@@ -230,7 +230,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	// The person types in a title that they change on another page too:
 	// theirs is shown beside the person's, which is kept, and saved on
 	// Keep mine.
-	do(t, ctx, "select the first slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)),
+	do(t, ctx, "select the first slide", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)),
 		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "The problem"`))
 	do(t, ctx, "type in the title", chromedp.Focus(chromedp.ID("sl-field-title")), chromedp.KeyEvent(kb.End), insertText(" today"))
 	_, v = slidesDeck(t, e, n.ID, deck)
@@ -250,7 +250,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	}
 	accessible(t, ctx, "note-slides-clash")
 	browsertest.Screenshot(t, ctx, "note-slides-clash")
-	do(t, ctx, "keep mine", chromedp.Click(chromedp.CSS(`.sl-clash button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-clash`)), waitSaved())
+	do(t, ctx, "keep mine", browsertest.Click(chromedp.CSS(`.sl-clash button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-clash`)), waitSaved())
 	slidesWait(t, e, n.ID, deck, "after Keep mine", func(ss []note.Slide) bool { return len(ss) == 2 && ss[0].Title == "The problem today" })
 
 	// Text typed just before a reload is kept in the browser and saved
@@ -270,7 +270,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	// An agent replaces the whole deck (new slide IDs) while the person
 	// types in a slide: the person's text is kept and can be added back;
 	// the looks people set stay on the slide the agent kept by title.
-	do(t, ctx, "select the second slide again", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
+	do(t, ctx, "select the second slide again", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
 		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "One editor"`))
 	do(t, ctx, "type in the body", chromedp.Focus(chromedp.ID("sl-field-body")), chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl)), insertText(" and review"))
 	_, av = slidesDeck(t, e, n.ID, deck)
@@ -284,7 +284,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	if msg := run(t, ctx, "lost", chromedp.Text(chromedp.CSS(`.sl-lost`))); !strings.Contains(msg, "One editor") || !strings.Contains(msg, "test deleted the slide") {
 		t.Errorf("the page says %q", msg)
 	}
-	do(t, ctx, "add it back", chromedp.Click(chromedp.CSS(`.sl-lost button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-lost`)), waitSaved())
+	do(t, ctx, "add it back", browsertest.Click(chromedp.CSS(`.sl-lost button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-lost`)), waitSaved())
 	ss = slidesWait(t, e, n.ID, deck, "the text added back", func(ss []note.Slide) bool {
 		return len(ss) == 3 && ss[2].Title == "One editor" && ss[2].Body == "People write here\n---\nAgents draft there and review"
 	})
@@ -319,7 +319,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 		v = res.Version
 	}
 	do(t, ctx, "the themed deck arrives live", browsertest.Poll(`document.querySelectorAll(".sl-list .sl-item").length === 5 && document.querySelectorAll(".sl-list .sl-slide[data-theme=sunset]").length === 1`))
-	do(t, ctx, "select the title slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)), waitSaved())
+	do(t, ctx, "select the title slide", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)), waitSaved())
 	themesOnPage := run(t, ctx, "themes", chromedp.Evaluate[[]string](`[...document.querySelectorAll(".sl-list .sl-slide")].map(s => s.dataset.theme)`))
 	if !slices.Equal(themesOnPage, []string{"paper", "ocean", "ink", "forest", "sunset"}) {
 		t.Errorf("the deck list's themes are %v", themesOnPage)
@@ -327,7 +327,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	noOverflow(t, ctx, "note-slides-themes")
 	accessible(t, ctx, "note-slides-themes")
 	browsertest.Screenshot(t, ctx, "note-slides")
-	do(t, ctx, "select the quote", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(5) .sl-card`)), waitSaved(),
+	do(t, ctx, "select the quote", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(5) .sl-card`)), waitSaved(),
 		chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	browsertest.Screenshot(t, ctx, "note-slides-themes")
 

@@ -228,7 +228,7 @@ func walkXServerDown(t *testing.T, ctx context.Context) (back func()) {
 func walkXTab(label string) chromedp.Action[chromedp.Void] {
 	find := fmt.Sprintf(`[...document.querySelectorAll("[role=tablist][aria-labelledby=note-title] [role=tab]")].find(b => b.innerText.includes(%q))`, label)
 	return chromedp.Steps(
-		chromedp.Click(chromedp.JSPath(find)),
+		browsertest.Click(chromedp.JSPath(find)),
 		browsertest.Poll(find+`?.getAttribute("aria-selected") === "true" && !document.querySelector(".tabpanel .loading")`),
 	)
 }
@@ -266,7 +266,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 		title = string(r[:200])
 	}
 	do(t, ctx, "create a Note",
-		chromedp.Click(chromedp.CSS(`.page-head button.primary`)),
+		browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
 		insertText(title), chromedp.KeyEvent("\r"),
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)),
@@ -308,7 +308,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 	w.reset()
 
 	// The Note: the markdown tab; typing saves; Ctrl+S saves at once.
-	do(t, ctx, "open the Note", chromedp.Navigate(e.URL+"/notes"), chromedp.Click(row(title, ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "open the Note", chromedp.Navigate(e.URL+"/notes"), browsertest.Click(row(title, ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
 	do(t, ctx, "type", typeAtEnd("\n\nמה נשמע? 👋 typed by a person"), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
 	savedOnServer(t, ctx, e, id)
 	if text, _ := serverText(t, e, id); !strings.Contains(text, "מה נשמע? 👋 typed by a person") {
@@ -368,11 +368,11 @@ func TestBrowserWalkNotes(t *testing.T) {
 	// A slides tab: add a slide, choose a theme.
 	do(t, ctx, "add a slides tab", stripPick("add-tab", "slides"), chromedp.WaitVisible(chromedp.CSS(`.tabpanel`)),
 		browsertest.Poll(`!document.querySelector(".tabpanel .loading")`))
-	do(t, ctx, "add a slide", chromedp.Click(chromedp.CSS(`.tabpanel .empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
+	do(t, ctx, "add a slide", browsertest.Click(chromedp.CSS(`.tabpanel .empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
 		selectAll("#sl-field-title"), insertText("Slide 🚀 שקופית"),
-		chromedp.Click(chromedp.CSS(`.tabpanel button[data-add-slide]`)),
+		browsertest.Click(chromedp.CSS(`.tabpanel button[data-add-slide]`)),
 		browsertest.Poll(`document.querySelectorAll(".tabpanel [data-slide-id]").length === 2`),
-		chromedp.Click(chromedp.CSS(`input[name=sl-theme]:not(:checked)`)), waitSaved())
+		browsertest.Click(chromedp.CSS(`input[name=sl-theme]:not(:checked)`)), waitSaved())
 	slidesTab := stripOfType(t, e, id, "slides")[0].TabID
 	deck := slidesWait(t, e, id, slidesTab, "two slides, the second themed", func(ss []note.Slide) bool {
 		return len(ss) == 2 && ss[0].Title == "Slide 🚀 שקופית" && ss[1].Theme != ""
@@ -441,12 +441,12 @@ func TestBrowserWalkNotes(t *testing.T) {
 
 	// History: a version, then restoring the one before the last save.
 	_, cur := serverText(t, e, id)
-	do(t, ctx, "history", chromedp.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.ID("history-title")),
-		chromedp.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, cur-1))), chromedp.WaitVisible(chromedp.ID("version-title")),
+	do(t, ctx, "history", browsertest.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.ID("history-title")),
+		browsertest.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, cur-1))), chromedp.WaitVisible(chromedp.ID("version-title")),
 		browsertest.Poll(`!document.querySelector(".loading")`))
 	walkXLayouts(t, ctx, "a version")
-	do(t, ctx, "restore", chromedp.Click(chromedp.ID("restore-button")), chromedp.WaitVisible(chromedp.ID("restore-confirm")),
-		chromedp.Click(chromedp.ID("restore-confirm")), waitText(".strip-notice", "Restored"), chromedp.WaitVisible(cmContent))
+	do(t, ctx, "restore", browsertest.Click(chromedp.ID("restore-button")), chromedp.WaitVisible(chromedp.ID("restore-confirm")),
+		browsertest.Click(chromedp.ID("restore-confirm")), waitText(".strip-notice", "Restored"), chromedp.WaitVisible(cmContent))
 	if text, v := serverText(t, e, id); strings.Contains(text, "Typed while the server was away.") || v != cur+1 {
 		t.Errorf("after restoring version %d the server has version %d: %q", cur-1, v, text)
 	}
@@ -484,9 +484,9 @@ func TestBrowserWalkNotes(t *testing.T) {
 	w.reset()
 
 	// Sign out.
-	do(t, ctx, "back to the list", chromedp.Click(chromedp.CSS(".note-head .back")), chromedp.WaitVisible(chromedp.ID("notes-title")))
+	do(t, ctx, "back to the list", browsertest.Click(chromedp.CSS(".note-head .back")), chromedp.WaitVisible(chromedp.ID("notes-title")))
 	w.expect(`^GET /api/me$`)
-	do(t, ctx, "sign out", chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll("button")].find(b => /sign out/i.test(b.innerText))`)),
+	do(t, ctx, "sign out", browsertest.Click(chromedp.JSPath(`[...document.querySelectorAll("button")].find(b => /sign out/i.test(b.innerText))`)),
 		chromedp.WaitVisible(chromedp.ID("password")))
 	w.check(t, "signing out")
 }
