@@ -68,9 +68,13 @@ func Chromium() (string, error) {
 
 // Flags are Chromium's command-line switches, besides the window size,
 // the profile folder and the debugging connection chromedp adds: headless,
-// no GPU, and none of the browser's own traffic (updates, sync, background
-// fetches), so pages reach only the test's servers.
-var Flags = []string{"headless", "no-sandbox", "disable-gpu", "disable-background-networking", "disable-component-update", "disable-sync"}
+// no GPU, none of the browser's own traffic (updates, sync, background
+// fetches), so pages reach only the test's servers, and no tab slowed or
+// hidden for being behind another (the tests' tabs run side by side, each
+// in a window of its own): a hidden page gets no animation frames, and its
+// timers are throttled.
+var Flags = []string{"headless", "no-sandbox", "disable-gpu", "disable-background-networking", "disable-component-update", "disable-sync",
+	"disable-background-timer-throttling", "disable-backgrounding-occluded-windows", "disable-renderer-backgrounding"}
 
 // New answers a context whose actions (chromedp.Run) drive a tab of its
 // own in a headless Chromium, closed when t ends. The tests of one test
@@ -113,6 +117,11 @@ func New(t testing.TB) context.Context {
 	}
 	if err == nil {
 		_, err = chromedp.Run(ctx, Desktop())
+	}
+	if err == nil {
+		// Each tab behaves as the focused window (document.hasFocus()),
+		// also while other tests' tabs run beside it.
+		_, err = chromedp.Call(ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
 	}
 	if err == nil {
 		err = slowPage(ctx)

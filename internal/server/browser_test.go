@@ -176,6 +176,7 @@ func startBrowserEnv(t *testing.T, c server.Config) (*servertest.Env, context.Co
 // receives code, state and iss, and the code buys a read-only token whose
 // connection reaches that Note alone.
 func TestBrowserSignInAndConsent(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	bg := context.Background()
 	app := newClientApp(t)
@@ -342,6 +343,7 @@ func TestBrowserSignInAndConsent(t *testing.T) {
 // different passwords and is told so, types the same one twice, and is
 // signed in; the used link then says it is spent.
 func TestBrowserSetupLink(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	ctx := browsertest.New(t)
 	link, _, err := account.CreateSetupLink(context.Background(), e.Server.Store, e.Owner.User, e.URL, time.Now())
@@ -409,6 +411,7 @@ func TestBrowserSetupLink(t *testing.T) {
 // URL, on one host, sending the person back to another host, is flagged
 // on the consent page.
 func TestBrowserConsentWarning(t *testing.T) {
+	t.Parallel()
 	app := newClientApp(t)
 	redirect := "http://localhost:" + app.URL[strings.LastIndex(app.URL, ":")+1:] + "/cb"
 	docURL, fetch := serveClientDocument(t, "Elsewhere Assistant", redirect)
@@ -440,6 +443,7 @@ func TestBrowserConsentWarning(t *testing.T) {
 // an error page on the server (no redirect anywhere), laid out like the
 // others.
 func TestBrowserAuthorizeError(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	app := newClientApp(t)
 	_, challenge := pkce()

@@ -239,6 +239,7 @@ func listed(t *testing.T, ctx context.Context) []string {
 // looks at it on a phone, and signs out. Every change is checked in the
 // service, not only on the page.
 func TestBrowserWebAppNotes(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	email := e.Owner.User.Email
 

@@ -256,6 +256,7 @@ func inboxXLong() string {
 // a refused list shows the server's words and Try again.
 // axe-core on each state; on a phone nothing overflows.
 func TestBrowserApprovals(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	f := inboxXNewFake()
 	inboxXIntercept(t, ctx, f)
@@ -512,6 +513,7 @@ func (f *inboxXFake) add0(p map[string]any) {
 // (after a confirmation) makes its MCP client's next tool call 401, while
 // the other token keeps working. Against the real server.
 func TestBrowserConnectedRevoke(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	bg := context.Background()
 	wide := e.WriteToken(t) // named "test", every Note and Room

@@ -193,6 +193,7 @@ func TestFilesNeverReachAgents(t *testing.T) {
 // told before sending that a
 // file is too large, and deletes a file after confirming.
 func TestBrowserNoteFiles(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes/"+e.NoteID+"?tab=files"), chromedp.WaitVisible(chromedp.ID("password")))
 	signIn(t, ctx, e.Owner.User.Email, ownerPassword)

@@ -73,6 +73,7 @@ const liveCaret = `(() => {
 const liveFocused = `document.activeElement === document.querySelector(".md-editor") && !!document.querySelector(".md-editor").shadowRoot.activeElement?.classList.contains("cm-content")`
 
 func TestBrowserNoteLive(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].ID
@@ -300,6 +301,7 @@ func TestBrowserNoteLive(t *testing.T) {
 // save under way is about to replace it on the server, so the page must
 // not say Saved until its next save has put the text back.
 func TestBrowserSavedMeansOnTheServer(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].ID

@@ -101,6 +101,7 @@ func agentWrites(t *testing.T, e *servertest.Env, id string, edit func(string) s
 }
 
 func TestBrowserNoteMarkdown(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].ID

@@ -345,6 +345,7 @@ func roomsEBadge(t *testing.T, ctx context.Context, n int) {
 // TestBrowserRoomsEndToEnd is issue 13 as it is checked, on the real
 // server with a real MCP client and real compiled snippets.
 func TestBrowserRoomsEndToEnd(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	bg := context.Background()
 	listener := sandboxXNewListener(t)

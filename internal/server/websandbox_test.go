@@ -399,6 +399,7 @@ func sandboxXText(sel, want string) string {
 // its pinned version; rename, reorder (keyboard and buttons) and remove,
 // with a 412 when the Room moved on.
 func TestBrowserRoomLauncher(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	listener := sandboxXNewListener(t)
 	rooms := &sandboxXRooms{version: 3, apps: []*sandboxXApp{
@@ -693,6 +694,7 @@ func (s *sandboxXRooms) name(id string) string {
 // whose promise fails unhandled, and one with no default export each show
 // a readable error in the frame, never a blank one.
 func TestBrowserSandboxErrors(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	rooms := &sandboxXRooms{rooms: true, version: 1, apps: []*sandboxXApp{
 		{InstanceID: "app_load", Name: "Throws at load", Kind: "snippet", js: "var __foundryApp = (() => { const cfg = undefined; return { default: cfg.widget }; })();\n"},

@@ -142,6 +142,7 @@ func sheetxPasteValue(i, j int) (text string, want any) {
 }
 
 func TestBrowserNoteSheet(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	signInToNotes(t, ctx, e)
 	id, tab := sheetxNote(t, e, "Sheet test")
@@ -286,6 +287,7 @@ func TestBrowserNoteSheet(t *testing.T) {
 // writes) and scrolls to its last cell; it logs the time to the first
 // cells and the number of cells in the DOM (virtualized: bounded).
 func TestBrowserSheetLarge(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	signInToNotes(t, ctx, e)
 	id, tab := sheetxNote(t, e, "A large sheet")

@@ -88,6 +88,7 @@ func slidesDrag(from, to int) chromedp.Action[chromedp.Void] {
 }
 
 func TestBrowserNoteSlides(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	pc := service.PersonCaller(e.Owner.User.Workspace, e.Owner.User.ID)
 	signInToNotes(t, ctx, e)

@@ -100,6 +100,7 @@ func stripAgentWrite(t *testing.T, e *servertest.Env, id, name, text string) {
 }
 
 func TestBrowserNoteStrip(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	signInToNotes(t, ctx, e)
 

@@ -248,6 +248,7 @@ func walkXLayouts(t *testing.T, ctx context.Context, name string) {
 }
 
 func TestBrowserWalkNotes(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	w := walkXWatchPage(t, ctx)
 	bg := context.Background()
