@@ -266,6 +266,12 @@ func browser(path string) (context.Context, error) {
 	for _, f := range Flags {
 		opts = append(opts, chromedp.Flag(f, true))
 	}
+	if v, ok := ctypeLocale(); !ok {
+		// Without a UTF-8 locale (a bare container has none) Chromium
+		// cannot take a file path that is not ASCII: an upload of
+		// "report é.pdf" sets no file.
+		opts = append(opts, chromedp.Env(v+"=C.UTF-8"))
+	}
 	// No UserDataDir: chromedp makes a temporary profile folder and removes
 	// it when the browser ends.
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -278,6 +284,18 @@ func browser(path string) (context.Context, error) {
 	}
 	shared.path, shared.ctx, shared.stop = path, ctx, stop
 	return ctx, nil
+}
+
+// ctypeLocale names the variable that sets the C library's character
+// type (LC_ALL, else LC_CTYPE, else LANG; LC_CTYPE when none is set) and
+// reports whether it is UTF-8.
+func ctypeLocale() (name string, utf8 bool) {
+	for _, v := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if l := strings.ToLower(os.Getenv(v)); l != "" {
+			return v, strings.Contains(l, "utf-8") || strings.Contains(l, "utf8")
+		}
+	}
+	return "LC_CTYPE", false
 }
 
 // Close ends the shared Chromium and removes its profile folder. A

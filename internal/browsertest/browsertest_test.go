@@ -142,3 +142,27 @@ func TestTabsAreSeparateProfiles(t *testing.T) {
 		t.Errorf("the second tab sees %q: the first tab's cookie or storage", got)
 	}
 }
+
+// TestCtypeLocale: the variable that decides the character type, and
+// whether it is UTF-8, as the C library reads them.
+func TestCtypeLocale(t *testing.T) {
+	for _, c := range []struct {
+		all, ctype, lang string
+		name             string
+		utf8             bool
+	}{
+		{"", "", "", "LC_CTYPE", false},
+		{"", "", "C.UTF-8", "LANG", true},
+		{"", "", "en_US.utf8", "LANG", true},
+		{"", "POSIX", "C.UTF-8", "LC_CTYPE", false},
+		{"C", "", "C.UTF-8", "LC_ALL", false},
+		{"de_DE.UTF-8", "C", "", "LC_ALL", true},
+	} {
+		t.Setenv("LC_ALL", c.all)
+		t.Setenv("LC_CTYPE", c.ctype)
+		t.Setenv("LANG", c.lang)
+		if name, utf8 := ctypeLocale(); name != c.name || utf8 != c.utf8 {
+			t.Errorf("LC_ALL=%q LC_CTYPE=%q LANG=%q: %s, UTF-8 %v; want %s, %v", c.all, c.ctype, c.lang, name, utf8, c.name, c.utf8)
+		}
+	}
+}
