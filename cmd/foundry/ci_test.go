@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,47 +10,150 @@ import (
 	"testing"
 )
 
-// ciStubs puts stand-ins for the tools .ci/run calls first on PATH: each
-// logs how it was called (and FOUNDRY_TEST_POSTGRES_URL) and succeeds;
-// pg_isready answers as pgUp says; sleep returns at once.
-func ciStubs(t *testing.T, pgUp bool) (path, log string) {
+// ciCopied are the files .ci/run reads from the repository; the test runs
+// the script on a copy of them, so nothing it does lands in the work tree.
+var ciCopied = []string{".ci/run", ".ci/node.sh", "go.mod", "go.sum"}
+
+// ciLinked are the plain utilities .ci/run uses besides the tools it drives;
+// the test's PATH holds them (linked from the machine's) and the stubs, and
+// nothing else, so a tool the script starts calling without a stub here is
+// "command not found" rather than the real one.
+var ciLinked = []string{"dirname", "seq", "mktemp", "cp", "rm", "ls", "head", "id", "env"}
+
+// ciStubbed are the tools .ci/run drives. Each stand-in logs how it was
+// called (with the settings the tests would get) and succeeds, unless the
+// run's fail list names it. pg_isready answers as the run's PostgreSQL is
+// up or down; node answers a version; sleep returns at once. A run's
+// bodies replace a stand-in's behaviour (after its log line).
+var ciStubbed = []string{"pg_isready", "pg_ctlcluster", "sleep", "go", "gofmt", "git", "npm", "node", "apt-get", "sudo", "bash"}
+
+// ciRun is one run of .ci/run on a copy, in a PATH of stubs.
+type ciRun struct {
+	pgUp     bool
+	chromium bool              // a chromium on PATH
+	bodies   map[string]string // stub name: its shell code instead
+	env      []string
+}
+
+type ciResult struct {
+	code          int
+	output, calls string
+}
+
+func (r ciRun) run(t *testing.T) ciResult {
 	t.Helper()
-	dir := t.TempDir()
-	log = filepath.Join(dir, "calls.log")
-	stub := func(name, body string) {
-		script := "#!/bin/sh\necho \"" + name + " $* [pg=$FOUNDRY_TEST_POSTGRES_URL]\" >> " + log + "\n" + body + "\n"
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+	bashPath, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash on PATH to run .ci/run with")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	repo, bin, home := filepath.Join(tmp, "repo"), filepath.Join(tmp, "bin"), filepath.Join(tmp, "home")
+	for _, d := range []string{filepath.Join(repo, ".ci"), bin, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ready := "exit 2"
-	if pgUp {
-		ready = "exit 0"
+	for _, name := range ciCopied {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	stub("pg_isready", ready)
-	stub("pg_ctlcluster", "exit 0")
-	stub("sleep", "exit 0")
-	stub("go", "exit 0")
-	stub("gofmt", "exit 0")
-	stub("bash", "exit 0") // .ci/run's own sub-scripts (the conformance suites)
-	return dir + string(os.PathListSeparator) + os.Getenv("PATH"), log
-}
+	for _, name := range ciLinked {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			t.Skipf("%s is not on PATH; .ci/run needs it", name)
+		}
+		if err := os.Symlink(p, filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(tmp, "calls.log")
+	stub := func(name, body string) {
+		script := fmt.Sprintf("#!/bin/sh\necho \"%s $* [pg=$FOUNDRY_TEST_POSTGRES_URL browser=$FOUNDRY_TEST_BROWSER node=$FOUNDRY_TEST_NODE]\" >> %s\n%s\n", name, log, body)
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range ciStubbed {
+		body := "exit 0"
+		switch name {
+		case "pg_isready":
+			if !r.pgUp {
+				body = "exit 2"
+			}
+		case "node":
+			body = `if [ "$1" = -p ]; then echo 22; fi`
+		case "sudo":
+			body = `exec "$@"`
+		}
+		if b, ok := r.bodies[name]; ok {
+			body = b
+		}
+		stub(name, body)
+	}
+	if r.chromium {
+		stub("chromium", "exit 0")
+	}
 
-func runCI(t *testing.T, pgUp bool, env ...string) (code int, output, calls string) {
-	t.Helper()
-	path, log := ciStubs(t, pgUp)
-	cmd := exec.Command("bash", "../../.ci/run")
-	cmd.Env = append(os.Environ(), "PATH="+path, "CI=", "FOUNDRY_TEST_POSTGRES_URL=", "FOUNDRY_CI_DRY_RUN=", "FOUNDRY_CI_PG_PORT=", "FOUNDRY_CI_PG_HOST=")
-	cmd.Env = append(cmd.Env, env...)
+	before := treeState(t, root)
+	cmd := exec.Command(bashPath, filepath.Join(repo, ".ci", "run"))
+	cmd.Dir = tmp
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + home, "TMPDIR=" + tmp, "LANG=C"}
+	cmd.Env = append(cmd.Env, r.env...)
 	out, err := cmd.CombinedOutput()
-	code = 0
+	res := ciResult{output: string(out)}
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		res.code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(res.output, "command not found") {
+		t.Errorf(".ci/run called a tool this test neither stubs nor links (add it to ciStubbed or ciLinked):\n%s", res.output)
+	}
 	b, _ := os.ReadFile(log)
-	return code, string(out), string(b)
+	res.calls = string(b)
+	if after := treeState(t, root); after != before {
+		t.Errorf("running .ci/run on a copy changed the work tree %s", root)
+	}
+	return res
+}
+
+// treeState lists every file and folder under root (but .git and
+// docs/screenshots, which FOUNDRY_SCREENSHOTS=1 runs rewrite) with its
+// size, mode and modification time.
+func treeState(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == ".git" || rel == filepath.Join("docs", "screenshots") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %v %d\n", rel, info.Size(), info.Mode(), info.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // TestCIFailsWithoutPostgreSQL: in CI a PostgreSQL that cannot be reached
@@ -57,42 +162,82 @@ func runCI(t *testing.T, pgUp bool, env ...string) (code int, output, calls stri
 // the race detector on store, service and server, staticcheck and the
 // go mod tidy check, with the tests pointed at PostgreSQL.
 func TestCIFailsWithoutPostgreSQL(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
+	t.Parallel()
+	r := ciRun{pgUp: false, chromium: true, env: []string{"CI=true"}}.run(t)
+	if r.code == 0 || !strings.Contains(r.output, "PostgreSQL is not reachable") || strings.Contains(r.calls, "go test") {
+		t.Fatalf("CI=true with PostgreSQL down: exit %d, output %q, ran %q; want a failure before any test", r.code, r.output, r.calls)
 	}
-	code, out, calls := runCI(t, false, "CI=true")
-	if code == 0 || !strings.Contains(out, "PostgreSQL is not reachable") || strings.Contains(calls, "go test") {
-		t.Fatalf("CI=true with PostgreSQL down: exit %d, output %q, ran %q; want a failure before any test", code, out, calls)
+	r = ciRun{pgUp: false, chromium: true, env: []string{"CI=true", "FOUNDRY_CI_PG_PORT=1"}}.run(t)
+	if r.code == 0 || !strings.Contains(r.output, ":1 ") {
+		t.Fatalf("CI=true with PostgreSQL down on the overridden port: exit %d, %q", r.code, r.output)
 	}
-	code, out, calls = runCI(t, false, "CI=true", "FOUNDRY_CI_PG_PORT=1")
-	if code == 0 || !strings.Contains(out, ":1 ") {
-		t.Fatalf("CI=true with PostgreSQL down on the overridden port: exit %d, %q", code, out)
-	}
-	if strings.Contains(calls, "pg_ctlcluster") {
-		t.Errorf("started the local cluster for another port: %q", calls)
+	if strings.Contains(r.calls, "pg_ctlcluster") {
+		t.Errorf("started the local cluster for another port: %q", r.calls)
 	}
 
-	code, out, calls = runCI(t, false)
-	if code != 0 || !strings.Contains(out, "WARNING") || !strings.Contains(calls, "go test ./... [pg=]") {
-		t.Fatalf("outside CI with PostgreSQL down: exit %d, output %q, ran %q; want a warning and the tests without PostgreSQL", code, out, calls)
+	r = ciRun{pgUp: false, chromium: true}.run(t)
+	if r.code != 0 || !strings.Contains(r.output, "WARNING") || !strings.Contains(r.calls, "go test ./... [pg= ") {
+		t.Fatalf("outside CI with PostgreSQL down: exit %d, output %q, ran %q; want a warning and the tests without PostgreSQL", r.code, r.output, r.calls)
 	}
 
-	code, out, calls = runCI(t, true, "CI=true")
-	if code != 0 {
-		t.Fatalf("CI=true with PostgreSQL up: exit %d: %s", code, out)
+	r = ciRun{pgUp: true, chromium: true, env: []string{"CI=true"}}.run(t)
+	if r.code != 0 {
+		t.Fatalf("CI=true with PostgreSQL up: exit %d: %s", r.code, r.output)
 	}
-	pg := "[pg=postgres://postgres@127.0.0.1:5432/test?sslmode=disable]"
+	settings := "[pg=postgres://postgres@127.0.0.1:5432/test?sslmode=disable browser=required node=required]"
 	for _, want := range []string{
 		"go vet ./...",
 		"go mod tidy",
 		"go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...",
-		"go test ./... " + pg,
-		"go test -race -skip ^TestBrowser ./internal/store/... ./internal/service/... ./internal/server/... ./internal/oauth/... ./internal/account/... ./internal/api/... " + pg,
+		"npm ci --prefix web",
+		"npm run --prefix web --silent typecheck",
+		"go generate ./internal/web/...",
+		"go test ./... " + settings,
+		"go test -race -skip ^TestBrowser ./internal/store/... ./internal/service/... ./internal/server/... ./internal/oauth/... ./internal/account/... ./internal/api/... " + settings,
 		"bash .ci/conformance",
 		"bash .ci/oauth-check",
 	} {
-		if !strings.Contains(calls, want) {
-			t.Errorf(".ci/run did not run %q; it ran:\n%s", want, calls)
+		if !strings.Contains(r.calls, want) {
+			t.Errorf(".ci/run did not run %q; it ran:\n%s", want, r.calls)
+		}
+	}
+	if strings.Contains(r.calls, "apt-get") {
+		t.Errorf("installed Chromium although it is on PATH:\n%s", r.calls)
+	}
+}
+
+// TestCIInstallsChromium: without Chromium on PATH the run installs
+// Debian's package; in CI a failed install fails the run before any test,
+// outside CI it is a warning and the tests run (their browser tests skip).
+func TestCIInstallsChromium(t *testing.T) {
+	t.Parallel()
+	r := ciRun{pgUp: true, env: []string{"CI=true"}}.run(t)
+	if r.code != 0 || !strings.Contains(r.calls, "apt-get update") || !strings.Contains(r.calls, "apt-get install -y chromium") {
+		t.Fatalf("CI=true without Chromium: exit %d, ran:\n%s\n%s", r.code, r.calls, r.output)
+	}
+	r = ciRun{pgUp: true, bodies: map[string]string{"apt-get": "exit 1"}, env: []string{"CI=true"}}.run(t)
+	if r.code == 0 || !strings.Contains(r.output, "Chromium could not be installed") || strings.Contains(r.calls, "go test") {
+		t.Fatalf("CI=true with a failed Chromium install: exit %d, output %q, ran %q; want a failure before any test", r.code, r.output, r.calls)
+	}
+	r = ciRun{pgUp: true, bodies: map[string]string{"apt-get": "exit 1"}}.run(t)
+	if r.code != 0 || !strings.Contains(r.output, "WARNING: Chromium could not be installed") || !strings.Contains(r.calls, "go test ./... ") {
+		t.Fatalf("outside CI with a failed Chromium install: exit %d, output %q, ran %q; want a warning and the tests", r.code, r.output, r.calls)
+	}
+}
+
+// TestCIRefusesDifferences: a go.mod that go mod tidy changes, or a
+// committed bundle other than what web/src builds, fails the run before the
+// tests.
+func TestCIRefusesDifferences(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ differs, says string }{
+		{"go.mod", "go.mod/go.sum are not tidy"},
+		{"internal/web/dist", "internal/web/dist differs"},
+	} {
+		git := fmt.Sprintf(`case "$*" in diff*%s*) exit 1 ;; esac`, c.differs) // git diff finds a difference
+		r := ciRun{pgUp: true, chromium: true, bodies: map[string]string{"git": git}}.run(t)
+		if r.code == 0 || !strings.Contains(r.output, c.says) || strings.Contains(r.calls, "go test ./...") {
+			t.Errorf("with %s differing: exit %d, output %q, ran %q; want a failure before the tests", c.differs, r.code, r.output, r.calls)
 		}
 	}
 }

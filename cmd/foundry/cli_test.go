@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,15 +23,37 @@ import (
 	"foundry/internal/store"
 )
 
+// built is the foundry command the CLI tests run, built once per test
+// binary into a folder TestMain removes.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	out      []byte
+	err      error
+}
+
 // foundryBin builds the command once for the CLI tests.
 func foundryBin(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "foundry")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "foundry-cli-test-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "foundry")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
-	return bin
+	return built.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 func freeAddr(t *testing.T) string {
@@ -57,6 +80,7 @@ func runCLI(t *testing.T, bin string, args ...string) (stdout, stderr string) {
 // TestFirstRunAsTheREADMESays follows the README on a fresh data folder:
 // serve --demo, token create, connect a client, then the people's CLI.
 func TestFirstRunAsTheREADMESays(t *testing.T) {
+	t.Parallel()
 	bin := foundryBin(t)
 	data := filepath.Join(t.TempDir(), "foundry-data")
 	addr := freeAddr(t)

@@ -147,6 +147,7 @@ func checkStepsRun(t *testing.T, dir, printed, prefix string) {
 // commands that run as typed in the folder it was started from, the way it
 // was started (here: the binary by its path), and no go install tip.
 func TestNextStepsRunAsTyped(t *testing.T) {
+	t.Parallel()
 	bin := foundryBin(t)
 	dir := t.TempDir()
 	local := filepath.Join(dir, "bin", "foundry")
@@ -179,6 +180,7 @@ func TestNextStepsRunAsTyped(t *testing.T) {
 // has a workspace creates nothing and says so; a fresh start without --demo
 // mentions --demo.
 func TestDemoSaysWhatHappened(t *testing.T) {
+	t.Parallel()
 	bin := foundryBin(t)
 	dir := t.TempDir()
 	demoHint := regexp.MustCompile(`(?i)start with --demo`)

@@ -33,6 +33,7 @@ func interruptGroup(cmd *exec.Cmd) { syscall.Kill(-cmd.Process.Pid, syscall.SIGI
 // `go run ./cmd/foundry …` commands that run as typed there, with one tip
 // to go install the command.
 func TestNextStepsUnderGoRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds with go run")
 	}
@@ -61,6 +62,7 @@ func TestNextStepsUnderGoRun(t *testing.T) {
 // works (both see each other's writes) and logs a warning naming the first
 // one's process ID; a server that was killed leaves no false warning.
 func TestSecondServeIsAnnounced(t *testing.T) {
+	t.Parallel()
 	bin := foundryBin(t)
 	data := filepath.Join(t.TempDir(), "data")
 	a := startServe(t, ".", bin, "serve", "--data", data, "--addr", "127.0.0.1:0")
@@ -124,6 +126,7 @@ func TestSecondServeIsAnnounced(t *testing.T) {
 // It needs root to switch users (tests here run as root, whom permissions
 // do not stop, so this is the only way to see a real refusal).
 func TestReadOnlyDataFolder(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to run the command as another user")
 	}

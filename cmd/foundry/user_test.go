@@ -253,6 +253,7 @@ func TestUserCommands(t *testing.T) {
 // while there is still no password, logs a fresh link; the printed command
 // sets the password as typed, after which no start logs a link.
 func TestFirstStartGivesTheOwnerALink(t *testing.T) {
+	t.Parallel()
 	bin := foundryBin(t)
 	dir := t.TempDir()
 	linkRE := regexp.MustCompile(`http://127\.0\.0\.1:\d+/setup\?token=[A-Za-z0-9_-]{43}`)

@@ -19,6 +19,7 @@ import (
 // TestPasswordRules: 8 to 1024 bytes (counted in bytes), UTF-8, no
 // control characters; a refusal names the field.
 func TestPasswordRules(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		pw   string
 		want string // "" = accepted
@@ -54,6 +55,7 @@ func TestPasswordRules(t *testing.T) {
 // TestPasswordMatches: the hash checks its own password only; an empty or
 // malformed hash matches nothing, not even an empty password.
 func TestPasswordMatches(t *testing.T) {
+	t.Parallel()
 	h, err := account.HashPassword("a password here")
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +90,7 @@ func TestPasswordMatches(t *testing.T) {
 // TestNormalizeEmail: trimmed and lower-cased; one @ with both sides; no
 // spaces or control characters; at most 254 bytes.
 func TestNormalizeEmail(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"  Ada@Example.COM\n":                     "ada@example.com",
 		"owner@localhost":                         "owner@localhost",
@@ -123,6 +126,7 @@ func TestNormalizeEmail(t *testing.T) {
 // fields, huge values: each gets a page saying what to do, and none signs
 // in or echoes a huge value.
 func TestHostileSignIns(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{})
 		b := newBrowser(t, e.srv.URL)
@@ -174,6 +178,7 @@ func TestHostileSignIns(t *testing.T) {
 // TestPageHeaders: every page forbids framing, caching and any asset but
 // this server's one stylesheet, which is served.
 func TestPageHeaders(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{})
 		b := newBrowser(t, e.srv.URL)
@@ -201,6 +206,7 @@ func TestPageHeaders(t *testing.T) {
 // TestPageHelper: Page escapes the title, keeps the body and sets the
 // headers, for other doors (consent) to share the look.
 func TestPageHelper(t *testing.T) {
+	t.Parallel()
 	w := httptest.NewRecorder()
 	account.Page(w, http.StatusTeapot, `<b>"Client"</b>`, `<p id="x">body</p>`)
 	page := w.Body.String()
@@ -215,6 +221,7 @@ func TestPageHelper(t *testing.T) {
 // TestCheckCSRF: the session's token in the header or the form field
 // passes; a wrong, empty or missing one does not, nor one in the URL.
 func TestCheckCSRF(t *testing.T) {
+	t.Parallel()
 	m := account.New(nil, account.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	p := auth.Person{Session: store.Session{CSRF: "the-token"}}
 	req := func(header, form, query string) *http.Request {

@@ -31,6 +31,7 @@ func sessionCookie(t *testing.T, resp *http.Response) *http.Cookie {
 // store (kept by its hash only), sets an HttpOnly, SameSite=Lax cookie for
 // the whole site, and sends the person to next; GET / then knows them.
 func TestSignInStartsASession(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{PublicURL: "http://127.0.0.1:8080"})
 		b := newBrowser(t, e.srv.URL)
@@ -80,6 +81,7 @@ func TestSignInStartsASession(t *testing.T) {
 // TestSecureCookiesBehindTLS: with an https public URL, the session and
 // form cookies are Secure.
 func TestSecureCookiesBehindTLS(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{PublicURL: "https://foundry.example.com"})
 		b := newBrowser(t, e.srv.URL)
@@ -124,6 +126,7 @@ func mustBody(t *testing.T, b *browser, path string) string {
 // email, a malformed one and an account with no password yet all get the
 // same page with the same status, and none signs in.
 func TestWrongPasswordAndUnknownEmailLookAlike(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{})
 		type answer struct {
@@ -159,6 +162,7 @@ func TestWrongPasswordAndUnknownEmailLookAlike(t *testing.T) {
 // the right password is refused with 429, Retry-After and when to try
 // again; once the window has passed it works.
 func TestThrottlePerAccount(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{AccountFailures: 3, AddressFailures: 100, ThrottleWindow: 10 * time.Minute})
 		b := newBrowser(t, e.srv.URL)
@@ -196,6 +200,7 @@ func TestThrottlePerAccount(t *testing.T) {
 // TestThrottlePerAddress: failures on many accounts from one address
 // throttle that address, for every account, the right password included.
 func TestThrottlePerAddress(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{AccountFailures: 100, AddressFailures: 4, ThrottleWindow: 15 * time.Minute})
 		b := newBrowser(t, e.srv.URL)
@@ -221,6 +226,7 @@ func TestThrottlePerAddress(t *testing.T) {
 // TestCSRF: sign-in, sign-out and setup refuse a form without its token,
 // and every POST sent by a browser from another site.
 func TestCSRF(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{})
 		ctx := context.Background()
@@ -317,6 +323,7 @@ func TestCSRF(t *testing.T) {
 // password without being spent, sets a good one and signs the person in;
 // it then works no more, nor do older links; an expired link never works.
 func TestSetupLink(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{})
 		ctx := context.Background()
@@ -406,6 +413,7 @@ func TestSetupLink(t *testing.T) {
 // TestSetupLinkUsedTwiceAtOnce: of two uses of one link at the same
 // instant, exactly one sets the password.
 func TestSetupLinkUsedTwiceAtOnce(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{})
 		link, _, err := account.CreateSetupLink(context.Background(), e.st, e.owner, e.srv.URL, e.clock.Now())
@@ -451,6 +459,7 @@ func TestSetupLinkUsedTwiceAtOnce(t *testing.T) {
 // TestNextStaysOnThisServer: a return path that leaves the server lands
 // on / after signing in; a path with its query is kept.
 func TestNextStaysOnThisServer(t *testing.T) {
+	t.Parallel()
 	for next, want := range map[string]string{
 		"//evil.example.com":              "/",
 		"https://evil.example.com":        "/",
@@ -506,6 +515,7 @@ func TestNextStaysOnThisServer(t *testing.T) {
 // in on another node on the same data, and signing out on one ends it on
 // both.
 func TestSessionOnAnotherNode(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e1 := newEnv(t, open(t), account.Options{})
 		e2 := newEnv(t, open(t), account.Options{})
@@ -532,6 +542,7 @@ func TestSessionOnAnotherNode(t *testing.T) {
 // TestPasswordChangeEndsSessions: a new password, set by the CLI's path or
 // by a setup link, ends every session made with the old one.
 func TestPasswordChangeEndsSessions(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{})
 		ctx := context.Background()
@@ -580,6 +591,7 @@ func TestPasswordChangeEndsSessions(t *testing.T) {
 // TestRemovedUserIsSignedOut: a session whose user was removed signs no
 // one in.
 func TestRemovedUserIsSignedOut(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{})
 		b := newBrowser(t, e.srv.URL)

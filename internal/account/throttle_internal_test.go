@@ -10,6 +10,7 @@ import (
 // TestThrottleWindow: a key is refused once it has limit failures in the
 // window, until the oldest leaves it; reset forgets it.
 func TestThrottleWindow(t *testing.T) {
+	t.Parallel()
 	th := newThrottle(3, 10*time.Minute, 100)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for i := range 3 {
@@ -41,6 +42,7 @@ func TestThrottleWindow(t *testing.T) {
 // its maximum, forgetting expired keys first and then the stalest one, so
 // the keys failing now stay counted.
 func TestThrottleBounded(t *testing.T) {
+	t.Parallel()
 	th := newThrottle(2, time.Minute, 50)
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	th.fail("victim", t0)
@@ -77,6 +79,7 @@ func TestThrottleBounded(t *testing.T) {
 // TestClientKey: the peer's IP, an IPv6 address by its /64, an
 // IPv4-mapped address as IPv4.
 func TestClientKey(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[string]string{
 		"127.0.0.1:5000":             "127.0.0.1",
 		"[2001:db8:1:2:3:4:5:6]:443": "2001:db8:1:2::/64",

@@ -10,6 +10,7 @@ import (
 // TestOwnerToSetUp: the first owner needs a link while no owner has a
 // password, whoever else has one; once any owner has one, none does.
 func TestOwnerToSetUp(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		e := newEnv(t, open(t), account.Options{}) // Ada, a member, has a password
 		ctx := context.Background()

@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	Close()
+	os.Exit(code)
+}
 
 func TestLoopback(t *testing.T) {
 	for raw, want := range map[string]bool{
@@ -87,13 +94,75 @@ func TestNewDrivesAPage(t *testing.T) {
 	if text != "got it" || posted != "héllo ✓" {
 		t.Fatalf("page text %q, posted %q", text, posted)
 	}
-	if width != Width {
-		t.Errorf("window width %d, want 1280", width)
+	height, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.innerHeight`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if width != Width || height != Height {
+		t.Errorf("window %d × %d, want %d × %d", width, height, Width, Height)
 	}
 	t.Setenv("FOUNDRY_SCREENSHOTS", "")
 	Screenshot(t, ctx, "browsertest-self") // taken, not written
 	root, _ := ModuleRoot()
 	if _, err := os.Stat(filepath.Join(root, "docs", "screenshots", "browsertest-self.png")); err == nil {
 		t.Fatal("a screenshot was written without FOUNDRY_SCREENSHOTS=1")
+	}
+}
+
+// TestTabsAreSeparateProfiles: two tabs of the shared Chromium keep their
+// own cookies and storage, as two people's browsers do; a tab closed with
+// its test leaves the next test's tab alone.
+func TestTabsAreSeparateProfiles(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/set" {
+			http.SetCookie(w, &http.Cookie{Name: "who", Value: "first", Path: "/"})
+		}
+		w.Write([]byte(`<!doctype html><title>cookie</title><p id="c"></p>`))
+	}))
+	defer srv.Close()
+	seen := func(ctx context.Context) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.cookie + " " + (localStorage.getItem("who") ?? "")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(v)
+	}
+	first, second := New(t), New(t)
+	if err := chromedp.Do(first, chromedp.Navigate(srv.URL+"/set"), chromedp.Evaluate[chromedp.Void](`localStorage.setItem("who", "first")`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(second, chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(first); got != "who=first first" {
+		t.Errorf("the first tab sees %q, want its cookie and storage", got)
+	}
+	if got := seen(second); got != "" {
+		t.Errorf("the second tab sees %q: the first tab's cookie or storage", got)
+	}
+}
+
+// TestCtypeLocale: the variable that decides the character type, and
+// whether it is UTF-8, as the C library reads them.
+func TestCtypeLocale(t *testing.T) {
+	for _, c := range []struct {
+		all, ctype, lang string
+		name             string
+		utf8             bool
+	}{
+		{"", "", "", "LC_CTYPE", false},
+		{"", "", "C.UTF-8", "LANG", true},
+		{"", "", "en_US.utf8", "LANG", true},
+		{"", "POSIX", "C.UTF-8", "LC_CTYPE", false},
+		{"C", "", "C.UTF-8", "LC_ALL", false},
+		{"de_DE.UTF-8", "C", "", "LC_ALL", true},
+	} {
+		t.Setenv("LC_ALL", c.all)
+		t.Setenv("LC_CTYPE", c.ctype)
+		t.Setenv("LANG", c.lang)
+		if name, utf8 := ctypeLocale(); name != c.name || utf8 != c.utf8 {
+			t.Errorf("LC_ALL=%q LC_CTYPE=%q LANG=%q: %s, UTF-8 %v; want %s, %v", c.all, c.ctype, c.lang, name, utf8, c.name, c.utf8)
+		}
 	}
 }

@@ -147,8 +147,17 @@ func signIn(t *testing.T, ctx context.Context, email, password string) {
 		chromedp.Clear(chromedp.ID("email")),
 		chromedp.SendKeys(chromedp.ID("email"), email),
 		chromedp.SendKeys(chromedp.ID("password"), password),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		browsertest.Click(chromedp.CSS(`button[type=submit]`)),
 	)
+}
+
+// signInToNotes opens the app, signs the owner in, and waits for the
+// Notes list with the demo Note.
+func signInToNotes(t *testing.T, ctx context.Context, e *servertest.Env) {
+	t.Helper()
+	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
+	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
+	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
 }
 
 // startBrowserEnv is a server whose owner has a password, and Chromium.
@@ -167,6 +176,7 @@ func startBrowserEnv(t *testing.T, c server.Config) (*servertest.Env, context.Co
 // receives code, state and iss, and the code buys a read-only token whose
 // connection reaches that Note alone.
 func TestBrowserSignInAndConsent(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	bg := context.Background()
 	app := newClientApp(t)
@@ -266,10 +276,10 @@ func TestBrowserSignInAndConsent(t *testing.T) {
 	}
 
 	do(t, ctx, "narrow the grant",
-		chromedp.Click(chromedp.CSS(`input[name=consent_scope][value="`+auth.ScopeWrite+`"]`)),
-		chromedp.Click(chromedp.CSS(`input[name=consent_notes_mode][value=list]`)),
-		chromedp.Click(chromedp.CSS(`input[name=consent_notes][value="`+e.NoteID+`"]`)),
-		chromedp.Click(chromedp.CSS(`button[value=approve]`)),
+		browsertest.Click(chromedp.CSS(`input[name=consent_scope][value="`+auth.ScopeWrite+`"]`)),
+		browsertest.Click(chromedp.CSS(`input[name=consent_notes_mode][value=list]`)),
+		browsertest.Click(chromedp.CSS(`input[name=consent_notes][value="`+e.NoteID+`"]`)),
+		browsertest.Click(chromedp.CSS(`button[value=approve]`)),
 		chromedp.WaitVisible(chromedp.ID("connected")),
 	)
 	got := app.received()
@@ -333,6 +343,7 @@ func TestBrowserSignInAndConsent(t *testing.T) {
 // different passwords and is told so, types the same one twice, and is
 // signed in; the used link then says it is spent.
 func TestBrowserSetupLink(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	ctx := browsertest.New(t)
 	link, _, err := account.CreateSetupLink(context.Background(), e.Server.Store, e.Owner.User, e.URL, time.Now())
@@ -353,7 +364,7 @@ func TestBrowserSetupLink(t *testing.T) {
 	do(t, ctx, "two different passwords",
 		chromedp.SendKeys(chromedp.ID("password"), "a long new password"),
 		chromedp.SendKeys(chromedp.ID("confirm"), "a long new passw0rd"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		browsertest.Click(chromedp.CSS(`button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`p.error`)),
 	)
 	if msg := run(t, ctx, "error", chromedp.Text(chromedp.CSS(`p.error`))); !strings.Contains(msg, "differ") {
@@ -364,7 +375,7 @@ func TestBrowserSetupLink(t *testing.T) {
 	do(t, ctx, "the same password twice",
 		chromedp.SendKeys(chromedp.ID("password"), "a long new password"),
 		chromedp.SendKeys(chromedp.ID("confirm"), "a long new password"),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		browsertest.Click(chromedp.CSS(`button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`button.secondary`)), // the signed-in page's Sign out
 	)
 	if u := location(t, ctx); u.Path != "/" {
@@ -390,7 +401,7 @@ func TestBrowserSetupLink(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "setup-link-used")
 
 	do(t, ctx, "sign out", chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`button.secondary`)),
-		chromedp.Click(chromedp.CSS(`button.secondary`)), chromedp.WaitVisible(chromedp.ID("email")))
+		browsertest.Click(chromedp.CSS(`button.secondary`)), chromedp.WaitVisible(chromedp.ID("email")))
 	if u := location(t, ctx); u.Path != "/signin" {
 		t.Fatalf("after signing out: at %s", u)
 	}
@@ -400,6 +411,7 @@ func TestBrowserSetupLink(t *testing.T) {
 // URL, on one host, sending the person back to another host, is flagged
 // on the consent page.
 func TestBrowserConsentWarning(t *testing.T) {
+	t.Parallel()
 	app := newClientApp(t)
 	redirect := "http://localhost:" + app.URL[strings.LastIndex(app.URL, ":")+1:] + "/cb"
 	docURL, fetch := serveClientDocument(t, "Elsewhere Assistant", redirect)
@@ -420,7 +432,7 @@ func TestBrowserConsentWarning(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "consent-warning")
 
 	// Deny: the client hears access_denied, with iss.
-	do(t, ctx, "deny", chromedp.Click(chromedp.CSS(`button[value=deny]`)), chromedp.WaitVisible(chromedp.ID("connected")))
+	do(t, ctx, "deny", browsertest.Click(chromedp.CSS(`button[value=deny]`)), chromedp.WaitVisible(chromedp.ID("connected")))
 	got := app.received()
 	if len(got) != 1 || got[0].Get("error") != "access_denied" || got[0].Get("iss") != e.URL || got[0].Get("code") != "" {
 		t.Fatalf("after Deny the client received %v", got)
@@ -431,6 +443,7 @@ func TestBrowserConsentWarning(t *testing.T) {
 // an error page on the server (no redirect anywhere), laid out like the
 // others.
 func TestBrowserAuthorizeError(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	app := newClientApp(t)
 	_, challenge := pkce()
@@ -461,6 +474,7 @@ func TestBrowserAuthorizeError(t *testing.T) {
 // one stylesheet), and the consent page's form-action allows exactly this
 // server and the client's redirect origin.
 func TestConsentPageHeaders(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	if err := account.SetPassword(context.Background(), e.Server.Store, e.Owner.User, "password", ownerPassword); err != nil {
 		t.Fatal(err)
@@ -505,6 +519,7 @@ func TestConsentPageHeaders(t *testing.T) {
 // to the client's redirect origin (or a native client's scheme) and to
 // nothing a crafted redirect URI could smuggle into the header.
 func TestPolicyWithFormTargets(t *testing.T) {
+	t.Parallel()
 	base := account.ContentSecurityPolicy
 	with := func(src string) string {
 		return strings.Replace(base, "form-action 'self'", "form-action 'self' "+src, 1)

@@ -123,6 +123,7 @@ func bareSDK(t *testing.T) string {
 // dispatch (a header that does not match the body). A presented but
 // invalid token is still 401 on every method.
 func TestRouteBeforeAuthentication(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	bare := bareSDK(t)
 	token := e.WriteToken(t)
@@ -200,6 +201,7 @@ func TestRouteBeforeAuthentication(t *testing.T) {
 // with the empty set Foundry honours); one that names a Note or Room needs
 // a token (401), as reading it does.
 func TestListenWithoutToken(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	for _, q := range []string{"", "?subscriptions=1"} {
 		got := rpcPost(t, e.URL+"/mcp"+q, "2026-07-28", "subscriptions/listen", req26(5, "subscriptions/listen", `"notifications":{"toolsListChanged":true}`), nil)
@@ -230,6 +232,7 @@ func TestListenWithoutToken(t *testing.T) {
 // error with code 0); an unknown or unreachable resource is -32602 with
 // its URI in data.
 func TestDeclaredIsServed(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	token := e.WriteToken(t)
 	bearer := map[string]string{"Authorization": "Bearer " + token}
@@ -308,6 +311,7 @@ func TestDeclaredIsServed(t *testing.T) {
 // not part of it (RFC 9110 §5.5): the call is served. The request is written
 // by hand (Go's client would trim the value itself).
 func TestMcpNameWhitespace(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	token := e.WriteToken(t)
 	u, _ := url.Parse(e.URL)
@@ -341,6 +345,7 @@ func TestMcpNameWhitespace(t *testing.T) {
 // header or the query, is refused (HTTP 400, -32602) naming it and the
 // valid ones, instead of serving zero tools.
 func TestUnknownToolsetRefused(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
 	for _, c := range []struct {
@@ -384,6 +389,7 @@ func TestUnknownToolsetRefused(t *testing.T) {
 // method, bad JSON, an unknown method, invalid params) is logged at warn at
 // most, never at error.
 func TestClientMistakesLogAtWarn(t *testing.T) {
+	t.Parallel()
 	var logs logtest.Buffer
 	e := servertest.Start(t, servertest.Options{Config: server.Config{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}})
 	u := e.URL + "/mcp"

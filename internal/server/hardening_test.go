@@ -47,6 +47,7 @@ func (b *brokenStore) LastCursor(context.Context, string, string, string) (int64
 // TestPanicInHandlerIs500: a panic in a handler on the mux is a 500 for
 // that request only, logged with its stack; the server keeps serving.
 func TestPanicInHandlerIs500(t *testing.T) {
+	t.Parallel()
 	var logs logtest.Buffer
 	srv := server.New(&brokenStore{panics: true}, server.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	hs := httptest.NewServer(srv.Handler)
@@ -82,6 +83,7 @@ func TestPanicInHandlerIs500(t *testing.T) {
 
 // TestHealthzHidesStoreError: the store's message is logged, not served.
 func TestHealthzHidesStoreError(t *testing.T) {
+	t.Parallel()
 	var logs logtest.Buffer
 	srv := server.New(&brokenStore{}, server.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	rec := httptest.NewRecorder()
@@ -97,6 +99,7 @@ func TestHealthzHidesStoreError(t *testing.T) {
 // TestHTTPServerTimeouts: the server foundry serve runs bounds every
 // connection, with room for a 25 s long poll.
 func TestHTTPServerTimeouts(t *testing.T) {
+	t.Parallel()
 	hs := server.HTTPServer(http.NotFoundHandler(), "127.0.0.1:0")
 	if hs.Addr != "127.0.0.1:0" || hs.Handler == nil {
 		t.Fatalf("addr %q handler %v", hs.Addr, hs.Handler)
@@ -113,6 +116,7 @@ func TestHTTPServerTimeouts(t *testing.T) {
 // too_many_waiters and retry_after; other tokens, and polls that do not
 // wait, still work.
 func TestLongPollCapPerToken(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{Config: server.Config{WaitersPerToken: 2, WaitersPerNode: 3}})
 	tokA, tokB, tokC := e.WriteToken(t), e.WriteToken(t), e.WriteToken(t)
 	a := e.Client(t, tokA, "")
@@ -185,6 +189,7 @@ func listenReq(ctx context.Context, e *servertest.Env, token string) *http.Reque
 // TestListenStreamCap: subscription streams are capped per token the same
 // way, with the problem in the JSON-RPC error's data.
 func TestListenStreamCap(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{Config: server.Config{StreamsPerToken: 1}})
 	tokA, tokB := e.WriteToken(t), e.WriteToken(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -273,6 +278,7 @@ func TestStreamBounds(t *testing.T) {
 // TestRevokedTokenSubscriptionEnds: once its token is revoked, a
 // subscription is pushed nothing more and its stream ends (real client).
 func TestRevokedTokenSubscriptionEnds(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -330,6 +336,7 @@ func TestRevokedTokenSubscriptionEnds(t *testing.T) {
 // client shows "Connected" with it; without a token initialize and
 // tools/list answer as published.
 func TestInvalidTokenRefusedOnEveryMethod(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	revoked, tok, err := auth.CreateToken(context.Background(), e.Server.Store, auth.NewTokenSpec{Workspace: e.Owner.Workspace.ID, User: e.Owner.User.ID, Name: "gone", Scopes: []string{auth.ScopeRead}})
 	if err != nil {
@@ -432,6 +439,7 @@ func TestInvalidTokenRefusedOnEveryMethod(t *testing.T) {
 // as \u escapes (6 MiB of JSON) passes through the real server; a body over
 // MaxBody is refused by a JSON-RPC error that names the limit.
 func TestBodyLimitIsTheDocumentedOne(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	tok := e.WriteToken(t)
 	cs := e.Client(t, tok, "")
@@ -495,6 +503,7 @@ func rawPost(t *testing.T, url, token, body string) (int, string) {
 // TestFrontScopeCheckCannotBeSpelledAround: a read token cannot name a
 // write tool twice to pass the scope check (real server, real store).
 func TestFrontScopeCheckCannotBeSpelledAround(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	read := e.Token(t, nil, auth.ScopeRead)
 	for _, b := range []string{
@@ -558,6 +567,7 @@ func (c *captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // serve the go-sdk client's own tools/list (with the top-level
 // securitySchemes only the cached answer carries), on both revisions.
 func TestRealClientGetsCachedToolsList(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	for _, v := range []string{"", "2025-11-25"} {
 		ct := &captureTransport{}

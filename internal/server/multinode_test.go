@@ -86,6 +86,7 @@ func tabLabels(t *testing.T, cs *mcp.ClientSession, noteID string) (labels, type
 }
 
 func TestTwoNodesShareEverything(t *testing.T) {
+	t.Parallel()
 	a, b := startTwoNodes(t, nil)
 	ctx := context.Background()
 
@@ -170,6 +171,7 @@ func TestTwoNodesShareEverything(t *testing.T) {
 }
 
 func TestSameKeyOnBothNodesAppliesOnce(t *testing.T) {
+	t.Parallel()
 	a, b := startTwoNodes(t, nil)
 	tok := a.WriteToken(t)
 	cs := b.Client(t, tok, "")
@@ -252,6 +254,7 @@ func (s *pollSpy) Events(ctx context.Context, workspace, typ, id string, after i
 }
 
 func TestLongPollOnOneNodeWakesOnWriteOnOtherNode(t *testing.T) {
+	t.Parallel()
 	spy := &pollSpy{reads: make(chan int, 64)}
 	a, b := startTwoNodes(t, func(st store.Store) store.Store { spy.Store = st; return spy })
 	ctx := context.Background()
@@ -497,6 +500,7 @@ func (ag *lossyAgent) versioned(ctx context.Context, tool, noteID string, args m
 }
 
 func TestEightAgentsAcrossNodesUnderLostResponses(t *testing.T) {
+	t.Parallel()
 	a, b := startTwoNodes(t, nil)
 	ctx := context.Background()
 	nodes := []*servertest.Env{a, b}

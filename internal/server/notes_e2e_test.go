@@ -39,6 +39,7 @@ func tabs(t *testing.T, cs *mcp.ClientSession, noteID string) (version int64, by
 // TestSeedPayloads answers every case of the seeds' payload battery as
 // expected, over real MCP, in both protocol revisions.
 func TestSeedPayloads(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("testdata/seed-payloads.json")
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +125,7 @@ func TestSeedPayloads(t *testing.T) {
 }
 
 func TestCreateTabKeyReplaysAndReuseIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, proto := range protocols {
 		t.Run(proto, func(t *testing.T) {
 			e := servertest.Start(t, servertest.Options{})
@@ -164,6 +166,7 @@ func createThenResend(t *testing.T, first, again, check *mcp.ClientSession, note
 }
 
 func TestStaleVersionConflictWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	cs := e.Client(t, e.WriteToken(t), "")
 	v, byType := tabs(t, cs, e.NoteID)
@@ -192,6 +195,7 @@ func TestStaleVersionConflictWritesNothing(t *testing.T) {
 }
 
 func TestTypeNameAsTabIDIsRefusedWithTheRealIDs(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	cs := e.Client(t, e.WriteToken(t), "")
 	v, byType := tabs(t, cs, e.NoteID)
@@ -211,6 +215,7 @@ func TestTypeNameAsTabIDIsRefusedWithTheRealIDs(t *testing.T) {
 }
 
 func TestSourcesDedupeAndSchemes(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	cs := e.Client(t, e.WriteToken(t), "")
 	v, _ := tabs(t, cs, e.NoteID)
@@ -243,6 +248,7 @@ func TestSourcesDedupeAndSchemes(t *testing.T) {
 
 // TestReadOnlyTokenRefusedOnEveryWriteTool: 403 insufficient_scope at HTTP.
 func TestReadOnlyTokenRefusedOnEveryWriteTool(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	ro := e.Token(t, nil, auth.ScopeRead)
 	writes := 0
@@ -264,6 +270,7 @@ func TestReadOnlyTokenRefusedOnEveryWriteTool(t *testing.T) {
 }
 
 func TestUnauthenticatedCallsAnd401(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	for _, body := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
@@ -303,6 +310,7 @@ func TestUnauthenticatedCallsAnd401(t *testing.T) {
 // TestForeignOriginIsRefused: a browser page of another site, or a DNS
 // rebinding (a foreign Host that resolves to this loopback server), gets 403.
 func TestForeignOriginIsRefused(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	for _, c := range []struct {
 		name, host, origin string
@@ -337,6 +345,7 @@ func TestForeignOriginIsRefused(t *testing.T) {
 // TestUnreachableNotesAreNotFound: not approved, not in the grant, another
 // workspace — all answer not found, never forbidden.
 func TestUnreachableNotesAreNotFound(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	ctx := context.Background()
 	h, err := e.Server.Service.CreateNote(ctx, asOwner(e), service.CreateNoteArgs{Title: "Private"})
@@ -391,6 +400,7 @@ func send(t *testing.T, url, token, body string) *http.Response {
 
 // TestConcurrentSameKeyAppliesOnce over MCP.
 func TestConcurrentSameKeyAppliesOnce(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	tok := e.WriteToken(t)
 	cs := e.Client(t, tok, "")
@@ -426,6 +436,7 @@ func TestConcurrentSameKeyAppliesOnce(t *testing.T) {
 // TestTwoWritersLoseNothing: an agent that re-reads and re-applies on
 // conflict and a person, each appending 100 unique lines to one markdown tab.
 func TestTwoWritersLoseNothing(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	cs := e.Client(t, e.WriteToken(t), "")
 	ctx := context.Background()
@@ -495,6 +506,7 @@ func TestTwoWritersLoseNothing(t *testing.T) {
 // TestToolsetsAndReadOnlyPerConnection: a client loads only the toolsets it
 // asks for, and read-only mode serves no write tool.
 func TestToolsetsAndReadOnlyPerConnection(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	list := func(query string) []string {
 		req, _ := http.NewRequest(http.MethodPost, e.URL+"/mcp"+query, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))

@@ -171,6 +171,7 @@ func callTool(cs *mcp.ClientSession, name string, args map[string]any) (*mcp.Cal
 // its short-lived access token, writes, and is refused once the person
 // revokes the connection.
 func TestOAuthConnectByURL(t *testing.T) {
+	t.Parallel()
 	o := startOAuth(t, server.Config{AccessTokenLifespan: 5 * time.Second})
 	redirect := "http://127.0.0.1:1/callback"
 	ct := &grantCounter{base: http.DefaultTransport, grants: map[string]int{}}
@@ -246,6 +247,7 @@ func TestOAuthConnectByURL(t *testing.T) {
 // second consent and grants it, and the call succeeds. Scopes never grow
 // without that consent.
 func TestOAuthStepUp(t *testing.T) {
+	t.Parallel()
 	o := startOAuth(t, server.Config{})
 	o.consents = []map[string]string{{"consent_scope": auth.ScopeRead}, {}}
 	redirect := "http://localhost:1/callback"
@@ -331,6 +333,7 @@ func rawCall(t *testing.T, base, token string) (int, string) {
 // its metadata document connects without registering; the consent page
 // names it from the document.
 func TestOAuthClientIDMetadataDocument(t *testing.T) {
+	t.Parallel()
 	redirect := "http://localhost:1/cb"
 	docURL, fetch := serveClientDocument(t, "Document client", redirect)
 
@@ -380,6 +383,7 @@ func serveClientDocument(t *testing.T, name, redirect string) (docURL string, fe
 // is not for it: another audience's, a read grant on a write tool, and a
 // Note outside its grant.
 func TestOAuthRefusalsOverMCP(t *testing.T) {
+	t.Parallel()
 	o := startOAuth(t, server.Config{})
 	// Consent: read only, and no Note at all.
 	o.consents = []map[string]string{{"consent_scope": auth.ScopeRead, "consent_notes_mode": "list", "consent_notes": "\x00"}}
@@ -452,6 +456,7 @@ func textOf(r *mcp.CallToolResult) string {
 // exchange, refresh and tool calls land on either node; a revocation made
 // through one node is refused by both within a second.
 func TestOAuthAcrossNodes(t *testing.T) {
+	t.Parallel()
 	u, _ := pgtest.Schema(t)
 	ctx := context.Background()
 	var backends [2]*url.URL
@@ -567,6 +572,7 @@ func rawCallHost(t *testing.T, node, public, token string) (int, string) {
 // a private or loopback address is refused on an error page that says why,
 // and no connection reaches the address.
 func TestMetadataDocumentOnPrivateAddressRefused(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

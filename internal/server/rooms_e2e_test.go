@@ -28,6 +28,7 @@ func propose(t *testing.T, cs *mcp.ClientSession, roomID, name string, files map
 }
 
 func TestUnsafeSnippetPathsAreRefused(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	cs := e.Client(t, e.WriteToken(t), "")
 	for _, p := range []string{"a/b/../../../x.ts", "src/./../../x", "C:/Windows/x.ts", "c:x.ts", "src//x.ts", "src/x.ts/", "src/\x00.ts", "/abs.ts", "..", "src\\..\\x"} {
@@ -49,6 +50,7 @@ func TestUnsafeSnippetPathsAreRefused(t *testing.T) {
 // code back; approval wakes a waiting long poll and puts the app in the
 // launcher; a declined one never appears; no tool can approve.
 func TestProposalLifecycle(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	cs := e.Client(t, e.WriteToken(t), "")
 	ctx := context.Background()
@@ -154,6 +156,7 @@ func TestProposalLifecycle(t *testing.T) {
 }
 
 func TestPollWithoutEventsKeepsTheCursor(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	cs := e.Client(t, e.WriteToken(t), "")
 	all := servertest.MustCall(t, cs, "poll_resource_events", map[string]any{"resource_type": "note", "resource_id": e.NoteID, "limit": 50})
@@ -217,6 +220,7 @@ func (d *dropper) RoundTrip(r *http.Request) (*http.Response, error) {
 // after commit and resent. Content keys give 0 duplicate cards; a fresh
 // random key per attempt (what the seed measured: 74) gives duplicates.
 func TestProposalsUnderLostResponses(t *testing.T) {
+	t.Parallel()
 	n := 1000
 	if testing.Short() {
 		n = 200

@@ -57,6 +57,7 @@ func subscriber(t *testing.T, e *servertest.Env, token, version string, updates 
 // TestSubscriptionPushesNoteChanges: a 2026-07-28 client that opted in is
 // pushed notifications/resources/updated when a watched Note changes.
 func TestSubscriptionPushesNoteChanges(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	updates := make(chan string, 8)
 	token := e.WriteToken(t)
@@ -96,6 +97,7 @@ func TestSubscriptionPushesNoteChanges(t *testing.T) {
 }
 
 func TestSubscriptionRefusesWhatTheTokenCannotSee(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	narrow := e.Token(t, []string{}, auth.ScopeRead) // grants no Note
 	// The go-sdk client starts subscriptions/listen in the background and

@@ -16,6 +16,7 @@ import (
 // once; revoked through the first, it is refused there by the next call,
 // and by the other server, which had it cached, within 1 s.
 func TestRevocationOnTheSameFolder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	open := func() *sqlite.Store {

@@ -30,6 +30,7 @@ import (
 
 // TestWebAppServing checks the app's routes and headers over plain HTTP.
 func TestWebAppServing(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	if err := account.SetPassword(context.Background(), e.Server.Store, e.Owner.User, "password", ownerPassword); err != nil {
 		t.Fatal(err)
@@ -188,7 +189,7 @@ func selectAll(sel string) chromedp.Action[chromedp.Void] {
 // accessible runs axe-core (web/node_modules, installed by npm ci --prefix
 // web) on the page and fails the test on any serious or critical
 // violation. Without axe-core installed it says so and checks nothing,
-// unless FOUNDRY_TEST_BROWSER=required (CI), where it fails.
+// unless FOUNDRY_TEST_NODE=required (as .ci/run sets), where it fails.
 func accessible(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	root, err := browsertest.ModuleRoot()
@@ -197,10 +198,10 @@ func accessible(t *testing.T, ctx context.Context, name string) {
 	}
 	src, err := os.ReadFile(filepath.Join(root, "web", "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
-		if os.Getenv("FOUNDRY_TEST_BROWSER") == "required" {
-			t.Fatalf("the accessibility check needs axe-core: %v (run npm ci --prefix web)", err)
+		if os.Getenv("FOUNDRY_TEST_NODE") == "required" {
+			t.Fatalf("FOUNDRY_TEST_NODE=required: the accessibility check needs axe-core: %v (run npm ci --prefix web)", err)
 		}
-		t.Logf("accessibility check of %s skipped: %v (run npm ci --prefix web)", name, err)
+		t.Logf("accessibility check of %s skipped: %v (run npm ci --prefix web, or set FOUNDRY_TEST_NODE=required to fail instead)", name, err)
 		return
 	}
 	run(t, ctx, "load axe-core", chromedp.Evaluate[chromedp.Void](string(src)+";undefined"))
@@ -214,7 +215,7 @@ func accessible(t *testing.T, ctx context.Context, name string) {
 
 // waitText waits until the element sel's text contains want.
 func waitText(sel, want string) chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](fmt.Sprintf(`(document.querySelector(%q)?.innerText ?? "").includes(%q)`, sel, want))
+	return browsertest.Poll(fmt.Sprintf(`(document.querySelector(%q)?.innerText ?? "").includes(%q)`, sel, want))
 }
 
 // row is a JSPath to part of the Notes list's row titled title (the row
@@ -241,6 +242,7 @@ func listed(t *testing.T, ctx context.Context) []string {
 // looks at it on a phone, and signs out. Every change is checked in the
 // service, not only on the page.
 func TestBrowserWebAppNotes(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	email := e.Owner.User.Email
 
@@ -262,20 +264,20 @@ func TestBrowserWebAppNotes(t *testing.T) {
 
 	// Delete with confirmation: Cancel keeps the Note, Delete Note deletes it.
 	do(t, ctx, "delete, then cancel",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
 	)
 	if text := run(t, ctx, "dialog", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(text, "Delete this Note?") || !strings.Contains(text, "“Welcome”") {
 		t.Fatalf("the confirmation says:\n%s", text)
 	}
-	do(t, ctx, "cancel", chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	do(t, ctx, "cancel", browsertest.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
 	if _, ok := notesOf(t, e)["Welcome"]; !ok {
 		t.Fatal("Cancel deleted the Note")
 	}
 	do(t, ctx, "delete for real",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)),
 		chromedp.WaitVisible(chromedp.CSS(`.empty`)),
 		waitText(".empty", "No Notes yet — create one"),
 	)
@@ -289,7 +291,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	// Create from the empty state: an empty title is refused on the page;
 	// Enter submits.
 	do(t, ctx, "create: empty title",
-		chromedp.Click(chromedp.CSS(`.empty button.primary`)),
+		browsertest.Click(chromedp.CSS(`.empty button.primary`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
 		chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "   \r"),
 		chromedp.WaitVisible(chromedp.ID("create-error")),
@@ -308,7 +310,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), chromedp.WaitVisible(row("Quarterly plan", "")))
 	for _, title := range []string{"Research log", "Team offsite"} {
 		do(t, ctx, "create "+title,
-			chromedp.Click(chromedp.CSS(`.page-head button.primary`)),
+			browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
 			chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
 			chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), title+"\r"),
 			chromedp.WaitVisible(row(title, "")),
@@ -322,7 +324,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	// Rename inline: the title is trimmed; Escape keeps the old one.
 	researchID := notes["Research log"].NoteID
 	do(t, ctx, "rename",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Rename Research log"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Rename Research log"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`form.rename input`)),
 		selectAll(`form.rename input`),
 		chromedp.KeyEvent("  Research notes  \r"),
@@ -333,7 +335,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		t.Fatalf("after renaming, the service lists %v", notes)
 	}
 	do(t, ctx, "rename, then Escape",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Rename Team offsite"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Rename Team offsite"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`form.rename input`)),
 		chromedp.SendKeys(chromedp.CSS(`form.rename input`), " (draft)"),
 		chromedp.KeyEvent("\x1b"),
@@ -342,21 +344,24 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if _, ok := notesOf(t, e)["Team offsite"]; !ok {
 		t.Fatal("Escape renamed the Note")
 	}
+	if at := run(t, ctx, "focus after Escape", chromedp.Evaluate[string](`document.activeElement?.getAttribute("aria-label") ?? ""`)); at != "Rename Team offsite" {
+		t.Errorf("after Escape the focus is on %q, want back on the Rename Team offsite button", at)
+	}
 
 	// The connected-access switch.
 	sw := row("Quarterly plan", "[role=switch]")
 	if name := run(t, ctx, "switch name", chromedp.Evaluate[string](`(() => { const b = `+string(sw)+`; return b.getAttribute("aria-labelledby").split(" ").map(id => document.getElementById(id).innerText).join(" "); })()`)); name != "Agents can reach this Note Quarterly plan" {
 		t.Errorf("the switch is named %q", name)
 	}
-	do(t, ctx, "let agents reach it", chromedp.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
+	do(t, ctx, "let agents reach it", browsertest.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
 	if !notesOf(t, e)["Quarterly plan"].Approved {
 		t.Fatal("the switch is on, but the service says agents cannot reach the Note")
 	}
-	do(t, ctx, "and back", chromedp.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=false]`)))
+	do(t, ctx, "and back", browsertest.Click(sw), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=false]`)))
 	if notesOf(t, e)["Quarterly plan"].Approved {
 		t.Fatal("the switch is off, but the service says agents can reach the Note")
 	}
-	do(t, ctx, "on again, by its label", chromedp.Click(row("Quarterly plan", ".switch-label")), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
+	do(t, ctx, "on again, by its label", browsertest.Click(row("Quarterly plan", ".switch-label")), chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
 	if !notesOf(t, e)["Quarterly plan"].Approved {
 		t.Fatal("the label switched the page, not the Note")
 	}
@@ -370,7 +375,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	// (The DevTools protocol's separate char event types the "/" that a
 	// browser's own keyboard would drop: the box is emptied first.)
 	do(t, ctx, "search", selectAll(`input[type=search]`), chromedp.KeyEvent("offsite"),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#notes-list li.note").length === 1`))
+		browsertest.Poll(`document.querySelectorAll("#notes-list li.note").length === 1`))
 	if got := listed(t, ctx); len(got) != 1 || got[0] != "Team offsite" {
 		t.Fatalf("searching offsite lists %v", got)
 	}
@@ -382,7 +387,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	}
 	browsertest.Screenshot(t, ctx, "notes-error")
 	do(t, ctx, "clear the search", selectAll(`input[type=search]`), chromedp.KeyEvent("\b"),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#notes-list li.note").length === 3`))
+		browsertest.Poll(`document.querySelectorAll("#notes-list li.note").length === 3`))
 
 	// A change based on what the list showed, after an agent's write moved
 	// the Note on (through MCP, with a token named "test"): refused (412),
@@ -392,7 +397,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if r := servertest.MustCall(t, agent, "create_note_tab", map[string]any{"note_id": n.NoteID, "expected_version": n.Version, "tab_type": "sheet", "label": "Budget", "idempotency_key": "webapp-test-budget"}); r.IsError {
 		t.Fatalf("the agent's write: %s", r.Text)
 	}
-	do(t, ctx, "switch a Note that changed meanwhile", chromedp.Click(row("Quarterly plan", "[role=switch]")),
+	do(t, ctx, "switch a Note that changed meanwhile", browsertest.Click(row("Quarterly plan", "[role=switch]")),
 		chromedp.WaitVisible(chromedp.CSS(`.notice`)))
 	if msg := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(`.notice p`))); !strings.Contains(msg, "“Quarterly plan” was changed by test since the list was loaded") || !strings.Contains(msg, "your change was not made") {
 		t.Errorf("a 412 shows %q", msg)
@@ -402,7 +407,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	}
 	do(t, ctx, "the list reloaded", chromedp.WaitVisible(row("Quarterly plan", `[role=switch][aria-checked=true]`)))
 	browsertest.Screenshot(t, ctx, "notes-conflict")
-	do(t, ctx, "dismiss", chromedp.Click(chromedp.CSS(`.notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.notice`)))
+	do(t, ctx, "dismiss", browsertest.Click(chromedp.CSS(`.notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.notice`)))
 	noOverflow(t, ctx, "notes-list")
 	accessible(t, ctx, "notes-list")
 	browsertest.Screenshot(t, ctx, "notes-list")
@@ -429,20 +434,20 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	do(t, ctx, "desktop width", browsertest.Desktop())
 
 	// The Connected page lists the workspace's tokens; then sign out.
-	do(t, ctx, "Connected", chromedp.Click(chromedp.CSS(`.sidenav a[href="/connected"]`)), chromedp.WaitVisible(chromedp.ID("connected-title")))
+	do(t, ctx, "Connected", browsertest.Click(chromedp.CSS(`.sidenav a[href="/connected"]`)), chromedp.WaitVisible(chromedp.ID("connected-title")))
 	if u := location(t, ctx); u.Path != "/connected" {
 		t.Errorf("the Connected link: at %s", u)
 	}
-	do(t, ctx, "the connections", chromedp.Poll[chromedp.Void](`!document.querySelector(".loading")`))
+	do(t, ctx, "the connections", browsertest.Poll(`!document.querySelector(".loading")`))
 	if text := run(t, ctx, "connections", chromedp.Text(chromedp.CSS(`.page`))); !strings.Contains(text, "Personal access token") || !strings.Contains(text, "test") {
 		t.Errorf("the Connected page does not list the agent's token:\n%s", text)
 	}
 	accessible(t, ctx, "connected")
 	browsertest.Screenshot(t, ctx, "connected")
 	do(t, ctx, "revoke the token",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Revoke test"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Revoke test"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)),
 		waitText(".empty", "Nothing is connected"),
 	)
 	entries, err := e.Server.Service.ListConnections(context.Background(), asOwner(e))
@@ -452,7 +457,7 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if len(entries) != 1 || !entries[0].Revoked {
 		t.Errorf("after Revoke the workspace's connections are %+v, want the one token, revoked", entries)
 	}
-	do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(`.topbar button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("password")))
+	do(t, ctx, "sign out", browsertest.Click(chromedp.CSS(`.topbar button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("password")))
 	if u := location(t, ctx); u.Path != "/signin" {
 		t.Fatalf("after signing out: at %s", u)
 	}

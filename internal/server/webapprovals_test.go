@@ -256,6 +256,7 @@ func inboxXLong() string {
 // a refused list shows the server's words and Try again.
 // axe-core on each state; on a phone nothing overflows.
 func TestBrowserApprovals(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	f := inboxXNewFake()
 	inboxXIntercept(t, ctx, f)
@@ -317,7 +318,7 @@ func TestBrowserApprovals(t *testing.T) {
 	do(t, ctx, "the cards arrive live",
 		chromedp.WaitVisible(chromedp.CSS(`.nav-badge`)),
 		waitText(".nav-badge", "4"),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("article.proposal-card").length === 4`),
+		browsertest.Poll(`document.querySelectorAll("article.proposal-card").length === 4`),
 	)
 	if name := run(t, ctx, "badge name", chromedp.Evaluate[string](`document.querySelector('.sidenav a[href="/approvals"]').innerText.replace(/\s+/g, " ").trim() + " | " + document.querySelector(".nav-badge .sr-only").textContent`)); !strings.Contains(name, "4 pending") {
 		t.Errorf("the badge reads %q, want it to say 4 pending", name)
@@ -338,8 +339,8 @@ func TestBrowserApprovals(t *testing.T) {
 
 	// Every file in full, each in its own scroll box, highlighted.
 	do(t, ctx, "open Counter's files",
-		chromedp.Click(inboxXCard("Counter", "summary")),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#p-prop_counter .code-box").length === 3`),
+		browsertest.Click(inboxXCard("Counter", "summary")),
+		browsertest.Poll(`document.querySelectorAll("#p-prop_counter .code-box").length === 3`),
 	)
 	boxes := run(t, ctx, "the boxes", chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("#p-prop_counter .code-box")].map(b => [b.dataset.path, b.innerText]))`))
 	for path, want := range map[string]string{"src/App.tsx": inboxXApp, "src/Button.tsx": long, "src/styles.css": inboxXCSS} {
@@ -390,7 +391,7 @@ func TestBrowserApprovals(t *testing.T) {
 	if before := run(t, ctx, "order", chromedp.Evaluate[bool](`(() => { const c = document.querySelector("#p-prop_broken"); return !!(c.querySelector(".compile").compareDocumentPosition(c.querySelector(".proposal-actions")) & Node.DOCUMENT_POSITION_FOLLOWING); })()`)); !before {
 		t.Error("the compile result does not come before the buttons")
 	}
-	do(t, ctx, "open Broken clock's file", chromedp.Click(inboxXCard("Broken clock", "summary")), chromedp.WaitVisible(chromedp.CSS(`#p-prop_broken .code-line.is-error`)))
+	do(t, ctx, "open Broken clock's file", browsertest.Click(inboxXCard("Broken clock", "summary")), chromedp.WaitVisible(chromedp.CSS(`#p-prop_broken .code-line.is-error`)))
 	if l := run(t, ctx, "the marked line", chromedp.Text(chromedp.CSS(`#p-prop_broken .code-line.is-error`))); !strings.Contains(l, `left-pad`) {
 		t.Errorf("the line marked in error is %q, want line 2", l)
 	}
@@ -402,13 +403,13 @@ func TestBrowserApprovals(t *testing.T) {
 			t.Errorf("the repository card does not say %q:\n%s", want, wiki)
 		}
 	}
-	do(t, ctx, "the repository's code", chromedp.Click(inboxXCard("Team wiki", "summary")), chromedp.WaitVisible(chromedp.CSS(`#p-prop_wiki .code-box[data-path="README.md"]`)))
+	do(t, ctx, "the repository's code", browsertest.Click(inboxXCard("Team wiki", "summary")), chromedp.WaitVisible(chromedp.CSS(`#p-prop_wiki .code-box[data-path="README.md"]`)))
 
 	csrf := run(t, ctx, "the session's CSRF token", chromedp.Evaluate[string](`fetch("/api/me").then(r => r.json()).then(m => m.csrf_token)`, chromedp.EvalAwaitPromise))
 	// Approve and create: one POST with the CSRF token; the card goes.
 	do(t, ctx, "approve Counter",
-		chromedp.Click(inboxXCard("Counter", "button.primary")),
-		chromedp.Poll[chromedp.Void](`!document.querySelector("#p-prop_counter")`),
+		browsertest.Click(inboxXCard("Counter", "button.primary")),
+		browsertest.Poll(`!document.querySelector("#p-prop_counter")`),
 		waitText(".approval-notices", "“Counter” is approved"),
 		waitText(".nav-badge", "3"),
 	)
@@ -418,22 +419,22 @@ func TestBrowserApprovals(t *testing.T) {
 
 	// Decline asks first: Cancel sends nothing; Decline declines.
 	do(t, ctx, "decline, then cancel",
-		chromedp.Click(inboxXCard("Broken clock", "button.secondary")),
+		browsertest.Click(inboxXCard("Broken clock", "button.secondary")),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
 	)
 	if text := run(t, ctx, "dialog", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(text, "Decline this proposal?") || !strings.Contains(text, "“Broken clock”") {
 		t.Errorf("the confirmation says:\n%s", text)
 	}
 	accessible(t, ctx, "approvals-decline")
-	do(t, ctx, "cancel", chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	do(t, ctx, "cancel", browsertest.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
 	if n := len(f.decisions()); n != 1 {
 		t.Fatalf("Cancel sent a decision: %+v", f.decisions())
 	}
 	do(t, ctx, "decline for real",
-		chromedp.Click(inboxXCard("Broken clock", "button.secondary")),
+		browsertest.Click(inboxXCard("Broken clock", "button.secondary")),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
-		chromedp.Poll[chromedp.Void](`!document.querySelector("#p-prop_broken")`),
+		browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)),
+		browsertest.Poll(`!document.querySelector("#p-prop_broken")`),
 		waitText(".approval-notices", "“Broken clock” is declined"),
 	)
 	if d := f.decisions(); len(d) != 2 || d[1].path != "/api/proposals/prop_broken/decline" || d[1].csrf != csrf {
@@ -442,13 +443,13 @@ func TestBrowserApprovals(t *testing.T) {
 
 	// Someone else decided first: the page says who and how; the card goes.
 	do(t, ctx, "approve what Ana approved",
-		chromedp.Click(inboxXCard("Team wiki", "button.primary")),
-		chromedp.Poll[chromedp.Void](`!document.querySelector("#p-prop_wiki")`),
+		browsertest.Click(inboxXCard("Team wiki", "button.primary")),
+		browsertest.Poll(`!document.querySelector("#p-prop_wiki")`),
 		waitText(".approval-notices", "already approved by Ana"),
 	)
 	// Not a reviewer of that Room: a clear message; the card stays.
 	do(t, ctx, "approve another's Room's proposal",
-		chromedp.Click(inboxXCard("Palette", "button.primary")),
+		browsertest.Click(inboxXCard("Palette", "button.primary")),
 		chromedp.WaitVisible(chromedp.CSS(`#p-prop_theirs .error-box`)),
 	)
 	if msg := run(t, ctx, "the 403", chromedp.Text(chromedp.CSS(`#p-prop_theirs .error-box`))); !strings.Contains(msg, "You cannot decide on this proposal") || !strings.Contains(msg, "Design room") {
@@ -464,7 +465,7 @@ func TestBrowserApprovals(t *testing.T) {
 
 	// A phone's width.
 	do(t, ctx, "phone width", browsertest.Phone(), chromedp.WaitVisible(inboxXCard("Palette", "")))
-	do(t, ctx, "open Palette's files", chromedp.Click(inboxXCard("Palette", "summary")), chromedp.WaitVisible(chromedp.CSS(`#p-prop_theirs .code-box`)))
+	do(t, ctx, "open Palette's files", browsertest.Click(inboxXCard("Palette", "summary")), chromedp.WaitVisible(chromedp.CSS(`#p-prop_theirs .code-box`)))
 	noOverflow(t, ctx, "approvals-phone")
 	accessible(t, ctx, "approvals-phone")
 	browsertest.Screenshot(t, ctx, "approvals-phone")
@@ -482,11 +483,11 @@ func TestBrowserApprovals(t *testing.T) {
 	do(t, ctx, "the badge polls", waitText(".nav-badge", "2"), chromedp.WaitVisible(inboxXCard("Late", "")))
 
 	// Connected leads here.
-	do(t, ctx, "Connected", chromedp.Click(chromedp.CSS(`.sidenav a[href="/connected"]`)), chromedp.WaitVisible(chromedp.ID("approvals-link-title")))
+	do(t, ctx, "Connected", browsertest.Click(chromedp.CSS(`.sidenav a[href="/connected"]`)), chromedp.WaitVisible(chromedp.ID("approvals-link-title")))
 	if text := run(t, ctx, "the link", chromedp.Text(chromedp.CSS(`.approvals-link`))); !strings.Contains(text, "2 apps proposed by agents wait") {
 		t.Errorf("Connected's approvals section says %q", text)
 	}
-	do(t, ctx, "to the inbox", chromedp.Click(chromedp.CSS(`.approvals-link a`)), chromedp.WaitVisible(inboxXCard("Late", "")))
+	do(t, ctx, "to the inbox", browsertest.Click(chromedp.CSS(`.approvals-link a`)), chromedp.WaitVisible(inboxXCard("Late", "")))
 
 	// The list refused: the server's words and a way to try again.
 	f.mu.Lock()
@@ -497,7 +498,7 @@ func TestBrowserApprovals(t *testing.T) {
 	f.mu.Lock()
 	f.listDown = false
 	f.mu.Unlock()
-	do(t, ctx, "try again", chromedp.Click(chromedp.CSS(`.error-box button`)), chromedp.WaitVisible(inboxXCard("Late", "")), chromedp.WaitNotPresent(chromedp.CSS(`.error-box`)))
+	do(t, ctx, "try again", browsertest.Click(chromedp.CSS(`.error-box button`)), chromedp.WaitVisible(inboxXCard("Late", "")), chromedp.WaitNotPresent(chromedp.CSS(`.error-box`)))
 }
 
 // add0 adds a proposal without files; f.mu is held.
@@ -512,6 +513,7 @@ func (f *inboxXFake) add0(p map[string]any) {
 // (after a confirmation) makes its MCP client's next tool call 401, while
 // the other token keeps working. Against the real server.
 func TestBrowserConnectedRevoke(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	bg := context.Background()
 	wide := e.WriteToken(t) // named "test", every Note and Room
@@ -535,7 +537,7 @@ func TestBrowserConnectedRevoke(t *testing.T) {
 
 	do(t, ctx, "open Connected", chromedp.Navigate(e.URL+"/connected"), chromedp.WaitVisible(chromedp.ID("password")))
 	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the tokens", chromedp.WaitVisible(chromedp.ID("tokens-list")), chromedp.Poll[chromedp.Void](`document.querySelectorAll("#tokens-list li.conn").length === 3`))
+	do(t, ctx, "the tokens", chromedp.WaitVisible(chromedp.ID("tokens-list")), browsertest.Poll(`document.querySelectorAll("#tokens-list li.conn").length === 3`))
 	rows := run(t, ctx, "rows", chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll("#tokens-list li.conn")].map(li => [li.querySelector(".conn-name").innerText.trim(), li.innerText]))`))
 	if r := rows["Report bot"]; !strings.Contains(r, "Personal access token") || !strings.Contains(r, "Read") || strings.Contains(r, "Write") ||
 		!strings.Contains(r, "The Note “Welcome”; the Room “Team room”") || !strings.Contains(r, "just now") || !strings.Contains(r, e.Owner.User.Email) {
@@ -552,21 +554,21 @@ func TestBrowserConnectedRevoke(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "connected")
 
 	do(t, ctx, "revoke, then cancel",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Revoke Report bot"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Revoke Report bot"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] button.secondary`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)),
 	)
 	if r := servertest.MustCall(t, bot, "list_notes", map[string]any{}); r.IsError {
 		t.Fatalf("Cancel revoked the token: %+v", r)
 	}
 	do(t, ctx, "revoke for real",
-		chromedp.Click(chromedp.CSS(`button[aria-label="Revoke Report bot"]`)),
+		browsertest.Click(chromedp.CSS(`button[aria-label="Revoke Report bot"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)),
 		waitText(".notice", "Report bot is revoked"),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#tokens-list li.conn").length === 2`),
+		browsertest.Poll(`document.querySelectorAll("#tokens-list li.conn").length === 2`),
 	)
 	if _, err := mcpclient.Call(bg, bot, "list_notes", map[string]any{}); err == nil || !strings.Contains(err.Error(), "401") && !strings.Contains(strings.ToLower(err.Error()), "unauthorized") {
 		t.Errorf("the revoked token's next tool call: %v, want a 401", err)
@@ -578,7 +580,7 @@ func TestBrowserConnectedRevoke(t *testing.T) {
 	if r := servertest.MustCall(t, other, "list_notes", map[string]any{}); r.IsError {
 		t.Errorf("revoking one token broke the other: %+v", r)
 	}
-	do(t, ctx, "the revoked list", chromedp.Click(chromedp.CSS(`.revoked-list summary`)), chromedp.WaitVisible(chromedp.CSS(`.revoked-list li.conn`)))
+	do(t, ctx, "the revoked list", browsertest.Click(chromedp.CSS(`.revoked-list summary`)), chromedp.WaitVisible(chromedp.CSS(`.revoked-list li.conn`)))
 	if text := run(t, ctx, "revoked", chromedp.Text(chromedp.CSS(`.revoked-list`))); !strings.Contains(text, "Report bot") {
 		t.Errorf("the revoked list says %q", text)
 	}

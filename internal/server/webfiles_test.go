@@ -83,6 +83,7 @@ func filesXLeaks(answer string, data []byte, noteID, fileID string) string {
 // the event feed — holds its bytes or a link to them; the files tab's
 // metadata is there.
 func TestFilesNeverReachAgents(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	data := filesXCanary(t)
 	up := filesXUpload(t, e, e.NoteID, "canary.bin", data)
@@ -191,6 +192,7 @@ func TestFilesNeverReachAgents(t *testing.T) {
 // told before sending that a
 // file is too large, and deletes a file after confirming.
 func TestBrowserNoteFiles(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes/"+e.NoteID+"?tab=files"), chromedp.WaitVisible(chromedp.ID("password")))
 	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
@@ -269,12 +271,12 @@ func TestBrowserNoteFiles(t *testing.T) {
 
 	// Delete, cancelling once.
 	del := chromedp.JSPath(`[...document.querySelectorAll(".files-row")].find(li => li.innerText.includes("notes-from-elsewhere.txt"))?.querySelector("button")`)
-	do(t, ctx, "delete, then cancel", chromedp.Click(del), chromedp.WaitVisible(chromedp.CSS("dialog[open]")), waitText("dialog[open]", "notes-from-elsewhere.txt"),
-		chromedp.Click(chromedp.CSS("dialog[open] button.secondary")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")))
-	do(t, ctx, "delete", chromedp.Click(del), chromedp.WaitVisible(chromedp.CSS("dialog[open]")))
+	do(t, ctx, "delete, then cancel", browsertest.Click(del), chromedp.WaitVisible(chromedp.CSS("dialog[open]")), waitText("dialog[open]", "notes-from-elsewhere.txt"),
+		browsertest.Click(chromedp.CSS("dialog[open] button.secondary")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")))
+	do(t, ctx, "delete", browsertest.Click(del), chromedp.WaitVisible(chromedp.CSS("dialog[open]")))
 	accessible(t, ctx, "note-files-delete")
-	do(t, ctx, "confirm", chromedp.Click(chromedp.CSS("dialog[open] button.danger")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")),
-		chromedp.Poll[chromedp.Void](`!document.querySelector(".files-list").innerText.includes("notes-from-elsewhere.txt")`))
+	do(t, ctx, "confirm", browsertest.Click(chromedp.CSS("dialog[open] button.danger")), chromedp.WaitNotPresent(chromedp.CSS("dialog[open]")),
+		browsertest.Poll(`!document.querySelector(".files-list").innerText.includes("notes-from-elsewhere.txt")`))
 	tab, err = e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: e.NoteID, TabID: "files"})
 	if err != nil {
 		t.Fatal(err)

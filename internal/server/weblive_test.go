@@ -73,13 +73,12 @@ const liveCaret = `(() => {
 const liveFocused = `document.activeElement === document.querySelector(".md-editor") && !!document.querySelector(".md-editor").shadowRoot.activeElement?.classList.contains("cm-content")`
 
 func TestBrowserNoteLive(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].NoteID
-	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved(),
-		chromedp.Poll[chromedp.Void](`document.querySelector("#live-marker") && !document.querySelector("#live-marker").innerText.trim()`))
+	do(t, ctx, "open the Note", browsertest.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved(),
+		browsertest.Poll(`document.querySelector("#live-marker") && !document.querySelector("#live-marker").innerText.trim()`))
 	// A mark on the page's window: a reload would lose it.
 	do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.liveProbe = "still here"`))
 	agent := liveAgent(t, e, "Claude")
@@ -87,7 +86,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	// The agent writes the whole text: the editor shows it, unreloaded.
 	plan := "# Plan\n\nAlpha paragraph one.\n\nBravo paragraph two, with the cursor here.\n\nCharlie paragraph three.\n"
 	liveWrite(t, e, agent, id, "live-0001", func(string) string { return plan })
-	do(t, ctx, "the agent's text, live", chromedp.Poll[chromedp.Void](`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "Charlie paragraph three.")`))
+	do(t, ctx, "the agent's text, live", browsertest.Poll(`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "Charlie paragraph three.")`))
 	if got := editorText(t, ctx); got != plan {
 		t.Fatalf("after the agent's write the editor holds %q, want %q", got, plan)
 	}
@@ -96,7 +95,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	}
 
 	// The person puts the cursor in the middle of the second paragraph.
-	do(t, ctx, "place the cursor", chromedp.Click(cmContent), chromedp.KeyEvent(kb.Home, chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	do(t, ctx, "place the cursor", browsertest.Click(cmContent), chromedp.KeyEvent(kb.Home, chromedp.KeyModifiers(chromedp.ModifierCtrl)))
 	for range 4 {
 		do(t, ctx, "down", chromedp.KeyEvent(kb.ArrowDown))
 	}
@@ -105,7 +104,7 @@ func TestBrowserNoteLive(t *testing.T) {
 		do(t, ctx, "right", chromedp.KeyEvent(kb.ArrowRight))
 	}
 	const at = "ph two, |with the"
-	do(t, ctx, "the cursor", chromedp.Poll[chromedp.Void](liveCaret+` === "`+at+`"`))
+	do(t, ctx, "the cursor", browsertest.Poll(liveCaret+` === "`+at+`"`))
 
 	// The agent writes far before the cursor: two lines above it change,
 	// one more comes in. The editor takes it in; the cursor stays beside
@@ -113,7 +112,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	revised := liveWrite(t, e, agent, id, "live-0002", func(s string) string {
 		return strings.Replace(s, "# Plan\n\nAlpha paragraph one.\n", "# Plan, revised\n\nAn agent added this first.\n\nAlpha paragraph one, longer now.\n", 1)
 	})
-	do(t, ctx, "the agent's edit, live", chromedp.Poll[chromedp.Void](`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "An agent added this first.")`))
+	do(t, ctx, "the agent's edit, live", browsertest.Poll(`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "An agent added this first.")`))
 	if got := editorText(t, ctx); got != revised {
 		t.Fatalf("after the agent's edit the editor holds %q, want %q", got, revised)
 	}
@@ -145,7 +144,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "note-live")
 	// The header does not move when the marker comes and goes.
 	withMarker := run(t, ctx, "the header with the marker", chromedp.Evaluate[string](`(() => { const r = document.querySelector(".note-head").getBoundingClientRect(); const v = document.querySelector(".note-status .version").getBoundingClientRect(); return r.height + " " + v.left + " " + v.top })()`))
-	do(t, ctx, "the marker goes", chromedp.Poll[chromedp.Void](`!document.getElementById("live-marker").innerText.trim()`, chromedp.WithPollingTimeout(20*time.Second)))
+	do(t, ctx, "the marker goes", browsertest.Poll(`!document.getElementById("live-marker").innerText.trim()`, chromedp.WithPollingTimeout(20*time.Second)))
 	without := run(t, ctx, "the header without", chromedp.Evaluate[string](`(() => { const r = document.querySelector(".note-head").getBoundingClientRect(); const v = document.querySelector(".note-status .version").getBoundingClientRect(); return r.height + " " + v.left + " " + v.top })()`))
 	if withMarker != without {
 		t.Errorf("the header moves with the marker: %s with it, %s without", withMarker, without)
@@ -164,7 +163,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("create_note_tab: %s", r.Text)
 	}
-	do(t, ctx, "the new tab", chromedp.Poll[chromedp.Void](fmt.Sprintf(`[...document.querySelectorAll("[role=tab]")].some(b => b.dataset.tabId === %q && b.innerText.includes("Live deck"))`, r.Str("tab_id"))))
+	do(t, ctx, "the new tab", browsertest.Poll(fmt.Sprintf(`[...document.querySelectorAll("[role=tab]")].some(b => b.dataset.tabId === %q && b.innerText.includes("Live deck"))`, r.Str("tab_id"))))
 	if !run(t, ctx, "still in the editor", chromedp.Evaluate[bool](`document.querySelector("[role=tab][aria-selected=true]")?.dataset.tabId === "markdown" && !!document.querySelector(".md-editor")`)) {
 		t.Errorf("a new tab by an agent moved the person off the markdown tab")
 	}
@@ -172,7 +171,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	// The person types, unsaved, while the agent writes another paragraph:
 	// the agent's paragraph comes into the editor around the person's
 	// text, and after the save the server has both.
-	do(t, ctx, "type at the cursor", chromedp.Click(cmContent))
+	do(t, ctx, "type at the cursor", browsertest.Click(cmContent))
 	// The click moved the cursor: put it back after "with the ".
 	do(t, ctx, "place again", chromedp.KeyEvent(kb.Home, chromedp.KeyModifiers(chromedp.ModifierCtrl)))
 	for range 6 {
@@ -182,11 +181,11 @@ func TestBrowserNoteLive(t *testing.T) {
 	for range len("Bravo paragraph two, ") {
 		do(t, ctx, "right", chromedp.KeyEvent(kb.ArrowRight))
 	}
-	do(t, ctx, "the cursor", chromedp.Poll[chromedp.Void](liveCaret+` === "`+at+`"`))
+	do(t, ctx, "the cursor", browsertest.Poll(liveCaret+` === "`+at+`"`))
 	do(t, ctx, "type", insertText("(typed) "))
 	liveWrite(t, e, agent, id, "live-0003", func(s string) string { return s + "\nDelta, the agent's new paragraph.\n" })
 	do(t, ctx, "the agent's paragraph beside the person's text",
-		chromedp.Poll[chromedp.Void](`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "Delta, the agent's new paragraph.")`))
+		browsertest.Poll(`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "Delta, the agent's new paragraph.")`))
 	if got := editorText(t, ctx); !strings.Contains(got, "two, (typed) with the cursor") {
 		t.Errorf("the person's unsaved text was lost when the agent's paragraph came in: %q", got)
 	}
@@ -203,7 +202,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	if got := run(t, ctx, "the cursor after redo", chromedp.Evaluate[string](liveCaret)); got != "(typed) |with the" {
 		t.Errorf("after Ctrl+Y the cursor is at %q", got)
 	}
-	do(t, ctx, "saved", waitSaved())
+	savedOnServer(t, ctx, e, id)
 	final, _ := serverText(t, e, id)
 	for _, s := range []string{"Bravo paragraph two, (typed) with the cursor here.", "Delta, the agent's new paragraph.", "An agent added this first."} {
 		if !strings.Contains(final, s) {
@@ -219,8 +218,9 @@ func TestBrowserNoteLive(t *testing.T) {
 
 	// The page's own save comes back on the stream: nothing reloads, the
 	// marker stays quiet.
-	do(t, ctx, "the marker goes", chromedp.Poll[chromedp.Void](`!document.getElementById("live-marker").innerText.trim()`, chromedp.WithPollingTimeout(20*time.Second)))
-	do(t, ctx, "own save", insertText("!"), waitSaved())
+	do(t, ctx, "the marker goes", browsertest.Poll(`!document.getElementById("live-marker").innerText.trim()`, chromedp.WithPollingTimeout(20*time.Second)))
+	do(t, ctx, "own save", insertText("!"))
+	savedOnServer(t, ctx, e, id)
 	time.Sleep(300 * time.Millisecond) // the save's event reaches the page
 	if m := run(t, ctx, "marker", chromedp.Evaluate[string](`document.getElementById("live-marker").innerText.trim()`)); m != "" {
 		t.Errorf("the person's own save shows the marker %q", m)
@@ -238,7 +238,7 @@ func TestBrowserNoteLive(t *testing.T) {
 	if got := editorText(t, ctx); !strings.HasSuffix(got, "The person's last words.") || strings.Contains(got, "The agent's last words.") {
 		t.Errorf("with the same place written by both, the editor holds %q: want the person's text, untouched", got)
 	}
-	do(t, ctx, "edit both", chromedp.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	do(t, ctx, "edit both", browsertest.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
 	both, _ := serverText(t, e, id)
 	for _, s := range []string{"The person's last words.", "The agent's last words.", "(typed) !with the cursor"} {
 		if !strings.Contains(both, s) {
@@ -292,4 +292,42 @@ func TestBrowserNoteLive(t *testing.T) {
 	do(t, ctx, "the Note deleted", waitText(".live-gone", "deleted this Note"))
 	accessible(t, ctx, "note-live-deleted")
 	browsertest.Screenshot(t, ctx, "note-live-deleted")
+}
+
+// TestBrowserSavedMeansOnTheServer: the page says Saved only when the
+// server holds the editor's text. The person types and it is saved, undoes
+// it, and while the save of the undone text is under way (its answer held
+// back here) redoes it: the editor holds the saved text again, but the
+// save under way is about to replace it on the server, so the page must
+// not say Saved until its next save has put the text back.
+func TestBrowserSavedMeansOnTheServer(t *testing.T) {
+	t.Parallel()
+	e, ctx := startBrowserEnv(t, server.Config{})
+	signInToNotes(t, ctx, e)
+	id := notesOf(t, e)["Welcome"].NoteID
+	do(t, ctx, "open the Note", browsertest.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "type", typeAtEnd("Typed, then undone and redone."), browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
+	if text, _ := serverText(t, e, id); !strings.HasSuffix(text, "Typed, then undone and redone.") {
+		t.Fatalf("the typed text was not saved: %q", text)
+	}
+	// The answers to the page's saves wait until the test lets them go.
+	do(t, ctx, "hold the answers", chromedp.Evaluate[chromedp.Void](`(() => { const f = window.fetch.bind(window); window.heldSaves = [];
+		window.fetch = async (u, o) => { const r = await f(u, o); if (o?.method === "PUT") await new Promise((go) => window.heldSaves.push(go)); return r; }; })()`))
+	do(t, ctx, "undo, and its save under way", chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		browsertest.Poll(`window.heldSaves.length === 1 && document.getElementById("save-state")?.innerText === "Saving…"`))
+	do(t, ctx, "redo", chromedp.KeyEvent("y", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	if got := editorText(t, ctx); !strings.HasSuffix(got, "Typed, then undone and redone.") {
+		t.Fatalf("Ctrl+Y did not put the text back: %q", got)
+	}
+	if s := run(t, ctx, "state", chromedp.Text(chromedp.ID("save-state"))); s == "Saved" {
+		t.Errorf("with the save of the undone text under way the page says Saved")
+	}
+	do(t, ctx, "let the answers go", chromedp.Evaluate[chromedp.Void](`(() => { const held = window.heldSaves; window.heldSaves = { push: (go) => go() }; held.forEach((go) => go()); })()`), waitSaved())
+	text, _ := serverText(t, e, id)
+	if !strings.HasSuffix(text, "Typed, then undone and redone.") {
+		t.Errorf("the page says Saved, but the server's text lacks the redone typing: %q", text)
+	}
+	if got := editorText(t, ctx); got != text {
+		t.Errorf("the page says Saved with the editor holding %q, the server %q", got, text)
+	}
 }

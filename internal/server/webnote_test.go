@@ -50,7 +50,7 @@ func editorText(t *testing.T, ctx context.Context) string {
 // typeAtEnd puts the cursor at the end of the editor's text and types s.
 func typeAtEnd(s string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(
-		chromedp.Click(cmContent),
+		browsertest.Click(cmContent),
 		chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl)),
 		insertText(s),
 	)
@@ -58,7 +58,28 @@ func typeAtEnd(s string) chromedp.Action[chromedp.Void] {
 
 // waitSaved waits until the page says the text is saved.
 func waitSaved() chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Saved"`)
+	return browsertest.Poll(`document.getElementById("save-state")?.innerText === "Saved"`)
+}
+
+// savedOnServer waits until the page says Saved and the server holds the
+// editor's text. The page shows a keystroke's change as unsaved on a
+// render after the keystroke, so right after one it can still say Saved
+// from before it: its word alone does not say the keystroke was saved.
+func savedOnServer(t *testing.T, ctx context.Context, e *servertest.Env, id string) {
+	t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		do(t, ctx, "saved", waitSaved())
+		server, _ := serverText(t, e, id)
+		editor := editorText(t, ctx)
+		if editor == server {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page says Saved, but the editor holds %q and the server %q", editor, server)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // agentWrites replaces the markdown tab's text through MCP, as an agent
@@ -80,15 +101,14 @@ func agentWrites(t *testing.T, e *servertest.Env, id string, edit func(string) s
 }
 
 func TestBrowserNoteMarkdown(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].NoteID
 	start, _ := serverText(t, e, id)
 
 	// The Note from the list: its title, its tabs, the markdown tab open.
-	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "open the Note", browsertest.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
 	if u := location(t, ctx); u.Path != "/notes/"+id {
 		t.Fatalf("the Note's link: at %s", u)
 	}
@@ -111,19 +131,19 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 
 	// Arrow keys and Ctrl+digit switch tabs; the URL names the tab.
 	do(t, ctx, "arrow right", chromedp.Focus(chromedp.CSS(`[role=tab][aria-selected=true]`)), chromedp.KeyEvent(kb.ArrowRight),
-		chromedp.Poll[chromedp.Void](`document.activeElement?.getAttribute("role") === "tab" && document.activeElement.getAttribute("aria-selected") === "true" && document.activeElement.dataset.tabId !== "markdown"`))
+		browsertest.Poll(`document.activeElement?.getAttribute("role") === "tab" && document.activeElement.getAttribute("aria-selected") === "true" && document.activeElement.dataset.tabId !== "markdown"`))
 	second := strings.SplitN(tabs[1], "=", 2)[0]
 	if u := location(t, ctx); u.Query().Get("tab") != second {
 		t.Errorf("after ArrowRight the URL is %s, want ?tab=%s", u, second)
 	}
-	do(t, ctx, "the second tab's content", chromedp.Poll[chromedp.Void](`!document.querySelector(".tabpanel .loading")`))
+	do(t, ctx, "the second tab's content", browsertest.Poll(`!document.querySelector(".tabpanel .loading")`))
 	for _, tb := range tabs {
 		tabID, label, _ := strings.Cut(tb, "=")
 		if strings.Contains(label, "Intro deck") {
-			do(t, ctx, "the slides tab", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Safe agent writes"))
+			do(t, ctx, "the slides tab", browsertest.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Safe agent writes"))
 		}
 		if strings.Contains(label, "Budget") {
-			do(t, ctx, "the sheet tab", chromedp.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Hosting"))
+			do(t, ctx, "the sheet tab", browsertest.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, tabID))), waitText(".tabpanel", "Hosting"))
 			accessible(t, ctx, "note-sheet")
 		}
 	}
@@ -133,7 +153,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	}
 
 	// Typing saves (debounced); a reload shows what the server has.
-	do(t, ctx, "type", typeAtEnd("A line the person typed.\n"), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
+	do(t, ctx, "type", typeAtEnd("A line the person typed.\n"), browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
 	want := start + "A line the person typed.\n"
 	if got, _ := serverText(t, e, id); got != want {
 		t.Fatalf("after Saved the server has %q, want %q", got, want)
@@ -173,7 +193,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	noOverflow(t, ctx, "note-merge")
 	accessible(t, ctx, "note-merge")
 	browsertest.Screenshot(t, ctx, "note-merge")
-	do(t, ctx, "Apply both", chromedp.Click(chromedp.CSS(`.conflict button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	do(t, ctx, "Apply both", browsertest.Click(chromedp.CSS(`.conflict button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
 	merged, _ := serverText(t, e, id)
 	if !strings.Contains(merged, "# Welcome to Foundry, with an agent") || !strings.Contains(merged, "A line the person typed.") || !strings.Contains(merged, "The person's second line.") {
 		t.Fatalf("after Apply both the server has %q: want the agent's and the person's edits", merged)
@@ -204,8 +224,8 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	}
 	accessible(t, ctx, "note-draft")
 	browsertest.Screenshot(t, ctx, "note-draft")
-	do(t, ctx, "restore", chromedp.Click(chromedp.CSS(`.draft-offer button.primary`)), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
-	do(t, ctx, "edit both", chromedp.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	do(t, ctx, "restore", browsertest.Click(chromedp.CSS(`.draft-offer button.primary`)), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
+	do(t, ctx, "edit both", browsertest.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
 	final, _ := serverText(t, e, id)
 	for _, s := range []string{"The agent's closing line.", "The person's closing line.", "with an agent", "The person's second line."} {
 		if !strings.Contains(final, s) {
@@ -219,14 +239,15 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	do(t, ctx, "the live stream back", liveBlockStream(false), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
 
 	// Ctrl+S saves at once; then a phone's width, stacked.
-	do(t, ctx, "Ctrl+S", typeAtEnd("Saved with a shortcut."), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)), waitSaved())
+	do(t, ctx, "Ctrl+S", typeAtEnd("Saved with a shortcut."), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	savedOnServer(t, ctx, e, id)
 	if got, _ := serverText(t, e, id); !strings.HasSuffix(got, "Saved with a shortcut.") {
 		t.Errorf("after Ctrl+S the server has %q", got)
 	}
 
 	// Leaving the tab before the pause saves what was typed.
 	do(t, ctx, "type and leave the tab", typeAtEnd(" Left at once."), chromedp.KeyEvent("2", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
-		chromedp.Poll[chromedp.Void](`!document.querySelector(".md-editor")`))
+		browsertest.Poll(`!document.querySelector(".md-editor")`))
 	left := false
 	for range 600 {
 		if got, _ := serverText(t, e, id); strings.HasSuffix(got, "Saved with a shortcut. Left at once.") {

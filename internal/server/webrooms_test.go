@@ -330,7 +330,7 @@ func roomsEAPI(t *testing.T, ctx context.Context, method, path string) (int, str
 func roomsEWaitCards(t *testing.T, ctx context.Context, what string, names ...string) {
 	t.Helper()
 	want, _ := json.Marshal(names)
-	do(t, ctx, what, chromedp.Poll[chromedp.Void](fmt.Sprintf(`JSON.stringify([...document.querySelectorAll("article.proposal-card .proposal-head h2")].map(h => h.innerText.trim()).sort()) === JSON.stringify(%s.sort())`, want)))
+	do(t, ctx, what, browsertest.Poll(fmt.Sprintf(`JSON.stringify([...document.querySelectorAll("article.proposal-card .proposal-head h2")].map(h => h.innerText.trim()).sort()) === JSON.stringify(%s.sort())`, want)))
 }
 
 // roomsEBadge waits until the navigation's badge says n (none for 0).
@@ -340,12 +340,13 @@ func roomsEBadge(t *testing.T, ctx context.Context, n int) {
 	if n > 0 {
 		cond = fmt.Sprintf(`(document.querySelector(".nav-badge")?.innerText ?? "").trim().startsWith(%q)`, fmt.Sprint(n))
 	}
-	do(t, ctx, fmt.Sprintf("the badge counts %d", n), chromedp.Poll[chromedp.Void](cond))
+	do(t, ctx, fmt.Sprintf("the badge counts %d", n), browsertest.Poll(cond))
 }
 
 // TestBrowserRoomsEndToEnd is issue 13 as it is checked, on the real
 // server with a real MCP client and real compiled snippets.
 func TestBrowserRoomsEndToEnd(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	bg := context.Background()
 	listener := sandboxXNewListener(t)
@@ -387,8 +388,8 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 			t.Errorf("Tally's card does not say %q:\n%s", want, card)
 		}
 	}
-	do(t, ctx, "Tally's files", chromedp.Click(inboxXCard("Tally", "summary")),
-		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll("#p-%s .code-box").length === 3`, tally.Str("proposal_id"))))
+	do(t, ctx, "Tally's files", browsertest.Click(inboxXCard("Tally", "summary")),
+		browsertest.Poll(fmt.Sprintf(`document.querySelectorAll("#p-%s .code-box").length === 3`, tally.Str("proposal_id"))))
 	boxes := run(t, ctx, "the boxes", chromedp.Evaluate[map[string]string](fmt.Sprintf(`Object.fromEntries([...document.querySelectorAll("#p-%s .code-box")].map(b => [b.dataset.path, b.innerText]))`, tally.Str("proposal_id"))))
 	for path, want := range roomsETally {
 		if got := boxes[path]; strings.TrimRight(got, "\n") != strings.TrimRight(want, "\n") {
@@ -438,7 +439,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	if before := run(t, ctx, "order", chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const c = document.querySelector("#p-%s"); return !!(c.querySelector(".compile").compareDocumentPosition(c.querySelector(".proposal-actions")) & Node.DOCUMENT_POSITION_FOLLOWING); })()`, bid))); !before {
 		t.Error("the compile result does not come before the buttons")
 	}
-	do(t, ctx, "the broken file", chromedp.Click(inboxXCard("Broken clock", "summary")), chromedp.WaitVisible(chromedp.CSS(`#p-`+bid+` .code-line.is-error`)))
+	do(t, ctx, "the broken file", browsertest.Click(inboxXCard("Broken clock", "summary")), chromedp.WaitVisible(chromedp.CSS(`#p-`+bid+` .code-line.is-error`)))
 	run(t, ctx, "to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	browsertest.Screenshot(t, ctx, "approvals-compile-error")
 
@@ -449,7 +450,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 			t.Errorf("the repository card does not say %q:\n%s", want, rcard)
 		}
 	}
-	do(t, ctx, "the repository's pinned files", chromedp.Click(inboxXCard("Team wiki", "summary")),
+	do(t, ctx, "the repository's pinned files", browsertest.Click(inboxXCard("Team wiki", "summary")),
 		chromedp.WaitVisible(chromedp.CSS(`#p-`+wiki.Str("proposal_id")+` .code-box[data-path="README.md"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#p-`+wiki.Str("proposal_id")+` .code-box[data-path="index.html"]`)))
 
@@ -502,8 +503,8 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	}
 	roomsEWaitCards(t, ctx, "Tally's card goes", "Broken clock", "Doomed", "Prober", "Team wiki")
 	roomsEWaitCards(t, ctx2, "Tally's card goes for Ana", "Broken clock", "Doomed", "Prober", "Team wiki")
-	do(t, ctx, "a notice", chromedp.Poll[chromedp.Void](`/Tally/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
-	do(t, ctx2, "a notice", chromedp.Poll[chromedp.Void](`/Tally/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
+	do(t, ctx, "a notice", browsertest.Poll(`/Tally/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
+	do(t, ctx2, "a notice", browsertest.Poll(`/Tally/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
 	n1 := run(t, ctx, "owner's notice", chromedp.Text(chromedp.CSS(`.approval-notices`)))
 	n2 := run(t, ctx2, "Ana's notice", chromedp.Text(chromedp.CSS(`.approval-notices`)))
 	approvedBy := ""
@@ -527,7 +528,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	// above that leaves at that instant (the live list reloads after the
 	// race) moves it, so a missed click is tried again, a few times.
 	for attempt := 1; ; attempt++ {
-		do(t, ctx, "decline Doomed", chromedp.Click(inboxXCard("Doomed", "button.secondary")))
+		do(t, ctx, "decline Doomed", browsertest.Click(inboxXCard("Doomed", "button.secondary")))
 		short, cancel := context.WithTimeout(ctx, 3*time.Second)
 		_, err := chromedp.Run(short, chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)))
 		cancel()
@@ -539,14 +540,14 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 			t.Fatalf("no confirmation after %d clicks on Decline: %s", attempt, dbg)
 		}
 	}
-	do(t, ctx, "decline", chromedp.Click(chromedp.CSS(`dialog[open] button.danger`)))
-	do(t, ctx, "declined", chromedp.Poll[chromedp.Void](`/“Doomed” is declined/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
+	do(t, ctx, "decline", browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)))
+	do(t, ctx, "declined", browsertest.Poll(`/“Doomed” is declined/.test(document.querySelector(".approval-notices")?.innerText ?? "")`))
 	roomsEWaitCards(t, ctx, "Doomed's card goes", "Broken clock", "Prober", "Team wiki")
 	roomsEBadge(t, ctx, 3)
 
 	// Approve the rest.
 	for _, name := range []string{"Broken clock", "Prober", "Team wiki"} {
-		do(t, ctx, "approve "+name, chromedp.Click(inboxXCard(name, "button.primary")), waitText(".approval-notices", "“"+name+"” is approved"))
+		do(t, ctx, "approve "+name, browsertest.Click(inboxXCard(name, "button.primary")), waitText(".approval-notices", "“"+name+"” is approved"))
 	}
 	do(t, ctx, "the empty inbox again", chromedp.WaitVisible(chromedp.ID("approvals-empty")))
 	roomsEBadge(t, ctx, 0)
@@ -563,7 +564,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	}
 	// The demo's own app runs first, as the first tab.
 	sandboxXFrame(t, ctx, "Hello")
-	do(t, ctx, "Tally's tab", chromedp.Click(chromedp.ID("app-tab-"+tally.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+tally.Str("instance_id")+`]`)))
+	do(t, ctx, "Tally's tab", browsertest.Click(chromedp.ID("app-tab-"+tally.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+tally.Str("instance_id")+`]`)))
 	frame := sandboxXFrame(t, ctx, "Tally")
 	sandboxXWait(t, frame, "Tally renders in its frame", sandboxXText("#tally-count", "Count: 0"))
 	inside := run(t, frame, "inside Tally", chromedp.Evaluate[map[string]any](`({origin: origin, title: document.getElementById("tally-title").innerText, color: getComputedStyle(document.getElementById("tally-title")).color})`))
@@ -580,7 +581,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "app-running")
 	do(t, ctx, "reload the launcher", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`iframe.app-frame`)))
 	sandboxXFrame(t, ctx, "Hello")
-	do(t, ctx, "Tally's tab again", chromedp.Click(chromedp.ID("app-tab-"+tally.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+tally.Str("instance_id")+`]`)))
+	do(t, ctx, "Tally's tab again", browsertest.Click(chromedp.ID("app-tab-"+tally.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+tally.Str("instance_id")+`]`)))
 	frame = sandboxXFrame(t, ctx, "Tally")
 	sandboxXWait(t, frame, "the count after a reload", sandboxXText("#tally-count", "Count: 3"))
 	// From inside the frame: the host's document and cookie, and fetch.
@@ -602,7 +603,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	}
 
 	// The compile error in the launcher: the errors, never a frame.
-	do(t, ctx, "Broken clock's tab", chromedp.Click(chromedp.ID("app-tab-"+broken.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`.app-compile`)))
+	do(t, ctx, "Broken clock's tab", browsertest.Click(chromedp.ID("app-tab-"+broken.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`.app-compile`)))
 	if n := run(t, ctx, "frames", chromedp.Evaluate[int](`document.querySelectorAll("iframe").length`)); n != 0 {
 		t.Errorf("an app that does not compile has %d frames", n)
 	}
@@ -620,7 +621,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	do(t, ctx, "desktop width", browsertest.Desktop())
 
 	// The repository app: its pinned version and build state.
-	do(t, ctx, "Team wiki's tab", chromedp.Click(chromedp.ID("app-tab-"+wiki.Str("instance_id"))), waitText(".app-panel", "This path does not build or deploy a bundle."))
+	do(t, ctx, "Team wiki's tab", browsertest.Click(chromedp.ID("app-tab-"+wiki.Str("instance_id"))), waitText(".app-panel", "This path does not build or deploy a bundle."))
 	panel := run(t, ctx, "the repository panel", chromedp.Text(chromedp.CSS(`.app-panel`)))
 	for _, want := range []string{"team-wiki", versionID, "Build"} {
 		if !strings.Contains(panel, want) {
@@ -630,7 +631,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 
 	// The prober: every way out from a real compiled snippet.
 	before := run(t, ctx, "the host's storage", chromedp.Evaluate[map[string]string](`Object.fromEntries(Object.keys(localStorage).map(k => [k, localStorage.getItem(k)]))`))
-	do(t, ctx, "Prober's tab", chromedp.Click(chromedp.ID("app-tab-"+prober.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+prober.Str("instance_id")+`]`)))
+	do(t, ctx, "Prober's tab", browsertest.Click(chromedp.ID("app-tab-"+prober.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+prober.Str("instance_id")+`]`)))
 	pframe := sandboxXFrame(t, ctx, "Prober")
 	deadline := time.Now().Add(60 * time.Second)
 	var raw string
@@ -684,7 +685,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 		}
 		do(t, ctx, "back to the Room", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`iframe.app-frame`)))
 		sandboxXFrame(t, ctx, "Hello")
-		do(t, ctx, "back to Prober", chromedp.Click(chromedp.ID("app-tab-"+prober.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+prober.Str("instance_id")+`]`)))
+		do(t, ctx, "back to Prober", browsertest.Click(chromedp.ID("app-tab-"+prober.Str("instance_id"))), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+prober.Str("instance_id")+`]`)))
 		pframe = sandboxXFrame(t, ctx, "Prober")
 	}
 	time.Sleep(time.Second)

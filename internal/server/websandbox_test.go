@@ -35,6 +35,7 @@ import (
 // signed out: the policy that gives the page an opaque origin and no
 // network, and the web app's own pages allowing only this server's frames.
 func TestSandboxPageHeaders(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	res, body := fetch(t, http.DefaultClient, "GET", e.URL+sandbox.Path)
 	if res.StatusCode != http.StatusOK {
@@ -398,6 +399,7 @@ func sandboxXText(sel, want string) string {
 // its pinned version; rename, reorder (keyboard and buttons) and remove,
 // with a 412 when the Room moved on.
 func TestBrowserRoomLauncher(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	listener := sandboxXNewListener(t)
 	rooms := &sandboxXRooms{version: 3, apps: []*sandboxXApp{
@@ -432,7 +434,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "rooms")
 
 	// The launcher: tabs in order, the first app running in the sandbox.
-	do(t, ctx, "open the Room", chromedp.Click(chromedp.CSS(`#rooms-list a.room-name`)), chromedp.WaitVisible(chromedp.CSS(`[role=tab][aria-selected=true]`)),
+	do(t, ctx, "open the Room", browsertest.Click(chromedp.CSS(`#rooms-list a.room-name`)), chromedp.WaitVisible(chromedp.CSS(`[role=tab][aria-selected=true]`)),
 		chromedp.WaitVisible(chromedp.CSS(`iframe.app-frame`)))
 	if u := location(t, ctx); u.Path != "/rooms/"+sandboxXRoomID {
 		t.Fatalf("at %s, want /rooms/%s", u, sandboxXRoomID)
@@ -463,7 +465,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	sandboxXWait(t, frame, "counted once", sandboxXText("#count", "Count: 1"))
 	run(t, frame, "count", chromedp.Evaluate[chromedp.Void](`document.getElementById("inc").click()`))
 	sandboxXWait(t, frame, "counted twice", sandboxXText("#count", "Count: 2"))
-	do(t, ctx, "stored by the host", chromedp.Poll[chromedp.Void](`localStorage.getItem("foundry.app:`+sandboxXRoomID+`:app_counter:count") === "2"`))
+	do(t, ctx, "stored by the host", browsertest.Poll(`localStorage.getItem("foundry.app:`+sandboxXRoomID+`:app_counter:count") === "2"`))
 	keys := run(t, frame, "storage keys", chromedp.Evaluate[[]string](`__foundry.storage.storage.keys()`, chromedp.EvalAwaitPromise))
 	if strings.Join(keys, ",") != "count" {
 		t.Errorf("storage.keys() = %q, want [count]", keys)
@@ -580,7 +582,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	sandboxXWait(t, frame, "the stored count after a reload", sandboxXText("#count", "Count: 2"))
 
 	// A throwing app shows what it threw, with the stack.
-	do(t, ctx, "the broken app", chromedp.Click(chromedp.CSS(`#app-tab-app_broken`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_broken]`)))
+	do(t, ctx, "the broken app", browsertest.Click(chromedp.CSS(`#app-tab-app_broken`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_broken]`)))
 	frame = sandboxXFrame(t, ctx, "Broken chart")
 	sandboxXWait(t, frame, "its error", `document.querySelector(".app-error") !== null`)
 	shown := run(t, frame, "error text", chromedp.Evaluate[map[string]string](`({message: document.querySelector(".app-error-message").innerText, stack: document.querySelector(".app-error-stack")?.innerText ?? "", role: document.querySelector(".app-error").getAttribute("role")})`))
@@ -612,8 +614,8 @@ func TestBrowserRoomLauncher(t *testing.T) {
 		t.Errorf("after moving Deploy board left: the page has %v, the server %s", tabs, rooms.order())
 	}
 	// Rename.
-	do(t, ctx, "rename", chromedp.Click(chromedp.CSS(`.app-actions button`)), chromedp.WaitVisible(chromedp.ID("app-name")),
-		selectAll("#app-name"), chromedp.SendKeys(chromedp.ID("app-name"), "  Deploys  "), chromedp.Click(chromedp.CSS(`#rename-app-title ~ form button[type=submit]`)),
+	do(t, ctx, "rename", browsertest.Click(chromedp.CSS(`.app-actions button`)), chromedp.WaitVisible(chromedp.ID("app-name")),
+		selectAll("#app-name"), chromedp.SendKeys(chromedp.ID("app-name"), "  Deploys  "), browsertest.Click(chromedp.CSS(`#rename-app-title ~ form button[type=submit]`)),
 		waitText("#app-tab-app_repo", "Deploys"))
 	if n := rooms.name("app_repo"); n != "Deploys" {
 		t.Errorf("renamed on the server to %q, want Deploys", n)
@@ -624,7 +626,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	rooms.version += 2
 	rooms.apps[0].Name = "Counter (shared)"
 	rooms.mu.Unlock()
-	do(t, ctx, "move right, stale", chromedp.Click(chromedp.CSS(`.app-actions button[aria-label="Move right: Deploys"]`)), waitText(".notice", "changed meanwhile"),
+	do(t, ctx, "move right, stale", browsertest.Click(chromedp.CSS(`.app-actions button[aria-label="Move right: Deploys"]`)), waitText(".notice", "changed meanwhile"),
 		waitText("#app-tab-app_counter", "Counter (shared)"))
 	if rooms.order() != "app_counter,app_repo,app_broken" {
 		t.Errorf("a refused move changed the order: %s", rooms.order())
@@ -635,13 +637,13 @@ func TestBrowserRoomLauncher(t *testing.T) {
 		t.Errorf("after dragging Broken chart first the server has %s", rooms.order())
 	}
 	// Remove, with a confirmation first.
-	do(t, ctx, "remove: cancel", chromedp.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] .secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	do(t, ctx, "remove: cancel", browsertest.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] .secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
 	if rooms.order() != "app_broken,app_counter,app_repo" {
 		t.Errorf("Cancel removed an app: %s", rooms.order())
 	}
-	do(t, ctx, "remove", chromedp.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] .danger`)), waitText(".notice", "is removed"))
+	do(t, ctx, "remove", browsertest.Click(chromedp.CSS(`.app-actions .danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] .danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] .danger`)), waitText(".notice", "is removed"))
 	if rooms.order() != "app_broken,app_counter" {
 		t.Errorf("after Remove the server has %s", rooms.order())
 	}
@@ -651,7 +653,7 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	}
 
 	// A phone.
-	do(t, ctx, "the counter again", chromedp.Click(chromedp.CSS(`#app-tab-app_counter`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_counter]`)))
+	do(t, ctx, "the counter again", browsertest.Click(chromedp.CSS(`#app-tab-app_counter`)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=app_counter]`)))
 	do(t, ctx, "phone width", browsertest.Phone())
 	frame = sandboxXFrame(t, ctx, "Counter (shared)")
 	sandboxXWait(t, frame, "the app on a phone", sandboxXText("#count", "Count: 2"))
@@ -692,6 +694,7 @@ func (s *sandboxXRooms) name(id string) string {
 // whose promise fails unhandled, and one with no default export each show
 // a readable error in the frame, never a blank one.
 func TestBrowserSandboxErrors(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	rooms := &sandboxXRooms{rooms: true, version: 1, apps: []*sandboxXApp{
 		{InstanceID: "app_load", Name: "Throws at load", Kind: "snippet", js: "var __foundryApp = (() => { const cfg = undefined; return { default: cfg.widget }; })();\n"},
@@ -716,7 +719,7 @@ func TestBrowserSandboxErrors(t *testing.T) {
 		{"app_reject", "Rejects", "RangeError: the page size must be 1 to 100", "blob:"},
 		{"app_nodefault", "No default", "src/App.tsx has no default export", ""},
 	} {
-		do(t, ctx, "open "+c.tab, chromedp.Click(chromedp.ID("app-tab-"+c.tab)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+c.tab+`]`)))
+		do(t, ctx, "open "+c.tab, browsertest.Click(chromedp.ID("app-tab-"+c.tab)), chromedp.WaitVisible(chromedp.CSS(`iframe[data-instance-id=`+c.tab+`]`)))
 		frame := sandboxXFrame(t, ctx, c.name)
 		sandboxXWait(t, frame, c.tab+" shows its error", `document.querySelector(".app-error") !== null`)
 		shown := run(t, frame, "error text", chromedp.Evaluate[map[string]string](`({message: document.querySelector(".app-error-message").innerText, stack: document.querySelector(".app-error-stack")?.innerText ?? ""})`))

@@ -72,7 +72,7 @@ func sheetxDOMCell(row, col int) string {
 
 // sheetxClickCell clicks the grid's cell at (row, col), which must be in view.
 func sheetxClickCell(row, col int) chromedp.Action[chromedp.Void] {
-	return chromedp.Click(chromedp.CSS(fmt.Sprintf(`.sheet-grid revogr-data[col-type=rgCol][type=rgRow] .rgCell[data-rgrow="%d"][data-rgcol="%d"]`, row, col)))
+	return browsertest.Click(chromedp.CSS(fmt.Sprintf(`.sheet-grid revogr-data[col-type=rgCol][type=rgRow] .rgCell[data-rgrow="%d"][data-rgcol="%d"]`, row, col)))
 }
 
 // sheetxType opens the editor of cell (row, col) with Enter, types text
@@ -80,13 +80,13 @@ func sheetxClickCell(row, col int) chromedp.Action[chromedp.Void] {
 func sheetxType(row, col int, text string) chromedp.Action[chromedp.Void] {
 	editor := `document.querySelector(".sheet-grid revogr-edit input, .sheet-grid revogr-edit textarea")`
 	return chromedp.Steps(
-		chromedp.Poll[chromedp.Void](`!`+editor),
+		browsertest.Poll(`!`+editor),
 		sheetxClickCell(row, col),
 		chromedp.KeyEvent(kb.Enter),
-		chromedp.Poll[chromedp.Void](`!!document.activeElement?.matches(".sheet-grid revogr-edit input, .sheet-grid revogr-edit textarea")`),
+		browsertest.Poll(`!!document.activeElement?.matches(".sheet-grid revogr-edit input, .sheet-grid revogr-edit textarea")`),
 		insertText(text),
 		chromedp.KeyEvent(kb.Enter),
-		chromedp.Poll[chromedp.Void](`!`+editor),
+		browsertest.Poll(`!`+editor),
 	)
 }
 
@@ -142,17 +142,16 @@ func sheetxPasteValue(i, j int) (text string, want any) {
 }
 
 func TestBrowserNoteSheet(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	id, tab := sheetxNote(t, e, "Sheet test")
 	first := strings.SplitN(sheetxSheets(t, e, id, tab)[0], "=", 2)[0]
 	do(t, ctx, "open the sheet tab", chromedp.Navigate(e.URL+"/notes/"+id+"?tab="+tab),
-		chromedp.Poll[chromedp.Void](sheetxDOMCell(0, 0)+` !== null`))
+		browsertest.Poll(sheetxDOMCell(0, 0)+` !== null`))
 
 	// Edit a cell: a number typed is a number.
-	do(t, ctx, "type into A1", sheetxClickCell(0, 0), chromedp.KeyEvent("4"), chromedp.Poll[chromedp.Void](`!!document.activeElement?.matches(".sheet-grid revogr-edit input, .sheet-grid revogr-edit textarea")`),
+	do(t, ctx, "type into A1", sheetxClickCell(0, 0), chromedp.KeyEvent("4"), browsertest.Poll(`!!document.activeElement?.matches(".sheet-grid revogr-edit input, .sheet-grid revogr-edit textarea")`),
 		insertText("2"), chromedp.KeyEvent(kb.Enter))
 	sheetxWait(t, "A1 on the server", func() bool { return sheetxCells(t, e, id, tab, first, 0, 0, 1, 1)[0][0] == float64(42) })
 	do(t, ctx, "type text into B1", sheetxType(0, 1, "  Hosting costs"))
@@ -186,9 +185,12 @@ func TestBrowserNoteSheet(t *testing.T) {
 	if got := sheetxCells(t, e, id, tab, first, 0, 0, 1, 2)[0]; got[0] != float64(42) || got[1] != "  Hosting costs" {
 		t.Fatalf("the paste changed the first row: %v", got)
 	}
-	if txt := run(t, ctx, "C2 shown", chromedp.Evaluate[string](sheetxDOMCell(1, 2))); txt != "0" {
-		t.Errorf("C2 shows %q after the paste, want 0", txt)
+	// The grid draws the pasted cells on a frame after it wrote them.
+	shown, cancel := context.WithTimeout(ctx, stepTimeout)
+	if _, err := chromedp.Run(shown, browsertest.Poll(sheetxDOMCell(1, 2)+` === "0"`)); err != nil {
+		t.Errorf("C2 shows %q after the paste, want 0 (%v)", run(t, ctx, "C2 shown", chromedp.Evaluate[string](sheetxDOMCell(1, 2))), err)
 	}
+	cancel()
 	do(t, ctx, "saved", waitSaved())
 	accessible(t, ctx, "note-sheet")
 	browsertest.Screenshot(t, ctx, "note-sheet")
@@ -201,7 +203,7 @@ func TestBrowserNoteSheet(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("the agent's write: %s", r.Text)
 	}
-	do(t, ctx, "the agent's cells", chromedp.Poll[chromedp.Void](sheetxDOMCell(3, 0)+` === "from the agent" && `+sheetxDOMCell(3, 1)+` === "7"`))
+	do(t, ctx, "the agent's cells", browsertest.Poll(sheetxDOMCell(3, 0)+` === "from the agent" && `+sheetxDOMCell(3, 1)+` === "7"`))
 	// The person edits after it, on the version before: the write is
 	// retried on the new one, and both are kept.
 	do(t, ctx, "type into A5", sheetxType(4, 0, "after"))
@@ -213,7 +215,7 @@ func TestBrowserNoteSheet(t *testing.T) {
 	// The agent writes a cell while the person has its editor open: the
 	// person's value is saved, and the page says what it replaced.
 	editor := `document.activeElement?.matches(".sheet-grid revogr-edit input, .sheet-grid revogr-edit textarea")`
-	do(t, ctx, "open A10's editor", sheetxClickCell(9, 0), chromedp.KeyEvent(kb.Enter), chromedp.Poll[chromedp.Void](`!!`+editor))
+	do(t, ctx, "open A10's editor", sheetxClickCell(9, 0), chromedp.KeyEvent(kb.Enter), browsertest.Poll(`!!`+editor))
 	_, v = serverText(t, e, id)
 	r = servertest.MustCall(t, agent, "edit_note_tab", map[string]any{"note_id": id, "tab_id": tab, "expected_version": v,
 		"operation": "sheet_set_range", "start_row": 9, "start_col": 0, "values": [][]any{{"agent value"}}, "idempotency_key": "websheet-agent-2"})
@@ -221,25 +223,25 @@ func TestBrowserNoteSheet(t *testing.T) {
 		t.Fatalf("the agent's second write: %s", r.Text)
 	}
 	// The page has learned of it (a new version) while the editor stays open.
-	do(t, ctx, "the agent's write is seen", chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.body.innerText.includes("Version %d")`, v+1)), chromedp.Poll[chromedp.Void](`!!`+editor),
+	do(t, ctx, "the agent's write is seen", browsertest.Poll(fmt.Sprintf(`document.body.innerText.includes("Version %d")`, v+1)), browsertest.Poll(`!!`+editor),
 		insertText("mine"), chromedp.KeyEvent(kb.Enter), waitText(".sheet-notice", "A10: “agent value” was replaced by your “mine”"))
 	sheetxWait(t, "A10 on the server", func() bool { return sheetxCells(t, e, id, tab, first, 9, 0, 1, 1)[0][0] == "mine" })
 
 	// Add a sheet, then rename it (trimmed).
-	do(t, ctx, "add a sheet", chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll(".sheet-actions button")].find(b => b.innerText.trim() === "Add sheet")`)),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".sheet-tabs [role=tab]").length === 2 && document.querySelector(".sheet-tabs [aria-selected=true]")?.innerText.trim() === "Sheet2"`))
+	do(t, ctx, "add a sheet", browsertest.Click(chromedp.JSPath(`[...document.querySelectorAll(".sheet-actions button")].find(b => b.innerText.trim() === "Add sheet")`)),
+		browsertest.Poll(`document.querySelectorAll(".sheet-tabs [role=tab]").length === 2 && document.querySelector(".sheet-tabs [aria-selected=true]")?.innerText.trim() === "Sheet2"`))
 	sheets := sheetxSheets(t, e, id, tab)
 	if len(sheets) != 2 || !strings.HasSuffix(sheets[1], "=Sheet2") {
 		t.Fatalf("after Add sheet the server has %v", sheets)
 	}
-	do(t, ctx, "rename it", chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll(".sheet-actions button")].find(b => b.innerText.trim() === "Rename sheet")`)),
+	do(t, ctx, "rename it", browsertest.Click(chromedp.JSPath(`[...document.querySelectorAll(".sheet-actions button")].find(b => b.innerText.trim() === "Rename sheet")`)),
 		chromedp.WaitVisible(chromedp.CSS(`.sheet-rename input`)), selectAll(".sheet-rename input"), insertText("  Costs  "), chromedp.KeyEvent(kb.Enter),
-		chromedp.Poll[chromedp.Void](`!document.querySelector(".sheet-rename") && document.querySelector(".sheet-tabs [aria-selected=true]")?.innerText.trim() === "Costs"`))
+		browsertest.Poll(`!document.querySelector(".sheet-rename") && document.querySelector(".sheet-tabs [aria-selected=true]")?.innerText.trim() === "Costs"`))
 	if sheets := sheetxSheets(t, e, id, tab); len(sheets) != 2 || !strings.HasSuffix(sheets[1], "=Costs") {
 		t.Fatalf("after the rename the server has %v", sheets)
 	}
 	second := strings.SplitN(sheets[1], "=", 2)[0]
-	do(t, ctx, "type into the new sheet", chromedp.Poll[chromedp.Void](sheetxDOMCell(0, 0)+` !== null`), sheetxType(0, 0, "true"))
+	do(t, ctx, "type into the new sheet", browsertest.Poll(sheetxDOMCell(0, 0)+` !== null`), sheetxType(0, 0, "true"))
 	sheetxWait(t, "the new sheet's A1", func() bool { return sheetxCells(t, e, id, tab, second, 0, 0, 1, 1)[0][0] == true })
 	// A paste larger than 100 × 100 (150 × 120 at B3) is saved in several
 	// writes of at most 100 × 100; the grid grows to hold it.
@@ -272,10 +274,10 @@ func TestBrowserNoteSheet(t *testing.T) {
 		t.Errorf("the large paste changed A1 of the new sheet: %#v", got)
 	}
 	do(t, ctx, "saved", waitSaved())
-	do(t, ctx, "back to Sheet1", chromedp.Click(chromedp.CSS(`.sheet-tabs [role=tab]`)), chromedp.Poll[chromedp.Void](sheetxDOMCell(3, 0)+` === "from the agent" && `+sheetxDOMCell(4, 0)+` === "after"`))
+	do(t, ctx, "back to Sheet1", browsertest.Click(chromedp.CSS(`.sheet-tabs [role=tab]`)), browsertest.Poll(sheetxDOMCell(3, 0)+` === "from the agent" && `+sheetxDOMCell(4, 0)+` === "after"`))
 
 	// A phone.
-	do(t, ctx, "phone", browsertest.Phone(), chromedp.Reload(), chromedp.Poll[chromedp.Void](sheetxDOMCell(0, 0)+` === "42"`))
+	do(t, ctx, "phone", browsertest.Phone(), chromedp.Reload(), browsertest.Poll(sheetxDOMCell(0, 0)+` === "42"`))
 	sheetxNoOverflow(t, ctx, "the sheet tab on a phone")
 	browsertest.Screenshot(t, ctx, "note-sheet-phone")
 	do(t, ctx, "desktop", browsertest.Desktop())
@@ -285,10 +287,9 @@ func TestBrowserNoteSheet(t *testing.T) {
 // writes) and scrolls to its last cell; it logs the time to the first
 // cells and the number of cells in the DOM (virtualized: bounded).
 func TestBrowserSheetLarge(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	id, tab := sheetxNote(t, e, "A large sheet")
 	c := sheetxCaller(e)
 	v := int64(2)
@@ -313,7 +314,7 @@ func TestBrowserSheetLarge(t *testing.T) {
 	t.Logf("1000 × 1000 sheet filled in 100 writes of 100 × 100 in %v", time.Since(t0).Round(time.Millisecond))
 
 	start := time.Now()
-	do(t, ctx, "open the large sheet", chromedp.Navigate(e.URL+"/notes/"+id+"?tab="+tab), chromedp.Poll[chromedp.Void](sheetxDOMCell(0, 0)+` === "0"`, chromedp.WithPollingTimeout(60*time.Second)))
+	do(t, ctx, "open the large sheet", chromedp.Navigate(e.URL+"/notes/"+id+"?tab="+tab), browsertest.Poll(sheetxDOMCell(0, 0)+` === "0"`, chromedp.WithPollingTimeout(60*time.Second)))
 	firstCells := time.Since(start)
 	count := `document.querySelectorAll(".sheet-grid revogr-data[col-type=rgCol] .rgCell").length`
 	n0 := run(t, ctx, "cells in the DOM", chromedp.Evaluate[int](count))
@@ -327,7 +328,7 @@ func TestBrowserSheetLarge(t *testing.T) {
 	}
 	start = time.Now()
 	do(t, ctx, "scroll to the last cell", chromedp.Evaluate[chromedp.Void](`(async () => { const g = document.querySelector(".sheet-grid revo-grid"); await g.scrollToRow(999); await g.scrollToColumnIndex(999); })()`, chromedp.EvalAwaitPromise),
-		chromedp.Poll[chromedp.Void](sheetxDOMCell(999, 999)+` === "999999"`, chromedp.WithPollingTimeout(30*time.Second)))
+		browsertest.Poll(sheetxDOMCell(999, 999)+` === "999999"`, chromedp.WithPollingTimeout(30*time.Second)))
 	lastCell := time.Since(start)
 	n1 := run(t, ctx, "cells in the DOM", chromedp.Evaluate[int](count))
 	t.Logf("1000 × 1000 sheet: first cells after %v (%d DOM cells); last cell after scrolling %v (%d DOM cells)", firstCells.Round(time.Millisecond), n0, lastCell.Round(time.Millisecond), n1)

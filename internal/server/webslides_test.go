@@ -88,21 +88,20 @@ func slidesDrag(from, to int) chromedp.Action[chromedp.Void] {
 }
 
 func TestBrowserNoteSlides(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	pc := asOwner(e)
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 
 	// A new Note, reachable by agents, with a slides tab.
 	do(t, ctx, "create a Note",
-		chromedp.Click(chromedp.CSS(`.page-head button.primary`)),
+		browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
 		chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "Pitch\r"),
 		chromedp.WaitVisible(row("Pitch", "")),
 	)
-	do(t, ctx, "let agents reach it", chromedp.Click(row("Pitch", "[role=switch]")),
-		chromedp.Poll[chromedp.Void](string(row("Pitch", "[role=switch]"))+`?.getAttribute("aria-checked") === "true"`))
+	do(t, ctx, "let agents reach it", browsertest.Click(row("Pitch", "[role=switch]")),
+		browsertest.Poll(string(row("Pitch", "[role=switch]"))+`?.getAttribute("aria-checked") === "true"`))
 	n := notesOf(t, e)["Pitch"]
 	if !n.Approved {
 		t.Fatalf("the Note is not reachable by agents after the switch: %+v", n)
@@ -122,19 +121,19 @@ func TestBrowserNoteSlides(t *testing.T) {
 	accessible(t, ctx, "note-slides-empty")
 
 	// Two slides, typed in; the server has every field.
-	do(t, ctx, "add the first slide", chromedp.Click(chromedp.CSS(`.sl-empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
-		chromedp.Poll[chromedp.Void](`document.activeElement?.id === "sl-field-title"`))
+	do(t, ctx, "add the first slide", browsertest.Click(chromedp.CSS(`.sl-empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
+		browsertest.Poll(`document.activeElement?.id === "sl-field-title"`))
 	do(t, ctx, "type the first slide",
 		selectAll("#sl-field-title"), insertText("The problem"),
 		chromedp.Focus(chromedp.ID("sl-field-body")), insertText("- Decks drift from the research\n- Nobody owns the story"),
 		chromedp.Focus(chromedp.ID("sl-field-notes")), insertText("Open with the survey."),
-		chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
+		browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
 	ss := slidesWait(t, e, n.NoteID, deck, "the first slide", func(ss []note.Slide) bool {
 		return len(ss) == 1 && ss[0].Title == "The problem" && ss[0].Body == "- Decks drift from the research\n- Nobody owns the story" && ss[0].Notes == "Open with the survey."
 	})
 	first := ss[0].ID
-	do(t, ctx, "add the second slide", chromedp.Click(chromedp.CSS(`[data-add-slide]`)),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".sl-list .sl-item").length === 2 && document.activeElement?.id === "sl-field-title"`))
+	do(t, ctx, "add the second slide", browsertest.Click(chromedp.CSS(`[data-add-slide]`)),
+		browsertest.Poll(`document.querySelectorAll(".sl-list .sl-item").length === 2 && document.activeElement?.id === "sl-field-title"`))
 	do(t, ctx, "type the second slide",
 		selectAll("#sl-field-title"), insertText("One editor"),
 		chromedp.Focus(chromedp.ID("sl-field-body")), insertText("People write here\n---\nAgents draft there"),
@@ -169,11 +168,11 @@ func TestBrowserNoteSlides(t *testing.T) {
 	}
 
 	// A layout and a theme on the second slide.
-	do(t, ctx, "select the second slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
-		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "One editor"`))
+	do(t, ctx, "select the second slide", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
+		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "One editor"`))
 	do(t, ctx, "two columns, ocean",
-		chromedp.Click(chromedp.CSS(`input[name=sl-layout][value=two-column]`)), waitSaved(),
-		chromedp.Click(chromedp.CSS(`input[name=sl-theme][value=ocean]`)), waitSaved())
+		browsertest.Click(chromedp.CSS(`input[name=sl-layout][value=two-column]`)), waitSaved(),
+		browsertest.Click(chromedp.CSS(`input[name=sl-theme][value=ocean]`)), waitSaved())
 	slidesWait(t, e, n.NoteID, deck, "the look", func(ss []note.Slide) bool {
 		return len(ss) == 2 && ss[1].Layout == "two-column" && ss[1].Theme == "ocean" && ss[0].Layout == "" && ss[0].Theme == ""
 	})
@@ -194,7 +193,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("the agent's slide_add: %s", r.Text)
 	}
-	do(t, ctx, "the agent's slide appears", chromedp.Poll[chromedp.Void](`[...document.querySelectorAll(".sl-list .sl-card .sr-only")].some(s => s.innerText.includes("From the agent"))`))
+	do(t, ctx, "the agent's slide appears", browsertest.Poll(`[...document.querySelectorAll(".sl-list .sl-card .sr-only")].some(s => s.innerText.includes("From the agent"))`))
 	do(t, ctx, "keep typing", insertText(" for questions."), waitSaved())
 	if st := run(t, ctx, "focus", chromedp.Evaluate[string](`document.activeElement?.id + "=" + document.activeElement?.value`)); st != "sl-field-notes=Pause here for questions." {
 		t.Errorf("after the agent's write the focused field is %q", st)
@@ -206,22 +205,22 @@ func TestBrowserNoteSlides(t *testing.T) {
 	if msg := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(`.sl-tab > .notice`))); !strings.Contains(msg, "test changed these slides while you were writing") {
 		t.Errorf("after the agent's write the page says %q", msg)
 	}
-	do(t, ctx, "dismiss", chromedp.Click(chromedp.CSS(`.sl-tab > .notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-tab > .notice`)))
+	do(t, ctx, "dismiss", browsertest.Click(chromedp.CSS(`.sl-tab > .notice button`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-tab > .notice`)))
 
 	// Delete the agent's slide, confirmed in a dialog.
-	do(t, ctx, "select the agent's slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(3) .sl-card`)),
-		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "From the agent"`))
-	do(t, ctx, "delete", chromedp.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)))
+	do(t, ctx, "select the agent's slide", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(3) .sl-card`)),
+		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "From the agent"`))
+	do(t, ctx, "delete", browsertest.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)))
 	if msg := run(t, ctx, "dialog", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(msg, "From the agent") {
 		t.Errorf("the delete dialog says %q", msg)
 	}
 	accessible(t, ctx, "note-slides-delete")
-	do(t, ctx, "cancel", chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	do(t, ctx, "cancel", browsertest.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
 	if ss, _ := slidesDeck(t, e, n.NoteID, deck); len(ss) != 3 {
 		t.Fatalf("Cancel deleted a slide: %v", slidesTitles(ss))
 	}
-	do(t, ctx, "delete, confirmed", chromedp.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] [data-confirm-delete]`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), waitSaved())
+	do(t, ctx, "delete, confirmed", browsertest.Click(chromedp.CSS(`.sl-editor-head button.danger-text`)), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-confirm-delete]`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] [data-confirm-delete]`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), waitSaved())
 	slidesWait(t, e, n.NoteID, deck, "after the delete", func(ss []note.Slide) bool {
 		return len(ss) == 2 && !slices.ContainsFunc(ss, func(s note.Slide) bool { return s.ID == agentSlide })
 	})
@@ -232,15 +231,15 @@ func TestBrowserNoteSlides(t *testing.T) {
 	// The person types in a title that they change on another page too:
 	// theirs is shown beside the person's, which is kept, and saved on
 	// Keep mine.
-	do(t, ctx, "select the first slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)),
-		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "The problem"`))
+	do(t, ctx, "select the first slide", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)),
+		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "The problem"`))
 	do(t, ctx, "type in the title", chromedp.Focus(chromedp.ID("sl-field-title")), chromedp.KeyEvent(kb.End), insertText(" today"))
 	_, v = slidesDeck(t, e, n.NoteID, deck)
 	theirs := "The real problem"
 	if _, err := e.Server.Service.UpdateSlide(context.Background(), pc, service.UpdateSlideArgs{SlideArgs: service.SlideArgs{NoteID: n.NoteID, TabID: deck, SlideID: first, Guard: service.Guard{ExpectedVersion: v}}, Title: &theirs}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, "the clash", chromedp.WaitVisible(chromedp.CSS(`.sl-clash`)), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Conflict"`))
+	do(t, ctx, "the clash", chromedp.WaitVisible(chromedp.CSS(`.sl-clash`)), browsertest.Poll(`document.getElementById("save-state")?.innerText === "Conflict"`))
 	if msg := run(t, ctx, "clash", chromedp.Text(chromedp.CSS(`.sl-clash`))); !strings.Contains(msg, "The real problem") || !strings.Contains(msg, "changed the title while you were writing") {
 		t.Errorf("the clash says %q", msg)
 	}
@@ -252,7 +251,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	}
 	accessible(t, ctx, "note-slides-clash")
 	browsertest.Screenshot(t, ctx, "note-slides-clash")
-	do(t, ctx, "keep mine", chromedp.Click(chromedp.CSS(`.sl-clash button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-clash`)), waitSaved())
+	do(t, ctx, "keep mine", browsertest.Click(chromedp.CSS(`.sl-clash button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-clash`)), waitSaved())
 	slidesWait(t, e, n.NoteID, deck, "after Keep mine", func(ss []note.Slide) bool { return len(ss) == 2 && ss[0].Title == "The problem today" })
 
 	// Text typed just before a reload is kept in the browser and saved
@@ -272,8 +271,8 @@ func TestBrowserNoteSlides(t *testing.T) {
 	// An agent replaces the whole deck (new slide IDs) while the person
 	// types in a slide: the person's text is kept and can be added back;
 	// the looks people set stay on the slide the agent kept by title.
-	do(t, ctx, "select the second slide again", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
-		chromedp.Poll[chromedp.Void](`document.getElementById("sl-field-title")?.value === "One editor"`))
+	do(t, ctx, "select the second slide again", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(2) .sl-card`)),
+		browsertest.Poll(`document.getElementById("sl-field-title")?.value === "One editor"`))
 	do(t, ctx, "type in the body", chromedp.Focus(chromedp.ID("sl-field-body")), chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(chromedp.ModifierCtrl)), insertText(" and review"))
 	_, av = slidesDeck(t, e, n.NoteID, deck)
 	r = servertest.MustCall(t, agent, "edit_note_tab", map[string]any{"note_id": n.NoteID, "tab_id": deck, "expected_version": av,
@@ -286,7 +285,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	if msg := run(t, ctx, "lost", chromedp.Text(chromedp.CSS(`.sl-lost`))); !strings.Contains(msg, "One editor") || !strings.Contains(msg, "test deleted the slide") {
 		t.Errorf("the page says %q", msg)
 	}
-	do(t, ctx, "add it back", chromedp.Click(chromedp.CSS(`.sl-lost button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-lost`)), waitSaved())
+	do(t, ctx, "add it back", browsertest.Click(chromedp.CSS(`.sl-lost button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`.sl-lost`)), waitSaved())
 	ss = slidesWait(t, e, n.NoteID, deck, "the text added back", func(ss []note.Slide) bool {
 		return len(ss) == 3 && ss[2].Title == "One editor" && ss[2].Body == "People write here\n---\nAgents draft there and review"
 	})
@@ -324,8 +323,8 @@ func TestBrowserNoteSlides(t *testing.T) {
 		}
 		v = res.Version
 	}
-	do(t, ctx, "the themed deck arrives live", chromedp.Poll[chromedp.Void](`document.querySelectorAll(".sl-list .sl-item").length === 5 && document.querySelectorAll(".sl-list .sl-slide[data-theme=sunset]").length === 1`))
-	do(t, ctx, "select the title slide", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)), waitSaved())
+	do(t, ctx, "the themed deck arrives live", browsertest.Poll(`document.querySelectorAll(".sl-list .sl-item").length === 5 && document.querySelectorAll(".sl-list .sl-slide[data-theme=sunset]").length === 1`))
+	do(t, ctx, "select the title slide", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(1) .sl-card`)), waitSaved())
 	themesOnPage := run(t, ctx, "themes", chromedp.Evaluate[[]string](`[...document.querySelectorAll(".sl-list .sl-slide")].map(s => s.dataset.theme)`))
 	if !slices.Equal(themesOnPage, []string{"paper", "ocean", "ink", "forest", "sunset"}) {
 		t.Errorf("the deck list's themes are %v", themesOnPage)
@@ -333,7 +332,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 	noOverflow(t, ctx, "note-slides-themes")
 	accessible(t, ctx, "note-slides-themes")
 	browsertest.Screenshot(t, ctx, "note-slides")
-	do(t, ctx, "select the quote", chromedp.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(5) .sl-card`)), waitSaved(),
+	do(t, ctx, "select the quote", browsertest.Click(chromedp.CSS(`.sl-list .sl-item:nth-child(5) .sl-card`)), waitSaved(),
 		chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	browsertest.Screenshot(t, ctx, "note-slides-themes")
 

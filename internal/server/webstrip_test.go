@@ -59,9 +59,9 @@ func stripTab(tabID string) chromedp.CSS {
 // stripPick opens the menu id (add-tab or tab-actions) and picks item.
 func stripPick(id, item string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(
-		chromedp.Click(chromedp.ID(id+"-button")),
+		browsertest.Click(chromedp.ID(id+"-button")),
 		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#%s-menu [data-item=%q]`, id, item))),
-		chromedp.Click(chromedp.CSS(fmt.Sprintf(`#%s-menu [data-item=%q]`, id, item))),
+		browsertest.Click(chromedp.CSS(fmt.Sprintf(`#%s-menu [data-item=%q]`, id, item))),
 	)
 }
 
@@ -100,30 +100,29 @@ func stripAgentWrite(t *testing.T, e *servertest.Env, id, name, text string) {
 }
 
 func TestBrowserNoteStrip(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 
 	// A new Note, its first text saved: the version restored at the end.
 	do(t, ctx, "create a Note",
-		chromedp.Click(chromedp.CSS(`.page-head button.primary`)),
+		browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
 		chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "Launch plan\r"),
 		chromedp.WaitVisible(row("Launch plan", "")),
-		chromedp.Click(row("Launch plan", ".note-title")),
+		browsertest.Click(row("Launch plan", ".note-title")),
 		chromedp.WaitVisible(cmContent), waitSaved(),
 	)
 	id := notesOf(t, e)["Launch plan"].NoteID
-	do(t, ctx, "type the first text", typeAtEnd("# Launch\n\nThe first plan.\n"), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
+	do(t, ctx, "type the first text", typeAtEnd("# Launch\n\nThe first plan.\n"), browsertest.Poll(`document.getElementById("save-state")?.innerText !== "Saved"`), waitSaved())
 	oldText, oldVersion := serverText(t, e, id)
 	if !strings.Contains(oldText, "The first plan.") {
 		t.Fatalf("the server has %q after the first save", oldText)
 	}
 
 	// Add a Slides and a Sheet tab from "+": each opens.
-	do(t, ctx, "add a Slides tab", stripPick("add-tab", "slides"), chromedp.Poll[chromedp.Void](`document.querySelector(".strip-bar [role=tab][aria-selected=true]")?.dataset.tabId.startsWith("slides-")`))
-	do(t, ctx, "add a Sheet tab", stripPick("add-tab", "sheet"), chromedp.Poll[chromedp.Void](`document.querySelector(".strip-bar [role=tab][aria-selected=true]")?.dataset.tabId.startsWith("sheet-")`))
+	do(t, ctx, "add a Slides tab", stripPick("add-tab", "slides"), browsertest.Poll(`document.querySelector(".strip-bar [role=tab][aria-selected=true]")?.dataset.tabId.startsWith("slides-")`))
+	do(t, ctx, "add a Sheet tab", stripPick("add-tab", "sheet"), browsertest.Poll(`document.querySelector(".strip-bar [role=tab][aria-selected=true]")?.dataset.tabId.startsWith("sheet-")`))
 	slides, sheets := stripOfType(t, e, id, "slides"), stripOfType(t, e, id, "sheet")
 	if len(slides) != 1 || len(sheets) != 1 {
 		t.Fatalf("after adding a Slides and a Sheet tab the service has %v", stripTabs(t, e, id))
@@ -136,7 +135,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 	// Rename both to the same label: by double-click, and by F2. An empty
 	// label is refused on the page, and Escape keeps the old one.
 	do(t, ctx, "rename the Slides tab",
-		chromedp.DoubleClick(stripTab(deck)),
+		browsertest.DoubleClick(stripTab(deck)),
 		chromedp.WaitVisible(chromedp.ID("rename-tab-input")),
 		selectAll("#rename-tab-input"),
 		chromedp.KeyEvent("  Plan  \r"),
@@ -144,7 +143,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 		waitText(fmt.Sprintf(`.strip-bar [data-tab-id=%q]`, deck), "Plan"),
 	)
 	do(t, ctx, "an empty label",
-		chromedp.Click(stripTab(grid)),
+		browsertest.Click(stripTab(grid)),
 		chromedp.KeyEvent(kb.F2),
 		chromedp.WaitVisible(chromedp.ID("rename-tab-input")),
 		selectAll("#rename-tab-input"),
@@ -181,12 +180,12 @@ func TestBrowserNoteStrip(t *testing.T) {
 		return ids
 	}
 	do(t, ctx, "drag the Sheet tab to the front", stripDrag(grid, "markdown"),
-		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector(".strip-bar [role=tab]")?.dataset.tabId === %q && document.querySelector(".strip-bar").getAttribute("aria-busy") === "false"`, grid)))
+		browsertest.Poll(fmt.Sprintf(`document.querySelector(".strip-bar [role=tab]")?.dataset.tabId === %q && document.querySelector(".strip-bar").getAttribute("aria-busy") === "false"`, grid)))
 	if o := order(); o[0] != grid || o[1] != "markdown" {
 		t.Fatalf("after dragging the Sheet tab to the front the server's order is %v", o)
 	}
 	do(t, ctx, "Alt+Shift+Right", chromedp.Focus(stripTab(grid)), chromedp.KeyEvent(kb.ArrowRight, chromedp.KeyModifiers(chromedp.ModifierAlt|chromedp.ModifierShift)),
-		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll(".strip-bar [role=tab]")[1]?.dataset.tabId === %q && document.querySelector(".strip-bar").getAttribute("aria-busy") === "false"`, grid)))
+		browsertest.Poll(fmt.Sprintf(`document.querySelectorAll(".strip-bar [role=tab]")[1]?.dataset.tabId === %q && document.querySelector(".strip-bar").getAttribute("aria-busy") === "false"`, grid)))
 	if o := order(); o[0] != "markdown" || o[1] != grid {
 		t.Fatalf("after Alt+Shift+Right the server's order is %v", o)
 	}
@@ -194,7 +193,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 	if !slices.Equal(shown, order()) {
 		t.Errorf("the page shows the strip %v, the server %v", shown, order())
 	}
-	do(t, ctx, "open the add menu", chromedp.Click(chromedp.ID("add-tab-button")), chromedp.WaitVisible(chromedp.ID("add-tab-menu")))
+	do(t, ctx, "open the add menu", browsertest.Click(chromedp.ID("add-tab-button")), chromedp.WaitVisible(chromedp.ID("add-tab-menu")))
 	noOverflow(t, ctx, "note-strip")
 	accessible(t, ctx, "note-strip")
 	browsertest.Screenshot(t, ctx, "note-strip")
@@ -210,37 +209,37 @@ func TestBrowserNoteStrip(t *testing.T) {
 
 	// Delete: a fixed tab's Delete is disabled; the Slides tab goes after
 	// a confirmation (Cancel first keeps it).
-	do(t, ctx, "the markdown tab's actions", chromedp.Click(stripTab("markdown")), chromedp.Click(chromedp.ID("tab-actions-button")), chromedp.WaitVisible(chromedp.ID("tab-actions-menu")))
+	do(t, ctx, "the markdown tab's actions", browsertest.Click(stripTab("markdown")), browsertest.Click(chromedp.ID("tab-actions-button")), chromedp.WaitVisible(chromedp.ID("tab-actions-menu")))
 	if dis := run(t, ctx, "fixed", chromedp.Evaluate[bool](`document.querySelector('#tab-actions-menu [data-item=delete]').disabled`)); !dis {
 		t.Errorf("the markdown tab's Delete is offered")
 	}
 	do(t, ctx, "close", chromedp.KeyEvent(kb.Escape), chromedp.WaitNotPresent(chromedp.ID("tab-actions-menu")))
-	do(t, ctx, "delete, then cancel", chromedp.Click(stripTab(deck)), stripPick("tab-actions", "delete"), chromedp.WaitVisible(chromedp.CSS(`dialog[open] #delete-tab-confirm`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	do(t, ctx, "delete, then cancel", browsertest.Click(stripTab(deck)), stripPick("tab-actions", "delete"), chromedp.WaitVisible(chromedp.CSS(`dialog[open] #delete-tab-confirm`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
 	if len(stripOfType(t, e, id, "slides")) != 1 {
 		t.Fatal("Cancel deleted the tab")
 	}
 	do(t, ctx, "delete the Slides tab", stripPick("tab-actions", "delete"), chromedp.WaitVisible(chromedp.CSS(`dialog[open] #delete-tab-confirm`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] #delete-tab-confirm`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] #delete-tab-confirm`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)),
 		chromedp.WaitNotPresent(stripTab(deck)))
 	if n := len(stripOfType(t, e, id, "slides")); n != 0 || len(stripTabs(t, e, id)) != 4 {
 		t.Fatalf("after deleting the Slides tab the service has %v", stripTabs(t, e, id))
 	}
 
 	// Sources: add a page; the same page in another spelling is refused.
-	do(t, ctx, "the Sources tab", chromedp.Click(stripTab("sources")), chromedp.WaitVisible(chromedp.ID("source-url")))
+	do(t, ctx, "the Sources tab", browsertest.Click(stripTab("sources")), chromedp.WaitVisible(chromedp.ID("source-url")))
 	if msg := run(t, ctx, "empty", chromedp.Text(chromedp.CSS(`.sources .empty`))); !strings.Contains(msg, "No sources attached yet") {
 		t.Errorf("the empty Sources tab says %q", msg)
 	}
 	do(t, ctx, "add a source",
 		chromedp.SendKeys(chromedp.ID("source-url"), "https://Example.com/a/"),
 		chromedp.SendKeys(chromedp.ID("source-title"), "  Launch checklist "),
-		chromedp.Click(chromedp.CSS(`.source-submit`)),
+		browsertest.Click(chromedp.CSS(`.source-submit`)),
 		waitText(".source-list", "Launch checklist"),
 	)
 	do(t, ctx, "the same page again",
 		chromedp.SendKeys(chromedp.ID("source-url"), "https://example.com/a?utm_source=x"),
-		chromedp.Click(chromedp.CSS(`.source-submit`)),
+		browsertest.Click(chromedp.CSS(`.source-submit`)),
 		chromedp.WaitVisible(chromedp.ID("source-url-error")),
 	)
 	if msg := run(t, ctx, "dup", chromedp.Text(chromedp.ID("source-url-error"))); msg != "This source is already attached" {
@@ -248,7 +247,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 	}
 	do(t, ctx, "another page, no title",
 		selectAll("#source-url"), chromedp.KeyEvent("https://example.org/guide"),
-		chromedp.Click(chromedp.CSS(`.source-submit`)),
+		browsertest.Click(chromedp.CSS(`.source-submit`)),
 		waitText(".source-list", "example.org/guide"),
 	)
 	c, err := e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: id, TabID: "sources"})
@@ -262,9 +261,9 @@ func TestBrowserNoteStrip(t *testing.T) {
 	accessible(t, ctx, "note-sources")
 	browsertest.Screenshot(t, ctx, "note-sources")
 	do(t, ctx, "delete a source",
-		chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-source-id=%q] button`, c.Sources[1].ID))),
+		browsertest.Click(chromedp.CSS(fmt.Sprintf(`[data-source-id=%q] button`, c.Sources[1].ID))),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] #delete-source-confirm`)),
-		chromedp.Click(chromedp.CSS(`dialog[open] #delete-source-confirm`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] #delete-source-confirm`)),
 		chromedp.WaitNotPresent(chromedp.CSS(fmt.Sprintf(`[data-source-id=%q]`, c.Sources[1].ID))),
 	)
 	if c, _ = e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: id, TabID: "sources"}); len(c.Sources) != 1 {
@@ -277,7 +276,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	stripAgentWrite(t, e, id, "Research agent", "# Launch\n\nThe agent's plan.\n")
-	do(t, ctx, "History", chromedp.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.CSS(`.history-list`)), waitText(".history-list", "Research agent"))
+	do(t, ctx, "History", browsertest.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.CSS(`.history-list`)), waitText(".history-list", "Research agent"))
 	if u := location(t, ctx); !u.Query().Has("history") {
 		t.Errorf("History is not in the URL: %s", u)
 	}
@@ -291,7 +290,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 	}
 
 	// Open the first text's version: read-only, rendered; restore it.
-	do(t, ctx, "open the old version", chromedp.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, oldVersion))),
+	do(t, ctx, "open the old version", browsertest.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, oldVersion))),
 		chromedp.WaitVisible(chromedp.ID("version-title")), waitText(".version-panel", "The first plan."))
 	if u := location(t, ctx); u.Query().Get("history") != fmt.Sprint(oldVersion) {
 		t.Errorf("the open version is not in the URL: %s", u)
@@ -312,9 +311,9 @@ func TestBrowserNoteStrip(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "note-history-phone")
 	do(t, ctx, "desktop width", browsertest.Desktop(), chromedp.Sleep(200))
 
-	do(t, ctx, "restore", chromedp.Click(chromedp.ID("restore-button")), chromedp.WaitVisible(chromedp.CSS(`dialog[open] #restore-confirm`)))
+	do(t, ctx, "restore", browsertest.Click(chromedp.ID("restore-button")), chromedp.WaitVisible(chromedp.CSS(`dialog[open] #restore-confirm`)))
 	accessible(t, ctx, "note-restore")
-	do(t, ctx, "confirm", chromedp.Click(chromedp.CSS(`dialog[open] #restore-confirm`)))
+	do(t, ctx, "confirm", browsertest.Click(chromedp.CSS(`dialog[open] #restore-confirm`)))
 	do(t, ctx, "restored", chromedp.WaitNotPresent(chromedp.CSS(`.history`)), waitText(".strip-notice", "Restored"))
 	do(t, ctx, "the restored markdown", chromedp.KeyEvent("1", chromedp.KeyModifiers(chromedp.ModifierCtrl)), chromedp.WaitVisible(cmContent), waitSaved())
 	text, v := serverText(t, e, id)

@@ -228,8 +228,8 @@ func walkXServerDown(t *testing.T, ctx context.Context) (back func()) {
 func walkXTab(label string) chromedp.Action[chromedp.Void] {
 	find := fmt.Sprintf(`[...document.querySelectorAll("[role=tablist][aria-labelledby=note-title] [role=tab]")].find(b => b.innerText.includes(%q))`, label)
 	return chromedp.Steps(
-		chromedp.Click(chromedp.JSPath(find)),
-		chromedp.Poll[chromedp.Void](find+`?.getAttribute("aria-selected") === "true" && !document.querySelector(".tabpanel .loading")`),
+		browsertest.Click(chromedp.JSPath(find)),
+		browsertest.Poll(find+`?.getAttribute("aria-selected") === "true" && !document.querySelector(".tabpanel .loading")`),
 	)
 }
 
@@ -248,6 +248,7 @@ func walkXLayouts(t *testing.T, ctx context.Context, name string) {
 }
 
 func TestBrowserWalkNotes(t *testing.T) {
+	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
 	w := walkXWatchPage(t, ctx)
 	bg := context.Background()
@@ -256,9 +257,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 
 	// Signed out, the app asks who the person is (401), then signs in.
 	w.expect(`^GET /api/me$`)
-	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
-	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
-	do(t, ctx, "the Notes list", chromedp.WaitVisible(row("Welcome", "")))
+	signInToNotes(t, ctx, e)
 	w.check(t, "signing in")
 	w.reset()
 
@@ -268,7 +267,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 		title = string(r[:200])
 	}
 	do(t, ctx, "create a Note",
-		chromedp.Click(chromedp.CSS(`.page-head button.primary`)),
+		browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
 		insertText(title), chromedp.KeyEvent("\r"),
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)),
@@ -300,7 +299,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 	}
 	do(t, ctx, "open the big Note", chromedp.Navigate(e.URL+"/notes/"+big.NoteID), chromedp.WaitVisible(cmContent), waitSaved())
 	w.expect(`^PUT /api/notes/` + big.NoteID + `/tabs/markdown/text$`)
-	do(t, ctx, "type past the limit", typeAtEnd(strings.Repeat("x", 200)), chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Not saved"`),
+	do(t, ctx, "type past the limit", typeAtEnd(strings.Repeat("x", 200)), browsertest.Poll(`document.getElementById("save-state")?.innerText === "Not saved"`),
 		waitText(".error-box", "Not saved"))
 	if msg := run(t, ctx, "why", chromedp.Text(chromedp.CSS(".error-box"))); !strings.Contains(msg, "MiB") && !strings.Contains(msg, "bytes") {
 		t.Errorf("past the limit the page says %q, not the limit", msg)
@@ -310,8 +309,9 @@ func TestBrowserWalkNotes(t *testing.T) {
 	w.reset()
 
 	// The Note: the markdown tab; typing saves; Ctrl+S saves at once.
-	do(t, ctx, "open the Note", chromedp.Navigate(e.URL+"/notes"), chromedp.Click(row(title, ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
-	do(t, ctx, "type", typeAtEnd("\n\nמה נשמע? 👋 typed by a person"), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)), waitSaved())
+	do(t, ctx, "open the Note", chromedp.Navigate(e.URL+"/notes"), browsertest.Click(row(title, ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "type", typeAtEnd("\n\nמה נשמע? 👋 typed by a person"), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	savedOnServer(t, ctx, e, id)
 	if text, _ := serverText(t, e, id); !strings.Contains(text, "מה נשמע? 👋 typed by a person") {
 		t.Fatalf("the server has %q, without what was typed", text)
 	}
@@ -330,9 +330,9 @@ func TestBrowserWalkNotes(t *testing.T) {
 	if len(reads) == 0 {
 		t.Error("the page never read the sheet tab")
 	}
-	do(t, ctx, "type a cell", sheetxType(0, 0, "שלום 👋"), chromedp.Poll[chromedp.Void](sheetxDOMCell(0, 0)+` === "שלום 👋"`), waitSaved())
+	do(t, ctx, "type a cell", sheetxType(0, 0, "שלום 👋"), browsertest.Poll(sheetxDOMCell(0, 0)+` === "שלום 👋"`), waitSaved())
 	// A boolean shows as a spreadsheet shows it.
-	do(t, ctx, "type a boolean", sheetxType(1, 0, "false"), chromedp.Poll[chromedp.Void](sheetxDOMCell(1, 0)+` === "FALSE"`), waitSaved())
+	do(t, ctx, "type a boolean", sheetxType(1, 0, "false"), browsertest.Poll(sheetxDOMCell(1, 0)+` === "FALSE"`), waitSaved())
 	sheets := sheetxSheets(t, e, id, sheetTab)
 	first := strings.SplitN(sheets[0], "=", 2)[0]
 	if got := sheetxCells(t, e, id, sheetTab, first, 0, 0, 2, 1); got[0][0] != "שלום 👋" || got[1][0] != false {
@@ -352,7 +352,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 		t.Fatalf("the agent's rename: %d %v", st, res)
 	}
 	do(t, ctx, "the agent's rename shows", waitText(".sheet-tabs", "Renamed by the agent"),
-		chromedp.Poll[chromedp.Void](sheetxDOMCell(0, 0)+` === "שלום 👋"`))
+		browsertest.Poll(sheetxDOMCell(0, 0)+` === "שלום 👋"`))
 	// The outline read: sizes, no cells; a wrong parameter names itself.
 	st, res = walkXREST(t, e, token, "GET", "/api/notes/"+id+"/tabs/"+sheetTab+"?cells=none", 0, nil)
 	if ss, _ := res["sheets"].([]any); st != 200 || len(ss) != 2 {
@@ -368,12 +368,12 @@ func TestBrowserWalkNotes(t *testing.T) {
 
 	// A slides tab: add a slide, choose a theme.
 	do(t, ctx, "add a slides tab", stripPick("add-tab", "slides"), chromedp.WaitVisible(chromedp.CSS(`.tabpanel`)),
-		chromedp.Poll[chromedp.Void](`!document.querySelector(".tabpanel .loading")`))
-	do(t, ctx, "add a slide", chromedp.Click(chromedp.CSS(`.tabpanel .empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
+		browsertest.Poll(`!document.querySelector(".tabpanel .loading")`))
+	do(t, ctx, "add a slide", browsertest.Click(chromedp.CSS(`.tabpanel .empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")),
 		selectAll("#sl-field-title"), insertText("Slide 🚀 שקופית"),
-		chromedp.Click(chromedp.CSS(`.tabpanel button[data-add-slide]`)),
-		chromedp.Poll[chromedp.Void](`document.querySelectorAll(".tabpanel [data-slide-id]").length === 2`),
-		chromedp.Click(chromedp.CSS(`input[name=sl-theme]:not(:checked)`)), waitSaved())
+		browsertest.Click(chromedp.CSS(`.tabpanel button[data-add-slide]`)),
+		browsertest.Poll(`document.querySelectorAll(".tabpanel [data-slide-id]").length === 2`),
+		browsertest.Click(chromedp.CSS(`input[name=sl-theme]:not(:checked)`)), waitSaved())
 	slidesTab := stripOfType(t, e, id, "slides")[0].TabID
 	deck := slidesWait(t, e, id, slidesTab, "two slides, the second themed", func(ss []note.Slide) bool {
 		return len(ss) == 2 && ss[0].Title == "Slide 🚀 שקופית" && ss[1].Theme != ""
@@ -421,14 +421,14 @@ func TestBrowserWalkNotes(t *testing.T) {
 	// the editor shows it.
 	do(t, ctx, "Ctrl+1", chromedp.KeyEvent("1", chromedp.KeyModifiers(chromedp.ModifierCtrl)), chromedp.WaitVisible(cmContent))
 	agentWrites(t, e, id, func(s string) string { return s + "\n\nAn agent's line." })
-	do(t, ctx, "the agent's line shows", chromedp.Poll[chromedp.Void](`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "An agent's line.")`))
+	do(t, ctx, "the agent's line shows", browsertest.Poll(`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-line")].some(l => l.textContent === "An agent's line.")`))
 	w.check(t, "an agent writing")
 
 	// The server cannot be reached while the person types: the page says
 	// the text is not saved, keeps it, and saves it once the server is back.
 	down := walkXServerDown(t, ctx)
 	do(t, ctx, "type while the server is away", typeAtEnd("\nTyped while the server was away."),
-		chromedp.Poll[chromedp.Void](`document.getElementById("save-state")?.innerText === "Not saved"`), waitText(".error-box", "Not saved"))
+		browsertest.Poll(`document.getElementById("save-state")?.innerText === "Not saved"`), waitText(".error-box", "Not saved"))
 	walkXLayouts(t, ctx, "the markdown tab, not saved")
 	if got := editorText(t, ctx); !strings.HasSuffix(got, "Typed while the server was away.") {
 		t.Errorf("with the server away, the editor holds %q", got)
@@ -442,12 +442,12 @@ func TestBrowserWalkNotes(t *testing.T) {
 
 	// History: a version, then restoring the one before the last save.
 	_, cur := serverText(t, e, id)
-	do(t, ctx, "history", chromedp.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.ID("history-title")),
-		chromedp.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, cur-1))), chromedp.WaitVisible(chromedp.ID("version-title")),
-		chromedp.Poll[chromedp.Void](`!document.querySelector(".loading")`))
+	do(t, ctx, "history", browsertest.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.ID("history-title")),
+		browsertest.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, cur-1))), chromedp.WaitVisible(chromedp.ID("version-title")),
+		browsertest.Poll(`!document.querySelector(".loading")`))
 	walkXLayouts(t, ctx, "a version")
-	do(t, ctx, "restore", chromedp.Click(chromedp.ID("restore-button")), chromedp.WaitVisible(chromedp.ID("restore-confirm")),
-		chromedp.Click(chromedp.ID("restore-confirm")), waitText(".strip-notice", "Restored"), chromedp.WaitVisible(cmContent))
+	do(t, ctx, "restore", browsertest.Click(chromedp.ID("restore-button")), chromedp.WaitVisible(chromedp.ID("restore-confirm")),
+		browsertest.Click(chromedp.ID("restore-confirm")), waitText(".strip-notice", "Restored"), chromedp.WaitVisible(cmContent))
 	if text, v := serverText(t, e, id); strings.Contains(text, "Typed while the server was away.") || v != cur+1 {
 		t.Errorf("after restoring version %d the server has version %d: %q", cur-1, v, text)
 	}
@@ -460,8 +460,8 @@ func TestBrowserWalkNotes(t *testing.T) {
 	if _, err := e.Server.Service.DeleteTab(bg, me, service.TabWriteArgs{NoteID: id, TabID: slides, Guard: service.Guard{ExpectedVersion: stripVersion(t, e, id)}}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, "the deleted tab is gone", chromedp.Poll[chromedp.Void](fmt.Sprintf(`!document.querySelector('[role=tab][data-tab-id=%q]') && !!document.querySelector("[role=tab][aria-selected=true]")`, slides)),
-		chromedp.Poll[chromedp.Void](`!document.querySelector(".tabpanel .loading")`),
+	do(t, ctx, "the deleted tab is gone", browsertest.Poll(fmt.Sprintf(`!document.querySelector('[role=tab][data-tab-id=%q]') && !!document.querySelector("[role=tab][aria-selected=true]")`, slides)),
+		browsertest.Poll(`!document.querySelector(".tabpanel .loading")`),
 		waitText(".strip-notice", "You deleted it on another page"))
 	w.check(t, "a tab deleted elsewhere")
 
@@ -471,7 +471,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	do(t, ctx, "a hundred tabs", chromedp.Poll[chromedp.Void](`document.querySelectorAll("[role=tablist][aria-labelledby=note-title] [role=tab]").length === 100`))
+	do(t, ctx, "a hundred tabs", browsertest.Poll(`document.querySelectorAll("[role=tablist][aria-labelledby=note-title] [role=tab]").length === 100`))
 	walkXLayouts(t, ctx, "a hundred tabs")
 	w.check(t, "a hundred tabs")
 
@@ -485,9 +485,9 @@ func TestBrowserWalkNotes(t *testing.T) {
 	w.reset()
 
 	// Sign out.
-	do(t, ctx, "back to the list", chromedp.Click(chromedp.CSS(".note-head .back")), chromedp.WaitVisible(chromedp.ID("notes-title")))
+	do(t, ctx, "back to the list", browsertest.Click(chromedp.CSS(".note-head .back")), chromedp.WaitVisible(chromedp.ID("notes-title")))
 	w.expect(`^GET /api/me$`)
-	do(t, ctx, "sign out", chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll("button")].find(b => /sign out/i.test(b.innerText))`)),
+	do(t, ctx, "sign out", browsertest.Click(chromedp.JSPath(`[...document.querySelectorAll("button")].find(b => /sign out/i.test(b.innerText))`)),
 		chromedp.WaitVisible(chromedp.ID("password")))
 	w.check(t, "signing out")
 }

@@ -12,6 +12,9 @@ import (
 // TestExperimentsQuick runs every registered experiment in quick mode
 // against an in-process server and asserts that every invariant held.
 func TestExperimentsQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the experiments' runs are skipped in -short mode")
+	}
 	only := os.Getenv("SIM_ONLY") // e.g. SIM_ONLY=tab-handles,2
 	for _, e := range Experiments() {
 		if only != "" && !strings.Contains(","+only+",", ","+e.Name+",") && !strings.Contains(","+only+",", ","+itoa(e.N)+",") {

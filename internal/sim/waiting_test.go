@@ -73,6 +73,9 @@ func (slowPerson) ApproveProposal(context.Context, string) error { return nil }
 // waiters that gave up and the invariants fail (the row used to print
 // "gave up 0" whatever happened).
 func TestWaitingCountsWhatTheServerAnswered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the waiting experiment's run is skipped in -short mode")
+	}
 	defer func(b time.Duration) { measuredBudget = b }(measuredBudget)
 	measuredBudget = 2 * time.Second
 	ctx := context.Background()

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { keepPreviousData, useInfiniteQuery, type InfiniteData } from "@tanstack/react-query";
 import { api, ApiError, errorText, keys, queries, queryClient, type Note, type NoteAnswer, type NotesList } from "./api";
 import { writers } from "./save";
@@ -181,9 +181,19 @@ function NoteRow(props: { note: Note; onChanged: (n: Note) => void; onFailed: (e
   const [fieldError, setFieldError] = useState("");
   const input = useRef<HTMLInputElement>(null);
   const renameButton = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
 
   useEffect(() => {
     if (renaming) input.current?.select();
+  }, [renaming]);
+  // The rename closed: the focus goes back to the Rename button in the
+  // render that shows it, but only if it went nowhere (the form it was in
+  // is gone); a person who has moved on meanwhile keeps theirs.
+  useLayoutEffect(() => {
+    if (renaming || !refocus.current) return;
+    refocus.current = false;
+    const at = document.activeElement;
+    if (!at || at === document.body) renameButton.current?.focus();
   }, [renaming]);
 
   const startRename = () => {
@@ -194,7 +204,7 @@ function NoteRow(props: { note: Note; onChanged: (n: Note) => void; onFailed: (e
   const stopRename = () => {
     setRenaming(false);
     setFieldError("");
-    requestAnimationFrame(() => renameButton.current?.focus());
+    refocus.current = true;
   };
   const save = (e?: FormEvent) => {
     e?.preventDefault();

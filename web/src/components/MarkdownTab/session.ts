@@ -44,6 +44,7 @@ export class MarkdownSession {
   private restored: Draft | null;
   private conflict: TextConflict | null = null;
   private inflight = false;
+  private sending = ""; // the text of the save under way, while inflight
   private timer: number | undefined;
   private alive = true;
   // behind: a remote write to this tab is not in the editor yet (it was
@@ -86,9 +87,15 @@ export class MarkdownSession {
     if (v) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t } });
   }
 
+  // settled is the text the server holds once the save under way, if any,
+  // is answered: until then the base is the text before it.
+  private settled(): string {
+    return this.inflight ? this.sending : this.base.text;
+  }
+
   private keep(t: string) {
     const { noteId, tabId } = this.props;
-    if (t === this.base.text && !this.conflict) clearDraft(noteId, tabId);
+    if (t === this.settled() && !this.conflict) clearDraft(noteId, tabId);
     else saveDraft(noteId, tabId, { text: t, base: this.base.text, version: this.base.version, at: new Date().toISOString() });
   }
 
@@ -115,6 +122,7 @@ export class MarkdownSession {
       return;
     }
     this.inflight = true;
+    this.sending = t;
     this.setState("saving");
     this.shown.error("");
     const sent = { text: t, version: this.base.version };
@@ -298,7 +306,10 @@ export class MarkdownSession {
           this.shown.text(t);
           this.keep(t);
           if (this.conflict) return;
-          this.setState(t === this.base.text ? "saved" : "unsaved");
+          // Typing back to the base while a save is under way is not
+          // saved: the save puts its own text on the server.
+          if (t !== this.settled()) this.setState("unsaved");
+          else this.setState(this.inflight ? "saving" : "saved");
           window.clearTimeout(this.timer);
           this.timer = window.setTimeout(this.save, DEBOUNCE_MS);
         }),

@@ -311,7 +311,13 @@ export function SheetGrid(p: Props) {
     const onPaste = (e: Event) => {
       e.preventDefault(); // the grid's own paste: this one writes
       const ce = (e as CustomEvent).detail?.event as ClipboardEvent | undefined;
-      if (!ce || !g.contains(document.activeElement) && !g.contains(ce.target as Node)) return;
+      // The paste is the grid's when the focus is in it, or nowhere: the
+      // grid moves the focus onto the cell a person selects (or that Enter
+      // moves to) only on the next frame, so a paste right after finds it
+      // on the page's body. A paste into another field is that field's.
+      const at = document.activeElement;
+      const nowhere = !at || at === document.body;
+      if (!ce || (!nowhere && !g.contains(at) && !g.contains(ce.target as Node))) return;
       const t = ce.target as HTMLElement | null;
       if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA")) return; // an open cell editor takes the text
       const vals = clipboardRange(ce.clipboardData);
