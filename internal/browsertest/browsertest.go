@@ -189,7 +189,29 @@ const uncover = `function () {
 	if (!at || !(at === this || this.contains(at))) this.scrollIntoView({ block: "center", inline: "center" });
 }`
 
+// click finds the node and clicks it. A page that renders again between
+// the two (a list re-read on a live event) removes the node found, and the
+// click fails with "Could not find node with given id"; the node is then
+// found again, as a person's next look at the page would find it.
 func click[S chromedp.Selectable](sel S, count int, opts []chromedp.QueryOption) chromedp.Action[chromedp.Void] {
+	once := clickOnce(sel, count, opts)
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		for attempt := 1; ; attempt++ {
+			v, err := once(ctx, t)
+			var e *cdproto.Error
+			if attempt == 20 || !errors.As(err, &e) || !strings.Contains(e.Message, "given id") {
+				return v, err
+			}
+			select {
+			case <-ctx.Done():
+				return v, ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+}
+
+func clickOnce[S chromedp.Selectable](sel S, count int, opts []chromedp.QueryOption) chromedp.Action[chromedp.Void] {
 	opts = append(opts[:len(opts):len(opts)], chromedp.NodeVisible)
 	return chromedp.QueryAfter(sel, func(ctx context.Context, t *chromedp.Target, nodes []*chromedp.Node) (chromedp.Void, error) {
 		if len(nodes) == 0 {

@@ -312,7 +312,7 @@ func TestBrowserSavedMeansOnTheServer(t *testing.T) {
 	}
 	// The answers to the page's saves wait until the test lets them go.
 	do(t, ctx, "hold the answers", chromedp.Evaluate[chromedp.Void](`(() => { const f = window.fetch.bind(window); window.heldSaves = [];
-		window.fetch = async (u, o) => { const r = await f(u, o); if (o?.method === "PUT") await new Promise((go) => window.heldSaves.push(go)); return r; }; })()`))
+		window.fetch = async (u, o) => { const r = await f(u, o); if ((o?.method ?? u?.method) === "PUT") await new Promise((go) => window.heldSaves.push(go)); return r; }; })()`))
 	do(t, ctx, "undo, and its save under way", chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
 		browsertest.Poll(`window.heldSaves.length === 1 && document.getElementById("save-state")?.innerText === "Saving…"`))
 	do(t, ctx, "redo", chromedp.KeyEvent("y", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
