@@ -11,6 +11,7 @@ import (
 // TestCheckIDRefusesInvisibleCharacters: the one character rule every door
 // applies to IDs, keys and cursors.
 func TestCheckIDRefusesInvisibleCharacters(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"note_abc123", "sheet-2-mx4i7vl7", "ZTo1", "clé-de-l'été", "日本語のキー", "😀-key"} {
 		if err := CheckID("note_id", ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
@@ -29,6 +30,7 @@ func TestCheckIDRefusesInvisibleCharacters(t *testing.T) {
 // TestKeyLengthIsInCharacters: 8–128 characters, as the message says, not
 // bytes.
 func TestKeyLengthIsInCharacters(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		key string
 		ok  bool

@@ -68,6 +68,7 @@ func nonCanonical(c string) string {
 }
 
 func TestListNoteAttachmentsRefusesHostileCursors(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		for _, kind := range []string{"sources", "files"} {
@@ -84,6 +85,7 @@ func TestListNoteAttachmentsRefusesHostileCursors(t *testing.T) {
 }
 
 func TestListRoomAppsRefusesHostileCursors(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		for name, c := range hostileOffsetCursors("a") {
@@ -100,6 +102,7 @@ func TestListRoomAppsRefusesHostileCursors(t *testing.T) {
 // A cursor the server returned pages on; one past the end of a list that
 // shrank is an empty last page, not an error.
 func TestOffsetCursorsThatWereReturnedStillPage(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		for i := range 3 {
@@ -140,6 +143,7 @@ func TestOffsetCursorsThatWereReturnedStillPage(t *testing.T) {
 // value of the kind's shape (no NUL or other bytes a database refuses with
 // its own message, no second spelling of a number).
 func TestIDAndEventCursorsRefuseHostileValues(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		idCursors := func(kind, other string) map[string]string {

@@ -20,6 +20,7 @@ import (
 // and every assignment to a problem's Message — and fails on any that
 // names one.
 func TestNoServiceMessageNamesADoor(t *testing.T) {
+	t.Parallel()
 	var tools []string
 	for _, tl := range mcpserver.Tools(nil) {
 		tools = append(tools, tl.Def.Name)

@@ -14,6 +14,7 @@ import (
 // whatever was written since; versions it never had, and callers who do
 // not reach it now, are refused.
 func TestNoteAtVersion(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		c := f.person

@@ -25,6 +25,7 @@ func (f *fixture) createTab(t *testing.T, typ string) string {
 // The same edit, resent with its data spelled differently (keys in another
 // order, 1.0 for 1, other escapes and spacing), replays the first result.
 func TestReplaceTabDataFingerprintIsTheMeaning(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		sheet := f.createTab(t, note.TypeSheet)
@@ -88,6 +89,7 @@ func TestReplaceTabDataFingerprintIsTheMeaning(t *testing.T) {
 // A rule that holds in every version is checked before the version: a stale
 // edit that could never succeed says why, not version_conflict.
 func TestStaleEditOfAFixedTabIsRefusedForTheRuleNotTheVersion(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		deck := f.createTab(t, note.TypeSlides)
@@ -140,6 +142,7 @@ func TestStaleEditOfAFixedTabIsRefusedForTheRuleNotTheVersion(t *testing.T) {
 // The url refusal is said once: "invalid_argument: url: <rule>", not the
 // code and field twice.
 func TestAddNoteSourceURLRefusalIsNotWrappedTwice(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		for _, u := range []string{"javascript:alert(1)", "https://alice:pw@example.org/a", "https://exa\u202emple.org/"} {
 			_, err := f.svc.AddNoteSource(context.Background(), service.Agent(f.write), service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: f.version(t),
@@ -155,6 +158,7 @@ func TestAddNoteSourceURLRefusalIsNotWrappedTwice(t *testing.T) {
 // Bytes, not only counts: cells, slide fields, labels and the whole Note
 // have byte limits, and tabs per Note are bounded.
 func TestByteLimitsThroughTheService(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		sheet := f.createTab(t, note.TypeSheet)
@@ -228,6 +232,7 @@ func TestByteLimitsThroughTheService(t *testing.T) {
 // One page in any spelling is one source; credentials and hidden characters
 // are refused with one clear message.
 func TestAddNoteSourceSpellingsOfOnePage(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		add := func(key, u string) (service.SourceAdded, error) {

@@ -49,6 +49,7 @@ func partsByKey(t *testing.T, s store.Store, id string, after int64) map[string]
 // A one-cell write stores one block: every other part keeps its bytes and
 // its version, and history grows by less than a kilobyte.
 func TestOneCellWriteLeavesOtherBlocksUntouched(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		tab, err := f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "tab-sheet-1", TabType: note.TypeSheet})
@@ -105,6 +106,7 @@ func noteJSON(t *testing.T, d note.Doc) string {
 // back exactly from history, on both stores and by a node with nothing
 // cached; restoring version 1 brings its content back as a new version.
 func TestEveryVersionRebuildsExactly(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		r := rand.New(rand.NewSource(7))
@@ -197,6 +199,7 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 // A node that cached a Note reads another node's writes: the cached older
 // version plus the parts written since give exactly what a cold read gives.
 func TestCachedNoteFollowsAnotherNodesWrites(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		other := service.New(f.svc.Store) // a second node: its own cache

@@ -40,6 +40,7 @@ func prCode(err error) string {
 }
 
 func TestProposalKeepsItsCompileResultAndNoCode(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		ok := f.prPropose(t, f.roomID, "Fine", prFiles("fine"))
@@ -67,6 +68,7 @@ func TestProposalKeepsItsCompileResultAndNoCode(t *testing.T) {
 }
 
 func TestOnlyTheRoomOwnerOrAWorkspaceOwnerDecides(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		mem := store.User{ID: store.NewID("usr"), Workspace: f.ws, Email: "m@example.org", Name: "Mia", Role: "member", CreatedAt: time.Now().UTC()}
@@ -111,6 +113,7 @@ func TestOnlyTheRoomOwnerOrAWorkspaceOwnerDecides(t *testing.T) {
 }
 
 func TestConcurrentDecisionsMakeOne(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		owner := f.person

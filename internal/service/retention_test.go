@@ -14,6 +14,7 @@ import (
 // them answers cursor_expired (re-read, then poll without a cursor); a poll
 // from a cursor after them, or without one, answers as before.
 func TestPollAfterPruneAnswersCursorExpired(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		var cursors []string

@@ -12,6 +12,7 @@ import (
 // made, even after later adds of the same name; a rename is trimmed; a
 // deleted sheet's cells go with it; the last sheet stays.
 func TestSheets(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		c := f.person

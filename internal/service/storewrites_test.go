@@ -138,6 +138,7 @@ func legacyProposalID(roomID, instanceID string) string {
 // it picks, however spelled, never reach the key a decision is stored under,
 // and proposal IDs cannot be computed before they exist.
 func TestAgentKeysCannotBlockDecisions(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, st store.Store) {
 		s := newSetup(t, st)
 		ctx := context.Background()
@@ -262,6 +263,7 @@ func (a *applyTwice) Guarded(ctx context.Context, m store.Mutation) (store.Outco
 // Every guarded write the services build is pure: proposing, approving,
 // declining, pushing, switching access.
 func TestApplyIsPure(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, st store.Store) {
 		wrapped := &applyTwice{Store: st, t: t}
 		s := newSetup(t, wrapped)
@@ -294,6 +296,7 @@ func TestApplyIsPure(t *testing.T) {
 // A transaction the store runs again (PostgreSQL retries serialization
 // failures) must not see its own rolled-back effect.
 func TestDecisionSurvivesRetry(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, st store.Store) {
 		if _, ok := st.(*postgres.Store); !ok {
 			t.Skip("only PostgreSQL retries a transaction")
@@ -330,6 +333,7 @@ func TestDecisionSurvivesRetry(t *testing.T) {
 // and every version they answered can be proposed; first pushes that race
 // create one repository between them.
 func TestConcurrentPushes(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, st store.Store) {
 		s := newSetup(t, st)
 		ctx := context.Background()
@@ -396,6 +400,7 @@ func TestConcurrentPushes(t *testing.T) {
 // (or unapproving an unapproved one) leaves its version, history and feed
 // as they were, so no agent gets a false version_conflict.
 func TestNoOpAccessChangeKeepsVersion(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, st store.Store) {
 		s := newSetup(t, st)
 		ctx := context.Background()
@@ -429,6 +434,7 @@ func TestNoOpAccessChangeKeepsVersion(t *testing.T) {
 // Nodes started together on a fresh database bootstrap one workspace and
 // one owner between them, and all of them start.
 func TestNodesBootstrapTogether(t *testing.T) {
+	t.Parallel()
 	u, _ := pgtest.Schema(t)
 	const n = 8
 	owners := make([]service.Owner, n)
@@ -489,6 +495,7 @@ func TestNodesBootstrapTogether(t *testing.T) {
 // migration: same ID, same versions, and a push of the same name appends to
 // them.
 func TestLegacyRepositoriesMigrate(t *testing.T) {
+	t.Parallel()
 	type opener struct {
 		name string
 		open func(t *testing.T) (reopen func() store.Store, raw *sql.DB)

@@ -12,6 +12,7 @@ import (
 // A replayed write answers the IDs of its first result, even after later
 // writes made more of the same kind.
 func TestReplayKeepsItsIDs(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		c := f.person

@@ -43,6 +43,7 @@ func edits(pairs ...string) []note.TextEdit {
 }
 
 func TestEditNoteTextAppliesAndReplays(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		v := f.setText(t, "# Plan\n\nShip in May.\nBudget: 10.\n")
@@ -97,6 +98,7 @@ func TestEditNoteTextAppliesAndReplays(t *testing.T) {
 }
 
 func TestEditNoteTextRefusalsWriteNothing(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		v := f.setText(t, "one TODO\ntwo TODO\nthree\n")
@@ -139,6 +141,7 @@ func TestEditNoteTextRefusalsWriteNothing(t *testing.T) {
 // found exactly once in the current text, so the agent knows whether the
 // same edits can simply be sent with the new version.
 func TestEditNoteTextConflictSaysWhetherOldTextIsStillThere(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		v := f.setText(t, "# Plan\n\nShip in May.\n\nOwner: Ana\n")

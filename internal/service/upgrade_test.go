@@ -21,6 +21,7 @@ import (
 // parts, is moved on start without a new version: it reads the same, every
 // old version reads as it was, and the next write stores only its change.
 func TestNotesStoredWholeUpgrade(t *testing.T) {
+	t.Parallel()
 	type opened struct {
 		reopen func() store.Store
 		raw    *sql.DB

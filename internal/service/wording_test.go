@@ -11,6 +11,7 @@ import (
 // The service's refusals say what is wrong in words no door owns: no MCP
 // tool, no CLI command. Each door adds its own next step.
 func TestRefusalsSpeakNoDoorsLanguage(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
 		var errs []error
