@@ -94,6 +94,11 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 		if q.ApprovedOnly {
 			where += ` AND approved = 1`
 		}
+		if q.Unmarked != "" {
+			// By the primary key of objects, for each row read.
+			where += ` AND NOT EXISTS (SELECT 1 FROM objects o WHERE o.kind = ? AND o.id = resources.id)`
+			args = append(args, q.Unmarked)
+		}
 		if q.IDs != nil {
 			where += ` AND id IN (?` + strings.Repeat(`, ?`, len(q.IDs)-1) + `)`
 			for _, id := range q.IDs {
