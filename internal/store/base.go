@@ -132,18 +132,26 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 			// less than reading every match from the index (dense). Which
 			// branch runs is each one's LIMIT (0 for the other), which both
 			// databases evaluate once, before reading a row. One statement,
-			// so one snapshot.
+			// so one snapshot. On SQLite both branches keep the rows they
+			// found; on PostgreSQL only their IDs, which the page then reads
+			// by primary key (see inIDs).
+			keep, page := cols, `SELECT `+cols+` FROM (SELECT * FROM sparse UNION ALL SELECT * FROM dense) found`
+			if b.D.Name == "postgres" {
+				keep, page = `id`, `SELECT `+cols+` FROM resources WHERE type = ? AND `+b.D.inIDs(`SELECT id FROM sparse UNION ALL SELECT id FROM dense`)
+			}
 			query = `WITH ` + cand + `,
-				sparse AS MATERIALIZED (SELECT id FROM resources WHERE ` + where + ` AND ` + match + ` AND ` + b.D.inIDs(`SELECT id FROM cand`) + `
+				sparse AS MATERIALIZED (SELECT ` + keep + ` FROM resources WHERE ` + where + ` AND ` + match + ` AND ` + b.D.inIDs(`SELECT id FROM cand`) + `
 					LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) < ? THEN ? ELSE 0 END),
-				dense AS MATERIALIZED (SELECT id FROM resources WHERE ` + where + ` AND ` + match + `
+				dense AS MATERIALIZED (SELECT ` + keep + ` FROM resources WHERE ` + where + ` AND ` + match + `
 					ORDER BY id LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) >= ? THEN ? ELSE 0 END)
-				SELECT ` + cols + ` FROM resources WHERE type = ? AND ` + b.D.inIDs(`SELECT id FROM sparse UNION ALL SELECT id FROM dense`)
+				` + page
 			scopeArgs := args
 			args = append([]any{}, candArgs...)
 			args = append(append(append(args, scopeArgs...), pattern), bound, bound)
 			args = append(append(append(args, scopeArgs...), pattern), bound, q.Limit)
-			args = append(args, q.Type)
+			if b.D.Name == "postgres" {
+				args = append(args, q.Type)
+			}
 		} else {
 			// Nothing narrows it: test the rows in ID order up to the
 			// limit. ("|| ''" keeps PostgreSQL from a full scan of its

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -144,7 +145,8 @@ const (
 // fts is an FTS5 query for resource_titles (trigram, case_sensitive 0)
 // that every title the query matches satisfies, or "" when there is none
 // worth running: up to maxFTSWindows windows of three runes, spread over
-// the query (first and last included), each present in one of its
+// the query (first and last included, as few as cover it: each one is a
+// lookup in every segment of the index), each present in one of its
 // spellings. FTS5 folds ASCII case itself; every other rune is looked up
 // in each spelling its class allows, since FTS5's folding is not
 // unicode.ToLower.
@@ -163,14 +165,13 @@ func (m titleMatch) fts() string {
 		}
 		spell[i] = s
 	}
-	n := len(spell) - 2 // windows
-	var starts []int
-	for i := 0; i < maxFTSWindows && i < n; i++ {
-		if n <= maxFTSWindows {
-			starts = append(starts, i)
-		} else {
-			starts = append(starts, i*(n-1)/(maxFTSWindows-1))
-		}
+	// As many windows as cover the query without overlap where they can
+	// (one per three runes, rounded up), at most maxFTSWindows, spread from
+	// the first rune to the last.
+	k := min(maxFTSWindows, (len(spell)+2)/3)
+	starts := []int{0}
+	for i := 1; i < k; i++ {
+		starts = append(starts, i*(len(spell)-3)/(k-1))
 	}
 	var groups []string
 	for _, st := range starts {
@@ -240,3 +241,68 @@ var upperOf = sync.OnceValue(func() map[rune][]rune {
 	}
 	return m
 })
+
+// Upkeep of SQLite's title index. Every write of a title adds a small
+// segment to the FTS5 index; FTS5's own merging, done as titles are
+// written, leaves a segment per level for each unmerged group (about one
+// plus the digit sum, in base 4, of the titles written since the index
+// was last whole). Every title query looks each of its windows up in
+// every segment, and that cost, not the number of titles, is what grows:
+// 10,000 titles written one at a time leave about seven segments, and a
+// query for one of them costs four times what it does on a whole index.
+// So the pruner (Prune) merges the segments into one when there are more
+// than maxTitleSegments, by FTS5's incremental merge, titleMergePages
+// pages at a time, each step its own short job of the writer.
+const (
+	maxTitleSegments   = 3
+	titleMergePages    = 100
+	maxTitleMergeSteps = 2000 // 200,000 pages: about 8,000,000 titles
+)
+
+// titleSegments is how many segments SQLite's title index has.
+func (b *Base) titleSegments(ctx context.Context) (int, error) {
+	var n int
+	err := b.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT segid) FROM resource_titles_idx`).Scan(&n)
+	return n, err
+}
+
+// compactTitleIndex merges the title index's segments into one when there
+// are more than maxTitleSegments (SQLite; PostgreSQL's GIN index needs no
+// such care), and answers how many merge steps it ran.
+func (b *Base) compactTitleIndex(ctx context.Context) (int, error) {
+	if b.D.Name != "sqlite" {
+		return 0, nil
+	}
+	n, err := b.titleSegments(ctx)
+	if err != nil || n <= maxTitleSegments {
+		return 0, err
+	}
+	steps := 0
+	for steps < maxTitleMergeSteps {
+		// A step that found nothing left to merge changes fewer than two
+		// rows (FTS5's own test of its merge command).
+		var changed int64
+		err := b.Tx(ctx, func(q Querier) error {
+			var before, after int64
+			if err := q.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&before); err != nil {
+				return err
+			}
+			if _, err := q.ExecContext(ctx, `INSERT INTO resource_titles (resource_titles, rank) VALUES ('merge', ?)`, -titleMergePages); err != nil {
+				return err
+			}
+			if err := q.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&after); err != nil {
+				return err
+			}
+			changed = after - before
+			return nil
+		})
+		if err != nil {
+			return steps, fmt.Errorf("merge the title index: %w", err)
+		}
+		if changed < 2 {
+			break
+		}
+		steps++
+	}
+	return steps, nil
+}
