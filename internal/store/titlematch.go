@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -103,21 +104,23 @@ const titleCandidates = 4
 // short for one). On PostgreSQL the trigram index serves the match itself,
 // when the database has one (without it the same query scans); the match
 // is planned apart from the bound, or a cached statement's generic plan
-// takes the bound for a reason to scan the table until it has that many.
+// takes the bound for a reason to scan the table until it has that many,
+// and its pattern comes in a subquery, as in Base.List. The bound is
+// written into the statement, as the limits are there.
 func (b *Base) titleCandidates(m titleMatch, typ string, bound int) (cte string, args []any, ok bool) {
 	if !m.indexed() {
 		return "", nil, false
 	}
 	if b.D.Name == "postgres" {
-		return `cand_all AS MATERIALIZED (SELECT id FROM resources WHERE title ~ ?),
-			cand AS MATERIALIZED (SELECT id FROM cand_all LIMIT ?)`, []any{m.regex(), bound}, true
+		return `cand_all AS MATERIALIZED (SELECT id FROM resources WHERE title ~ (SELECT ?::text)),
+			cand AS MATERIALIZED (SELECT id FROM cand_all LIMIT ` + strconv.Itoa(bound) + `)`, []any{m.regex()}, true
 	}
 	fts := m.fts()
 	if fts == "" {
 		return "", nil, false
 	}
 	return `cand AS MATERIALIZED (SELECT k.id FROM resource_titles JOIN resource_title_keys k ON k.rid = resource_titles.rowid
-			WHERE resource_titles MATCH ? AND k.type = ? LIMIT ?)`, []any{fts, typ, bound}, true
+			WHERE resource_titles MATCH ? AND k.type = ? LIMIT ` + strconv.Itoa(bound) + `)`, []any{fts, typ}, true
 }
 
 // inIDs is "id is one of the IDs the subquery gives", written so that the
