@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
@@ -78,7 +80,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	ctx := r.Context()
 	sub := h.svc.Subscribe()
 	defer sub.Close()
-	first, err := sub.WatchNote(ctx, c.svc, id, service.WatchOptions{After: resume, MaxCatchUp: eventsCatchUp, StrictResume: true})
+	first, err := sub.WatchNote(ctx, c.svc, id, service.WatchOptions{After: resume, MaxCatchUp: eventsCatchUp, OneNote: true})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -94,7 +96,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 			for _, it := range items {
 				switch it.Kind {
 				case service.LiveWrite:
-					sseEvent(b, it.Event.Cursor, "write", streamEvent(it.Event))
+					b.Write(it.Event.Wire(wireEvents, encodeEvent))
 				case service.LiveGone:
 					sseEnd(b, it.Reason) // a deleted Note ends its stream with its last event
 					return true
@@ -125,6 +127,19 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	})
 }
 
+// The wires of a LiveEvent: GET /api/events' write event, GET /api/live's.
+const (
+	wireEvents = iota
+	wireLive
+)
+
+// encodeEvent is e as GET /api/events sends it.
+func encodeEvent(e *service.LiveEvent) []byte {
+	var b strings.Builder
+	sseEvent(&b, e.Cursor, "write", streamEvent(e))
+	return []byte(b.String())
+}
+
 func streamEvent(e *service.LiveEvent) StreamEvent {
 	return StreamEvent{Cursor: e.Cursor, Kind: e.Kind, Version: e.Version, Changed: e.Changed, Actor: who(e.Actor)}
 }
@@ -152,7 +167,7 @@ type streamer struct {
 // or when the client leaves.
 func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Subscriber, first []service.LiveItem, preface string, sr streamer) {
 	ctx := r.Context()
-	rc := http.NewResponseController(w)
+	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
@@ -161,14 +176,17 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Su
 	b.WriteString("retry: 3000\n\n")
 	b.WriteString(preface)
 	end := sr.render(&b, first)
-	if !h.send(rc, w, b.String()) || end {
+	if !out.send(b.String()) || end {
 		return
 	}
 	lifetime := time.NewTimer(streamLifetime)
 	defer lifetime.Stop()
-	heartbeat := time.NewTicker(streamHeartbeat)
+	// Heartbeats and rechecks come at jittered intervals: streams opened
+	// together (a reconnect after a restart) do not all write, and read
+	// their sessions, in the same instant.
+	heartbeat := time.NewTimer(jitter(streamHeartbeat))
 	defer heartbeat.Stop()
-	recheck := time.NewTicker(streamRecheck)
+	recheck := time.NewTimer(jitter(streamRecheck))
 	defer recheck.Stop()
 	for {
 		b.Reset()
@@ -180,8 +198,10 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Su
 			}
 			end = sr.render(&b, items)
 		case <-heartbeat.C:
+			heartbeat.Reset(jitter(streamHeartbeat))
 			b.WriteString(": heartbeat\n\n")
 		case <-recheck.C:
+			recheck.Reset(jitter(streamRecheck))
 			end = sr.recheck(&b)
 		case <-lifetime.C:
 			sseEnd(&b, sr.lifetime)
@@ -189,10 +209,18 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Su
 		case <-ctx.Done():
 			return
 		}
-		if b.Len() > 0 && !h.send(rc, w, b.String()) || end {
+		if b.Len() > 0 && !out.send(b.String()) || end {
 			return
 		}
 	}
+}
+
+// jitter is d give or take up to a half, at random.
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return d
+	}
+	return d/2 + rand.N(d)
 }
 
 // sseEvent writes one event (id "" : none) with data as JSON.
@@ -212,14 +240,25 @@ func sseEnd(b *strings.Builder, reason string) {
 	b.WriteString("event: end\ndata: " + mustQuote(reason) + "\n\n")
 }
 
+// sseWriter writes an event stream.
+type sseWriter struct {
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	deadline time.Time
+}
+
 // send writes s to the stream and flushes it, answering whether the
-// client is still there.
-func (h *handler) send(rc *http.ResponseController, w http.ResponseWriter, s string) bool {
-	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	if _, err := w.Write([]byte(s)); err != nil {
+// client is still there. A write has streamWriteTimeout (less at most a
+// second: the deadline is moved on only when it is that old) to go out.
+func (o *sseWriter) send(s string) bool {
+	if now := time.Now(); o.deadline.Sub(now) < streamWriteTimeout-time.Second {
+		o.deadline = now.Add(streamWriteTimeout)
+		_ = o.rc.SetWriteDeadline(o.deadline)
+	}
+	if _, err := io.WriteString(o.w, s); err != nil {
 		return false
 	}
-	return rc.Flush() == nil
+	return o.rc.Flush() == nil
 }
 
 // callerStill re-checks the caller of a stream: the session still signed

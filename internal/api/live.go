@@ -127,6 +127,13 @@ func (h *handler) live(w http.ResponseWriter, r *http.Request, c *caller) {
 	})
 }
 
+// encodeLive is e as GET /api/live sends it.
+func encodeLive(e *service.LiveEvent) []byte {
+	var b strings.Builder
+	sseEvent(&b, e.Cursor, "write", LiveWrite{Topic: service.NoteTopic(e.NoteID), NoteID: e.NoteID, StreamEvent: streamEvent(e)})
+	return []byte(b.String())
+}
+
 // liveCursor is where a live stream resumes: Last-Event-ID, else after.
 func liveCursor(in *LiveRequest) string {
 	if in.LastEventID != "" {
@@ -141,7 +148,7 @@ func renderLive(b *strings.Builder, items []service.LiveItem) bool {
 	for _, it := range items {
 		switch it.Kind {
 		case service.LiveWrite:
-			sseEvent(b, it.Event.Cursor, "write", LiveWrite{Topic: it.Topic, NoteID: it.Event.NoteID, StreamEvent: streamEvent(it.Event)})
+			b.Write(it.Event.Wire(wireLive, encodeLive))
 		case service.LiveCount:
 			sseEvent(b, "", "proposals", PendingCount{Pending: it.Pending})
 		case service.LiveGone:
