@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -82,15 +83,7 @@ func watchPage(tb testing.TB, ctx context.Context) *pageWatch {
 			w.scripts = append(w.scripts, fetchedScript{URL: e.Response.URL, Encoding: header(e.Response.Headers, "Content-Encoding"), Bytes: n})
 		case *runtime.EventConsoleAPICalled:
 			if e.Type == runtime.ConsoleAPICalledTypeError {
-				var parts []string
-				for _, a := range e.Args {
-					if a.Description != "" {
-						parts = append(parts, a.Description)
-					} else {
-						parts = append(parts, string(a.Value))
-					}
-				}
-				w.errors = append(w.errors, "console.error: "+strings.Join(parts, " "))
+				w.errors = append(w.errors, "console.error: "+consoleText(e.Args))
 			}
 		case *runtime.EventExceptionThrown:
 			if d := e.ExceptionDetails; d != nil {
@@ -126,6 +119,19 @@ func (w *pageWatch) take() ([]fetchedScript, []string) {
 	s, e := w.scripts, w.errors
 	w.scripts, w.errors = nil, nil
 	return s, e
+}
+
+// consoleText is a console call's arguments as the console prints them.
+func consoleText(args []*runtime.RemoteObject) string {
+	parts := make([]string, 0, len(args))
+	for _, a := range args {
+		if a.Description != "" {
+			parts = append(parts, a.Description)
+		} else {
+			parts = append(parts, string(a.Value))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func header(h network.Headers, name string) string {
@@ -281,4 +287,182 @@ func BenchmarkWebNotesFirstPage(b *testing.B) {
 	b.ReportMetric(appList/n, "app-list-ms")
 	b.ReportMetric(staticList/n, "static-list-ms")
 	b.ReportMetric(appList/staticList, "list-paint-ratio")
+}
+
+// assetBody is the file at u as it is, uncompressed.
+func assetBody(t *testing.T, u string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, body := fetchReq(t, req)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("GET %s: %d %q", u, resp.StatusCode, resp.Header.Get("Content-Encoding"))
+	}
+	return body
+}
+
+func fetchReq(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	if _, err := io.Copy(&b, io.LimitReader(resp.Body, 8<<20)); err != nil {
+		t.Fatal(err)
+	}
+	return resp, b.String()
+}
+
+// openInApp goes to path the way the app's own links do (no reload).
+func openInApp(path string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`history.pushState(null, "", %q); dispatchEvent(new PopStateEvent("popstate"))`, path))
+}
+
+// gridCell is true once the sheet's grid shows its first cell.
+const gridCell = `!!document.querySelector(".sheet-grid revogr-data .rgCell")`
+
+// firstPageBudget is the most JavaScript, compressed as served, that the
+// Notes list may fetch.
+const firstPageBudget = 250_000
+
+// TestBrowserWebAppFirstPage: the Notes list of a 50-Note workspace (one
+// page of it)
+// fetches at most firstPageBudget bytes of JavaScript, every script
+// compressed, none of it an editor's; opening a sheet tab then fetches
+// the grid's chunk.
+func TestBrowserWebAppFirstPage(t *testing.T) {
+	t.Parallel()
+	var none atomic.Pointer[[]byte]
+	e, ctx, w := loadEnv(t, 49, &none)
+	id, tab := sheetxNote(t, e, "Budget sheet") // the 50th: one page of the list
+
+	tbDo(t, ctx, "load the Notes list", chromedp.Navigate(e.URL+"/notes"), browsertest.Poll(`document.querySelectorAll("#notes-list li.note").length === 50`))
+	first, errs := w.take()
+	for _, m := range errs {
+		t.Errorf("the Notes list: %s", m)
+	}
+	if len(first) == 0 {
+		t.Fatal("the Notes list fetched no script")
+	}
+	loaded := map[string]bool{}
+	for _, s := range first {
+		loaded[s.URL] = true
+		if s.Encoding != "br" && s.Encoding != "gzip" {
+			t.Errorf("%s came with Content-Encoding %q, want br or gzip", s.URL, s.Encoding)
+		}
+		if s.Bytes <= 0 {
+			t.Errorf("%s came without its length", s.URL)
+		}
+		if body := assetBody(t, s.URL); strings.Contains(body, "revo-grid") || strings.Contains(body, "cm-editor") {
+			t.Errorf("the Notes list fetched %s, which has an editor's code (the grid or CodeMirror)", s.URL)
+		}
+	}
+	total := jsBytes(first)
+	t.Logf("the Notes list fetched %d scripts, %d bytes compressed (%s)", len(first), total, first[0].Encoding)
+	if total > firstPageBudget {
+		t.Errorf("the Notes list fetched %d bytes of JavaScript, compressed: over its budget of %d", total, firstPageBudget)
+	}
+
+	tbDo(t, ctx, "open the sheet tab", openInApp("/notes/"+id+"?tab="+tab), browsertest.Poll(gridCell))
+	then, errs := w.take()
+	for _, m := range errs {
+		t.Errorf("opening the sheet tab: %s", m)
+	}
+	grid := ""
+	for _, s := range then {
+		if loaded[s.URL] {
+			t.Errorf("opening the sheet tab fetched %s again", s.URL)
+		}
+		if strings.Contains(assetBody(t, s.URL), "revo-grid") {
+			grid = s.URL
+		}
+	}
+	if grid == "" {
+		t.Errorf("opening the sheet tab fetched %v, none of it the grid", then)
+	}
+}
+
+// TestBrowserWebAppEditorsUnderCSP: a sheet, a markdown and a slides tab
+// open without one violation of the page's Content-Security-Policy (a
+// listener installed before the app's first script) and without a
+// console error, the grid styled all the same; a chunk that does not
+// arrive says so, and Try again loads it.
+func TestBrowserWebAppEditorsUnderCSP(t *testing.T) {
+	t.Parallel()
+	var none atomic.Pointer[[]byte]
+	e, ctx, w := loadEnv(t, 1, &none)
+	sheetID, sheetTab := sheetxNote(t, e, "Sheet")
+	n, err := e.Server.Service.CreateNote(context.Background(), asOwner(e), service.CreateNoteArgs{Title: "Deck"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deck, err := e.Server.Service.CreateNoteTab(context.Background(), asOwner(e), service.CreateTabArgs{NoteID: n.NoteID, ExpectedVersion: n.Version, TabType: "slides", Label: "Deck"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	clean := func(what string) {
+		t.Helper()
+		csp := tbRun(t, ctx, "violations", chromedp.Evaluate[[]string](`window.__csp`))
+		_, errs := w.take()
+		for _, v := range append(csp, errs...) {
+			t.Errorf("%s: %s", what, v)
+		}
+		if n := tbRun(t, ctx, "style elements", chromedp.Evaluate[int](`document.querySelectorAll("style").length`)); n != 0 {
+			t.Errorf("%s: the page has %d <style> elements", what, n)
+		}
+	}
+	// One load of the app (the listener is there before its first script),
+	// then each tab the way its links open it. (A reload per tab would
+	// leave the pages before it in the browser's back-forward cache with
+	// their event streams open, and HTTP/1.1's six connections to the
+	// server run out.)
+	tbDo(t, ctx, "the slides tab", chromedp.Navigate(e.URL+"/notes/"+n.NoteID+"?tab="+deck.TabID), chromedp.WaitVisible(chromedp.CSS(`.sl-empty button.primary`)),
+		browsertest.Click(chromedp.CSS(`.sl-empty button.primary`)), chromedp.WaitVisible(chromedp.ID("sl-field-title")))
+	clean("the slides tab")
+	tbDo(t, ctx, "the sheet tab", openInApp("/notes/"+sheetID+"?tab="+sheetTab), browsertest.Poll(gridCell))
+	clean("the sheet tab")
+	// The grid's stylesheets are the app's: the grid is laid out by them.
+	if got := tbRun(t, ctx, "grid style", chromedp.Evaluate[string](`getComputedStyle(document.querySelector("revo-grid")).display + " " + getComputedStyle(document.querySelector("revogr-header")).position`)); got != "flex relative" {
+		t.Errorf("the grid is not styled: revo-grid's display and revogr-header's position are %q, want flex relative", got)
+	}
+	browsertest.Screenshot(t, ctx, "note-sheet-csp")
+
+	// CodeMirror styles its shadow root with constructed stylesheets
+	// (adoptedStyleSheets), which the policy does not govern.
+	tbDo(t, ctx, "the markdown tab", openInApp("/notes/"+e.NoteID), browsertest.Poll(`!!document.querySelector(".md-editor")?.shadowRoot?.querySelector(".cm-content")`))
+	clean("the markdown tab")
+	if got := tbRun(t, ctx, "editor style", chromedp.Evaluate[string](`getComputedStyle(document.querySelector(".md-editor").shadowRoot.querySelector(".cm-editor")).display`)); got != "flex" {
+		t.Errorf("CodeMirror is not styled: .cm-editor's display is %q, want flex", got)
+	}
+
+	// The grid's chunk does not arrive: the tab says so; then it does.
+	tbDo(t, ctx, "the Notes list", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("notes-title")))
+	w.take()
+	block := func(patterns ...string) {
+		var ps []*network.BlockPattern
+		for _, p := range patterns {
+			ps = append(ps, &network.BlockPattern{URLPattern: p, Block: true})
+		}
+		if _, err := chromedp.Call(ctx, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: ps}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	block("*://*:*/assets/*")
+	tbDo(t, ctx, "open the sheet tab, its chunk blocked", openInApp("/notes/"+sheetID+"?tab="+sheetTab), chromedp.WaitVisible(chromedp.CSS(`.error-box`)))
+	if msg := tbRun(t, ctx, "the failure", chromedp.Text(chromedp.CSS(`.error-box`))); !strings.Contains(msg, "The sheet editor could not be loaded") || !strings.Contains(msg, "Try again") {
+		t.Errorf("a chunk that did not arrive shows %q", msg)
+	}
+	browsertest.Screenshot(t, ctx, "note-chunk-failed")
+	block()
+	w.take()
+	tbDo(t, ctx, "try again", browsertest.Click(chromedp.CSS(`.error-box button`)), browsertest.Poll(gridCell))
+	if _, errs := w.take(); len(errs) > 0 {
+		t.Errorf("after Try again: %v", errs)
+	}
 }
