@@ -431,7 +431,6 @@ func TestBrowserWebAppEditorsUnderCSP(t *testing.T) {
 	if got := tbRun(t, ctx, "grid style", chromedp.Evaluate[string](`getComputedStyle(document.querySelector("revo-grid")).display + " " + getComputedStyle(document.querySelector("revogr-header")).position`)); got != "flex relative" {
 		t.Errorf("the grid is not styled: revo-grid's display and revogr-header's position are %q, want flex relative", got)
 	}
-	browsertest.Screenshot(t, ctx, "note-sheet-csp")
 
 	// CodeMirror styles its shadow root with constructed stylesheets
 	// (adoptedStyleSheets), which the policy does not govern.
