@@ -1,10 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -92,7 +92,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	defer release()
 	h.follow(w, r, sub, first, "", streamer{
-		render: func(b *strings.Builder, items []service.LiveItem) bool {
+		render: func(b *bytes.Buffer, items []service.LiveItem) bool {
 			for _, it := range items {
 				switch it.Kind {
 				case service.LiveWrite:
@@ -107,7 +107,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 			}
 			return false
 		},
-		recheck: func(b *strings.Builder) bool {
+		recheck: func(b *bytes.Buffer) bool {
 			reason := h.callerStill(r, c, "sign in again to follow the Note")
 			if reason == "" {
 				if err := sub.NoteReachable(ctx, c.svc, id); err != nil {
@@ -135,9 +135,9 @@ const (
 
 // encodeEvent is e as GET /api/events sends it.
 func encodeEvent(e *service.LiveEvent) []byte {
-	var b strings.Builder
+	var b bytes.Buffer
 	sseEvent(&b, e.Cursor, "write", streamEvent(e))
-	return []byte(b.String())
+	return b.Bytes()
 }
 
 func streamEvent(e *service.LiveEvent) StreamEvent {
@@ -156,8 +156,8 @@ func sessionOf(c *caller) string {
 // of each recheck; each writes what to send into b and answers whether the
 // stream ends after it.
 type streamer struct {
-	render   func(b *strings.Builder, items []service.LiveItem) (end bool)
-	recheck  func(b *strings.Builder) (end bool)
+	render   func(b *bytes.Buffer, items []service.LiveItem) (end bool)
+	recheck  func(b *bytes.Buffer) (end bool)
 	lifetime string // why the stream ends when its lifetime is over
 }
 
@@ -171,12 +171,12 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Su
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	var b strings.Builder
+	var b bytes.Buffer
 	// The first line tells the browser how soon to reconnect.
 	b.WriteString("retry: 3000\n\n")
 	b.WriteString(preface)
 	end := sr.render(&b, first)
-	if !out.send(b.String()) || end {
+	if !out.send(b.Bytes()) || end {
 		return
 	}
 	lifetime := time.NewTimer(streamLifetime)
@@ -209,7 +209,7 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Su
 		case <-ctx.Done():
 			return
 		}
-		if b.Len() > 0 && !out.send(b.String()) || end {
+		if b.Len() > 0 && !out.send(b.Bytes()) || end {
 			return
 		}
 	}
@@ -224,7 +224,7 @@ func jitter(d time.Duration) time.Duration {
 }
 
 // sseEvent writes one event (id "" : none) with data as JSON.
-func sseEvent(b *strings.Builder, id, event string, data any) {
+func sseEvent(b *bytes.Buffer, id, event string, data any) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		raw = []byte("{}") // the stream's own types always encode
@@ -236,7 +236,7 @@ func sseEvent(b *strings.Builder, id, event string, data any) {
 }
 
 // sseEnd writes the end event, saying why.
-func sseEnd(b *strings.Builder, reason string) {
+func sseEnd(b *bytes.Buffer, reason string) {
 	b.WriteString("event: end\ndata: " + mustQuote(reason) + "\n\n")
 }
 
@@ -247,15 +247,15 @@ type sseWriter struct {
 	deadline time.Time
 }
 
-// send writes s to the stream and flushes it, answering whether the
+// send writes p to the stream and flushes it, answering whether the
 // client is still there. A write has streamWriteTimeout (less at most a
 // second: the deadline is moved on only when it is that old) to go out.
-func (o *sseWriter) send(s string) bool {
+func (o *sseWriter) send(p []byte) bool {
 	if now := time.Now(); o.deadline.Sub(now) < streamWriteTimeout-time.Second {
 		o.deadline = now.Add(streamWriteTimeout)
 		_ = o.rc.SetWriteDeadline(o.deadline)
 	}
-	if _, err := io.WriteString(o.w, s); err != nil {
+	if _, err := o.w.Write(p); err != nil {
 		return false
 	}
 	return o.rc.Flush() == nil
