@@ -155,7 +155,7 @@ func TestLiveRefusals(t *testing.T) {
 		{"no topic", req{method: "GET", path: "/api/live"}, 422, service.UnsupportedTopic, "topic"},
 		{"an unknown kind of topic", req{method: "GET", path: liveQuery("room:x")}, 422, service.UnsupportedTopic, "topic"},
 		{"a note topic without an ID", req{method: "GET", path: liveQuery("note:")}, 422, service.UnsupportedTopic, "topic"},
-		{"a topic with a control character", req{method: "GET", path: liveQuery("note:a\x01b")}, 400, "invalid_argument", "topic"},
+		{"a topic with a control character", req{method: "GET", path: liveQuery("note:a\x01b")}, 422, service.UnsupportedTopic, "topic"},
 		{"too many topics", req{method: "GET", path: liveQuery(manyTopics(51)...)}, 422, service.UnsupportedTopic, "topic"},
 		{"a token's proposals", req{method: "GET", path: liveQuery("proposals"), bearer: tok}, 403, service.PersonOnly, "topic"},
 		{"a bad after", req{method: "GET", path: liveQuery("note:"+id) + "&after=nope"}, 400, "invalid_argument", "after"},

@@ -160,8 +160,9 @@ func LiveTopics(c Caller, raw []string) ([]string, error) {
 			if id == "" || len(id) > MaxIDBytes {
 				return nil, problem.New(UnsupportedTopic, "topic", "%q names no Note: give note:<note_id> with the ID Foundry returned", problem.Excerpt(t))
 			}
-			if err := CheckID("topic", id); err != nil {
-				return nil, err
+			var pr *problem.Problem
+			if err := CheckID("topic", id); errors.As(err, &pr) {
+				return nil, problem.New(UnsupportedTopic, "topic", "%s", pr.Message)
 			}
 		default:
 			return nil, problem.New(UnsupportedTopic, "topic", "%q is not a topic: give %s", problem.Excerpt(t), accepted)
