@@ -111,6 +111,10 @@ func CheckPasswordRules(field, pw string) error {
 type hashGate struct {
 	slots chan struct{}
 	wait  time.Duration
+
+	mu         sync.Mutex
+	collecting bool // a collector goroutine runs
+	pending    bool // a hash finished since the collector last looked
 }
 
 // errHashBusy: every slot stayed taken for the whole wait.
@@ -159,7 +163,38 @@ func (g *hashGate) run(ctx context.Context, fn func()) error {
 			return fmt.Errorf("waiting to check a password: %w", ctx.Err())
 		}
 	}
+	defer g.collect()
 	defer func() { <-g.slots }()
 	fn()
 	return nil
+}
+
+// collect hands the memory of finished hashes back to the system once no
+// hash runs: each leaves HashBytes of garbage, and under a high GC target
+// the Go heap grows to several times what the hashes in flight take and
+// keeps it; a collection followed by debug.FreeOSMemory brings RSS back to
+// what it was. One collector goroutine at a time does it, after the burst.
+func (g *hashGate) collect() {
+	g.mu.Lock()
+	g.pending = true
+	if g.collecting {
+		g.mu.Unlock()
+		return
+	}
+	g.collecting = true
+	g.mu.Unlock()
+	go func() {
+		for {
+			g.mu.Lock()
+			if !g.pending || len(g.slots) > 0 {
+				// Done, or hashes still run: the last of them collects.
+				g.collecting = false
+				g.mu.Unlock()
+				return
+			}
+			g.pending = false
+			g.mu.Unlock()
+			debug.FreeOSMemory()
+		}
+	}()
 }
