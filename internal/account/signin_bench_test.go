@@ -1,7 +1,6 @@
 package account_test
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"log/slog"
@@ -13,38 +12,19 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"foundry/internal/account"
+	"foundry/internal/benchtest"
 	"foundry/internal/service"
 	"foundry/internal/store/sqlite"
 )
 
 // procMB is one "Name:   N kB" field of /proc/self/status, in MB.
 func procMB(b *testing.B, field string) float64 {
-	b.Helper()
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		b.Skipf("this benchmark reads /proc/self/status (Linux): %v", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && k == field {
-			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return float64(n) / 1024
-		}
-	}
-	b.Skipf("/proc/self/status has no %s", field)
-	return 0
+	return float64(benchtest.ProcField(b, "status", field)) / 1024
 }
 
 // BenchmarkConcurrentSignIns: 20 people sign in at once (real HTTP on
