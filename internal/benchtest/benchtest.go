@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,4 +66,14 @@ func ProcField(tb testing.TB, file, field string) int64 {
 	}
 	tb.Skipf("/proc/self/%s has no %s", file, field)
 	return 0
+}
+
+// ProcessCPU is the CPU time this process has used (getrusage RUSAGE_SELF,
+// user + system).
+func ProcessCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
