@@ -9,6 +9,8 @@ import (
 	"foundry/internal/benchtest"
 	"foundry/internal/note"
 	"foundry/internal/service"
+	"foundry/internal/store/postgres"
+	"foundry/internal/store/postgres/pgtest"
 )
 
 // BenchmarkSmallWriteInProcess: an agent's small write through the service
@@ -75,6 +77,55 @@ func BenchmarkSmallWriteInProcess(b *testing.B) {
 			N := float64(b.N)
 			b.ReportMetric(float64((benchtest.ProcessCPU()-c0).Microseconds())/N, "cpu-µs/write")
 			b.ReportMetric(float64(benchtest.ProcField(b, "io", "write_bytes")-w0)/N, "written-B/write")
+		})
+	}
+}
+
+// BenchmarkNoteRead: an agent reads a Note's markdown tab again and again
+// (read_note_tab through the service, no HTTP), on SQLite and on
+// PostgreSQL (FOUNDRY_TEST_POSTGRES_URL): with the head and the document
+// cached, a read asks the database nothing. Reports CPU per read
+// (getrusage) beside ns/op.
+//
+//	go test ./internal/service/ -run '^$' -bench BenchmarkNoteRead -benchtime=20000x -count=1
+func BenchmarkNoteRead(b *testing.B) {
+	for _, db := range []string{"sqlite", "postgres"} {
+		b.Run(db, func(b *testing.B) {
+			ctx := context.Background()
+			var svc *service.Service
+			var o service.Owner
+			if db == "sqlite" {
+				svc, o = benchService(b)
+			} else {
+				u, _ := pgtest.Schema(b)
+				st, err := postgres.Open(ctx, u)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { st.Close() })
+				svc = service.New(st)
+				if o, _, err = svc.Bootstrap(ctx, "bench", "owner@example.org"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			n, err := svc.CreateNote(ctx, service.Operator(o), service.CreateNoteArgs{Title: "Read", Approved: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			agent := service.Agent(auth.Principal{Workspace: o.Workspace.ID, User: o.User.ID, TokenID: "tok_bench", Scopes: []string{auth.ScopeRead}})
+			read := func() {
+				if _, err := svc.ReadNoteTab(ctx, agent, service.TabArgs{NoteID: n.NoteID, TabID: note.TypeMarkdown}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			read()
+			c0 := benchtest.ProcessCPU()
+			b.ResetTimer()
+			for range b.N {
+				read()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64((benchtest.ProcessCPU()-c0).Nanoseconds())/1e3/float64(b.N), "cpu-µs/read")
 		})
 	}
 }
