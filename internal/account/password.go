@@ -169,11 +169,18 @@ func (g *hashGate) run(ctx context.Context, fn func()) error {
 	return nil
 }
 
+// freeDelay is how long after the last hash of a burst its memory is
+// handed back: at most one forced collection per freeDelay, however many
+// sign-ins come.
+const freeDelay = 500 * time.Millisecond
+
 // collect hands the memory of finished hashes back to the system once no
 // hash runs: each leaves HashBytes of garbage, and under a high GC target
 // the Go heap grows to several times what the hashes in flight take and
 // keeps it; a collection followed by debug.FreeOSMemory brings RSS back to
-// what it was. One collector goroutine at a time does it, after the burst.
+// what it was. One collector goroutine at a time does it, freeDelay after
+// a hash finished, if none runs then (else the last one to finish calls
+// collect again).
 func (g *hashGate) collect() {
 	g.mu.Lock()
 	g.pending = true
@@ -185,9 +192,9 @@ func (g *hashGate) collect() {
 	g.mu.Unlock()
 	go func() {
 		for {
+			time.Sleep(freeDelay)
 			g.mu.Lock()
 			if !g.pending || len(g.slots) > 0 {
-				// Done, or hashes still run: the last of them collects.
 				g.collecting = false
 				g.mu.Unlock()
 				return
