@@ -19,16 +19,7 @@ func BenchmarkOneCellEdit(b *testing.B) {
 	for _, side := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("cells=%d", side*side), func(b *testing.B) {
 			ctx := context.Background()
-			st, err := sqlite.Open(ctx, b.TempDir(), sqlite.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			svc := service.New(st)
-			o, _, err := svc.Bootstrap(ctx, "bench", "owner@example.org")
-			if err != nil {
-				b.Fatal(err)
-			}
+			svc, o := benchService(b)
 			var tabID string
 			n, err := svc.CreateNoteFrom(ctx, service.Operator(o), service.CreateNoteArgs{Title: "Big", Approved: true}, func(d *note.Doc) error {
 				t, err := note.CreateTab(d, note.TypeSheet, "", nil, svc.Now())
@@ -74,4 +65,21 @@ func BenchmarkOneCellEdit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchService is a Service over a durable SQLite store (Foundry's default
+// options) in a fresh folder, closed when b ends, with its workspace.
+func benchService(b *testing.B) (*service.Service, service.Owner) {
+	b.Helper()
+	st, err := sqlite.Open(context.Background(), b.TempDir(), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	svc := service.New(st)
+	o, _, err := svc.Bootstrap(context.Background(), "bench", "owner@example.org")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, o
 }
