@@ -319,16 +319,17 @@ func (b *Base) PartKeys(ctx context.Context, typ, id string, from, to int64) ([]
 func versionParts(ctx context.Context, q Querier, d Dialect, typ, id string, version int64, keys []string) ([]parts.Part, error) {
 	// Each part: its newest snapshot at or before version, then the
 	// splices after it up to version (a chain bounded by the writer).
-	only, args := "", []any{typ, id, version}
+	only, join, args := "", `JOIN part_versions p ON`, []any{typ, id, version}
 	if keys != nil {
-		only = ` AND key IN (` + d.jsonStrings() + `)`
+		// A few keys: look each one's chain up from snap (SQLite would
+		// otherwise scan every part's history and probe snap).
+		only, join = ` AND key IN (`+d.jsonStrings()+`)`, `CROSS JOIN part_versions p WHERE`
 		args = append(args, jsonList(keys))
 	}
 	args = append(args, typ, id, version)
 	rows, err := q.QueryContext(ctx, d.Q(`WITH snap AS (SELECT key, MAX(version) AS since FROM part_versions
 			WHERE type = ? AND id = ? AND version <= ? AND snapshot = 1`+only+` GROUP BY key)
-		SELECT p.key, p.snapshot, p.data FROM snap JOIN part_versions p
-			ON p.type = ? AND p.id = ? AND p.key = snap.key AND p.version >= snap.since AND p.version <= ?
+		SELECT p.key, p.snapshot, p.data FROM snap `+join+` p.type = ? AND p.id = ? AND p.key = snap.key AND p.version >= snap.since AND p.version <= ?
 		ORDER BY p.key, p.version`), args...)
 	if err != nil {
 		return nil, err
@@ -336,34 +337,38 @@ func versionParts(ctx context.Context, q Querier, d Dialect, typ, id string, ver
 	defer rows.Close()
 	var out []parts.Part
 	var key string
-	var data []byte
+	// A chain is replayed in two buffers, data and spare, taking turns.
+	var data, spare []byte
 	have := false
 	flush := func() {
 		if have {
 			out = append(out, parts.Part{Key: key, Data: data})
+			data = nil
 		}
 	}
 	for rows.Next() {
 		var k string
 		var full int
-		var d sql.NullString
+		var d sql.RawBytes // valid until the next row: copied or applied at once
 		if err := rows.Scan(&k, &full, &d); err != nil {
 			return nil, err
 		}
 		if k != key {
 			flush()
-			key, data, have = k, nil, false
+			key, have = k, false
 		}
 		switch {
 		case full != 0:
-			data, have = nil, d.Valid
-			if d.Valid {
-				data = []byte(d.String)
+			have = d != nil
+			if have {
+				data = append(data[:0], d...)
 			}
 		case have:
-			if data, err = parts.Apply(data, []byte(d.String)); err != nil {
+			next, err := parts.ApplyTo(spare, data, d)
+			if err != nil {
 				return nil, fmt.Errorf("%s %s part %s: %w", typ, id, k, err)
 			}
+			data, spare = next, data
 		}
 	}
 	flush()
