@@ -10,9 +10,9 @@ import (
 // cell a JSON string, number, boolean or null, exactly as json.Unmarshal
 // into [][]any does, without reflection: a block is what a cold read of a
 // big sheet, a restore and a read of another node's write decode, a
-// thousand cells at a time. Anything it does not read as that shape
-// (escapes, other values, bad syntax) is left to json.Unmarshal, whose
-// answer is then the answer.
+// thousand cells at a time. Anything it does not read as json.Marshal
+// writes that shape (escapes, white space, other values, bad syntax) is
+// left to json.Unmarshal, whose answer is then the answer.
 func decodeBlock(data []byte) ([][]any, error) {
 	if segs, ok := scanBlock(data); ok {
 		return segs, nil
@@ -31,19 +31,15 @@ type blockScanner struct {
 
 func scanBlock(data []byte) ([][]any, bool) {
 	s := blockScanner{b: data}
-	s.space()
 	if s.word("null") {
-		s.space()
 		return nil, s.i == len(s.b)
 	}
 	if !s.byte('[') {
 		return nil, false
 	}
 	segs := [][]any{}
-	s.space()
 	if !s.byte(']') {
 		for {
-			s.space()
 			if s.word("null") {
 				segs = append(segs, nil)
 			} else {
@@ -53,7 +49,6 @@ func scanBlock(data []byte) ([][]any, bool) {
 				}
 				segs = append(segs, seg)
 			}
-			s.space()
 			if s.byte(']') {
 				break
 			}
@@ -62,7 +57,6 @@ func scanBlock(data []byte) ([][]any, bool) {
 			}
 		}
 	}
-	s.space()
 	return segs, s.i == len(s.b)
 }
 
@@ -71,18 +65,15 @@ func (s *blockScanner) segment() ([]any, bool) {
 		return nil, false
 	}
 	seg := make([]any, 0, BlockCols)
-	s.space()
 	if s.byte(']') {
 		return seg, true
 	}
 	for {
-		s.space()
 		v, ok := s.cell()
 		if !ok {
 			return nil, false
 		}
 		seg = append(seg, v)
-		s.space()
 		if s.byte(']') {
 			return seg, true
 		}
@@ -174,17 +165,6 @@ func (s *blockScanner) number() (any, bool) {
 	}
 	s.i = j
 	return f, true
-}
-
-func (s *blockScanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
 }
 
 func (s *blockScanner) byte(c byte) bool {

@@ -14,11 +14,11 @@ import (
 	"foundry/internal/store"
 )
 
-// restoreWalk edits the fixture's Note at random (tabs added, moved,
+// editAtRandom edits the fixture's Note at random (tabs added, moved,
 // renamed and deleted, sheets added and deleted, text grown past many
 // chunks and typed into, cells, slides, decks replaced, sources, the title)
 // and answers the Note as a cold read gives it at every version.
-func restoreWalk(t *testing.T, f *fixture, steps int, seed int64) map[int64]note.Doc {
+func editAtRandom(t *testing.T, f *fixture, steps int, seed int64) map[int64]note.Doc {
 	t.Helper()
 	ctx := context.Background()
 	r := rand.New(rand.NewSource(seed))
@@ -127,7 +127,7 @@ func TestRestoreAnyVersionGivesItBack(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
-		model := restoreWalk(t, f, 70, 11)
+		model := editAtRandom(t, f, 70, 11)
 		versions := make([]int64, 0, len(model))
 		for v := range model {
 			versions = append(versions, v)
