@@ -7,9 +7,52 @@ import (
 	"foundry/internal/service"
 )
 
-// One version of a Note, read-only: its tab strip, and each tab's data, as
-// they were at that version. The strip's ETag is the Note's current
-// version, the one a restore is based on.
+// A Note's history: its versions a page at a time, newest first; one
+// version, read-only: its tab strip, and each tab's data, as they were at
+// that version (the strip's ETag is the Note's current version, the one a
+// restore is based on); and what a version changed.
+
+// HistoryRequest is GET /api/notes/{note_id}/history.
+type HistoryRequest struct {
+	NoteRequest
+	Cursor string `query:"cursor" json:"-" description:"next_cursor of the page before: the versions older than it"`
+	Limit  *int   `query:"limit" json:"-" minimum:"1" maximum:"50" default:"50"`
+}
+
+// History is GET /api/notes/{note_id}/history's answer: one page of
+// versions, newest first.
+type History struct {
+	ID         string         `json:"id"`
+	Version    int64          `json:"version" description:"The Note's version now"`
+	Versions   []VersionEntry `json:"versions" nullable:"false" description:"Newest first"`
+	NextCursor *string        `json:"next_cursor" description:"The cursor of the page of older versions; null on the page of version 1"`
+}
+
+var historyDoc = doc{summary: "A Note's versions, newest first, a page at a time, with who wrote each", req: HistoryRequest{}, resp: History{}}
+
+func (h *handler) history(w http.ResponseWriter, r *http.Request, c *caller) {
+	in, err := bind[HistoryRequest](r, true)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	res, err := h.svc.NoteHistory(r.Context(), c.svc, service.HistoryArgs{NoteID: in.NoteID, Page: service.Page{Cursor: in.Cursor, Limit: limit}})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := History{ID: res.NoteID, Version: res.Version, Versions: versionEntries(res.Versions)}
+	if res.NextCursor != "" {
+		out.NextCursor = &res.NextCursor
+	}
+	w.Header().Set("ETag", etag(res.Version))
+	writeJSON(w, http.StatusOK, out)
+}
 
 // VersionView is GET /api/notes/{note_id}/versions/{version}'s answer.
 type VersionView struct {

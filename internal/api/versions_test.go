@@ -1,11 +1,16 @@
 package api_test
 
 import (
+	"context"
+	"encoding/base64"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
 	"foundry/internal/auth"
+	"foundry/internal/service"
 )
 
 func TestVersionView(t *testing.T) {
@@ -95,5 +100,101 @@ func TestVersionView(t *testing.T) {
 		// Deleted: gone from the past too.
 		e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(6)}).want(t, "delete", http.StatusNoContent, "")
 		e.do(t, req{method: "GET", path: base + "2"}).want(t, "a deleted Note's version", http.StatusNotFound, "not_found")
+	})
+}
+
+// The history is paged newest first by cursor; a cursor the list never
+// returned, and a limit outside 1–50, are refused naming the field; a 412
+// lists the newest versions since its base, at most 50 of them.
+func TestHistoryPages(t *testing.T) {
+	stores(t, func(t *testing.T, e *notesEnv) {
+		ctx := context.Background()
+		id, v := e.create(t, "Long", true)
+		person := service.Person(e.Owner.Workspace.ID, e.Owner.User.ID, e.Owner.User.Role)
+		for v < 120 {
+			text := fmt.Sprintf("line %d\n", v)
+			res, err := e.Server.Service.EditNoteTab(ctx, person, service.EditTabArgs{NoteID: id, TabID: "markdown", ExpectedVersion: v, Operation: "replace_text", Text: &text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v = res.Version
+		}
+		path := "/api/notes/" + id + "/history"
+		var seen []int64
+		var cursors []string
+		cursor := ""
+		for page := 0; ; page++ {
+			q := path
+			if cursor != "" {
+				q += "?cursor=" + url.QueryEscape(cursor)
+			}
+			r := e.do(t, req{method: "GET", path: q})
+			r.want(t, "history page", http.StatusOK, "")
+			if r.num("version") != 120 || r.header.Get("ETag") != `"120"` {
+				t.Fatalf("page %d says version %d, ETag %s; want 120", page, r.num("version"), r.header.Get("ETag"))
+			}
+			vs := r.body["versions"].([]any)
+			for _, x := range vs {
+				seen = append(seen, int64(x.(map[string]any)["version"].(float64)))
+			}
+			next, _ := r.body["next_cursor"].(string)
+			if next == "" {
+				if r.body["next_cursor"] != nil {
+					t.Fatalf("the last page's next_cursor = %v; want null", r.body["next_cursor"])
+				}
+				break
+			}
+			if len(vs) != 50 {
+				t.Fatalf("page %d holds %d versions; want 50 (the default) before the last", page, len(vs))
+			}
+			cursor = next
+			cursors = append(cursors, next)
+		}
+		if len(seen) != 120 || seen[0] != 120 || seen[119] != 1 {
+			t.Fatalf("the pages listed %d versions, from %v to %v; want 120 down to 1", len(seen), seen[0], seen[len(seen)-1])
+		}
+		for i := 1; i < len(seen); i++ {
+			if seen[i] != seen[i-1]-1 {
+				t.Fatalf("the pages skip or repeat: %v after %v", seen[i], seen[i-1])
+			}
+		}
+		r := e.do(t, req{method: "GET", path: path + "?limit=7&cursor=" + url.QueryEscape(cursors[0])})
+		r.want(t, "a short page", http.StatusOK, "")
+		if vs := r.body["versions"].([]any); len(vs) != 7 || vs[0].(map[string]any)["version"].(float64) != 70 {
+			t.Fatalf("7 versions below 71 = %s", r.raw)
+		}
+
+		// Cursors this list never returned, and bad limits.
+		mk := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+		for _, c := range []string{"nope", mk("h:0"), mk("h:1"), mk("h:121"), mk("h:-3"), mk("h:007"), mk("n:50"), mk("e:50"), cursors[0] + "=", strings.Repeat("A", 300)} {
+			r := e.do(t, req{method: "GET", path: path + "?cursor=" + url.QueryEscape(c)})
+			if r.status != http.StatusBadRequest || r.body["field"] != "cursor" {
+				t.Fatalf("cursor %q: %d %s; want 400 naming cursor", c, r.status, r.raw)
+			}
+		}
+		for _, l := range []string{"0", "51", "-1", "x"} {
+			r := e.do(t, req{method: "GET", path: path + "?limit=" + l})
+			if r.status != http.StatusBadRequest || r.body["field"] != "limit" {
+				t.Fatalf("limit %s: %d %s; want 400 naming limit", l, r.status, r.raw)
+			}
+		}
+
+		// A stale save: the 412 names the 50 newest versions since its
+		// base, oldest of them first, with who made each.
+		r = e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/markdown/text", body: map[string]any{"text": "stale"}, header: ifMatch(1)})
+		r.want(t, "a save based on version 1", http.StatusPreconditionFailed, "version_conflict")
+		changes := r.body["changes"].([]any)
+		if len(changes) != service.MaxConflictChanges {
+			t.Fatalf("the 412 lists %d versions; want the newest %d", len(changes), service.MaxConflictChanges)
+		}
+		first, last := changes[0].(map[string]any), changes[len(changes)-1].(map[string]any)
+		if first["version"].(float64) != 71 || last["version"].(float64) != 120 || last["who"].(map[string]any)["kind"] != "person" {
+			t.Fatalf("the 412 lists versions %v … %v (last by %v); want 71 … 120", first["version"], last["version"], last["who"])
+		}
+		r = e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/markdown/text", body: map[string]any{"text": "stale"}, header: ifMatch(118)})
+		r.want(t, "a save based on version 118", http.StatusPreconditionFailed, "version_conflict")
+		if changes := r.body["changes"].([]any); len(changes) != 2 || changes[0].(map[string]any)["version"].(float64) != 119 {
+			t.Fatalf("a save based on 118 lists %s; want versions 119 and 120", r.raw)
+		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,25 +38,57 @@ type VersionEntry struct {
 	Bytes   int64    // what history stores for it
 }
 
-// History is a Note's versions, oldest first.
+// History is one page of a Note's versions, newest first.
 type History struct {
-	NoteID   string
-	Version  int64 // the Note's current version
-	Versions []VersionEntry
+	NoteID     string
+	Version    int64 // the Note's current version
+	Versions   []VersionEntry
+	NextCursor string // the page of older versions; "" on the page of version 1
 }
 
-// NoteHistory is the history of a Note c may see.
-func (s *Service) NoteHistory(ctx context.Context, c Caller, noteID string) (History, error) {
-	r, err := s.noteHead(ctx, c, noteID)
+// HistoryArgs ask for one page of a Note's history: the newest versions,
+// or with Cursor those older than the page before.
+type HistoryArgs struct {
+	NoteID string `json:"note_id"`
+	Page
+}
+
+// NoteHistory is a page of the history of a Note c may see, newest first,
+// read by version range: a page costs the same however long the history.
+func (s *Service) NoteHistory(ctx context.Context, c Caller, a HistoryArgs) (History, error) {
+	limit, err := pageLimit(a.Limit)
 	if err != nil {
 		return History{}, err
 	}
-	vs, err := s.Store.History(ctx, store.TypeNote, noteID)
+	below, err := decodeCursor(a.Cursor, "h")
 	if err != nil {
 		return History{}, err
 	}
+	r, err := s.noteHead(ctx, c, a.NoteID)
+	if err != nil {
+		return History{}, err
+	}
+	before := r.Version + 1
+	if below != "" {
+		// A cursor names the oldest version of the page before: 2 … now.
+		n, _ := strconv.ParseInt(below, 10, 64)
+		if n < 2 || n > r.Version {
+			return History{}, badCursor()
+		}
+		before = n
+	}
+	from := max(1, before-int64(limit))
+	vs, err := s.Store.VersionRange(ctx, store.TypeNote, r.ID, from, before-1)
+	if err != nil {
+		return History{}, err
+	}
+	slices.Reverse(vs)
 	out, err := s.entries(ctx, c.Workspace, vs)
-	return History{NoteID: r.ID, Version: r.Version, Versions: out}, err
+	h := History{NoteID: r.ID, Version: r.Version, Versions: out}
+	if from > 1 {
+		h.NextCursor = encodeCursor("h", strconv.FormatInt(from, 10))
+	}
+	return h, err
 }
 
 // MaxConflictChanges bounds the versions ChangesSince lists.
