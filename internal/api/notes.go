@@ -44,6 +44,14 @@ func pageLimit(limit *int) (int, error) {
 	return *limit, nil
 }
 
+// nextCursor is a list's next_cursor: null on the last page.
+func nextCursor(c string) *string {
+	if c == "" {
+		return nil
+	}
+	return &c
+}
+
 // ListNotesRequest is GET /api/notes.
 type ListNotesRequest struct {
 	Query  string `query:"query" json:"-" maxLength:"200" description:"Part of the title, case-insensitive"`
@@ -69,12 +77,9 @@ func (h *handler) listNotes(w http.ResponseWriter, r *http.Request, c *caller) {
 		h.fail(w, r, err)
 		return
 	}
-	out := NoteList{Notes: make([]NoteSummary, 0, len(res.Notes))}
+	out := NoteList{Notes: make([]NoteSummary, 0, len(res.Notes)), NextCursor: nextCursor(res.NextCursor)}
 	for _, n := range res.Notes {
 		out.Notes = append(out.Notes, NoteSummary{ID: n.NoteID, Title: n.Title, Approved: n.Approved, Version: n.Version, UpdatedAt: n.UpdatedAt})
-	}
-	if res.NextCursor != "" {
-		out.NextCursor = &res.NextCursor
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -46,12 +46,8 @@ func (h *handler) history(w http.ResponseWriter, r *http.Request, c *caller) {
 		h.fail(w, r, err)
 		return
 	}
-	out := History{ID: res.NoteID, Version: res.Version, Versions: versionEntries(res.Versions)}
-	if res.NextCursor != "" {
-		out.NextCursor = &res.NextCursor
-	}
 	w.Header().Set("ETag", etag(res.Version))
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, History{ID: res.NoteID, Version: res.Version, Versions: versionEntries(res.Versions), NextCursor: nextCursor(res.NextCursor)})
 }
 
 // VersionView is GET /api/notes/{note_id}/versions/{version}'s answer.
