@@ -103,3 +103,43 @@ func (h *handler) getVersionTab(w http.ResponseWriter, r *http.Request, c *calle
 	}
 	writeJSON(w, http.StatusOK, res)
 }
+
+// DiffRequest is GET /api/notes/{note_id}/versions/{version}/diff.
+type DiffRequest struct {
+	VersionRequest
+	Since *int64 `query:"since" json:"-" minimum:"1" description:"Compare with this older version instead of the one before (what a run of versions changed together)"`
+}
+
+// VersionDiffView is what a version changed: its diff against the version
+// before it, or against since.
+type VersionDiffView struct {
+	ID             string `json:"id"`
+	Version        int64  `json:"version"`
+	Since          int64  `json:"since" description:"The version compared with; 0 for a Note's first version"`
+	CurrentVersion int64  `json:"current_version" description:"The Note's version now"`
+	note.VersionDiff
+}
+
+var getVersionDiffDoc = doc{summary: "What a version changed: markdown lines, sheet cells, slides and items, bounded", req: DiffRequest{}, resp: VersionDiffView{}}
+
+func (h *handler) getVersionDiff(w http.ResponseWriter, r *http.Request, c *caller) {
+	in, err := bind[DiffRequest](r, true)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	a := service.DiffArgs{NoteID: in.NoteID, Version: in.Version}
+	if in.Since != nil {
+		if *in.Since < 1 { // the service reads 0 as the version before; here it was sent
+			h.fail(w, r, invalid("since", "give a version ≥ 1 older than %d, or leave since out for the version before it; got %d", in.Version, *in.Since))
+			return
+		}
+		a.Since = *in.Since
+	}
+	res, err := h.svc.DiffVersion(r.Context(), c.svc, a)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, VersionDiffView{ID: res.NoteID, Version: res.Version, Since: res.Since, CurrentVersion: res.CurrentVersion, VersionDiff: res.VersionDiff})
+}

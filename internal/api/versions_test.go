@@ -198,3 +198,78 @@ func TestHistoryPages(t *testing.T) {
 		}
 	})
 }
+
+// What a version changed, over REST: its lines, cells and slides against
+// the version before it, or a run of versions against since; bad versions
+// name the parameter; a token reaches only its grant.
+func TestVersionDiff(t *testing.T) {
+	stores(t, func(t *testing.T, e *notesEnv) {
+		ctx := context.Background()
+		id, _ := e.create(t, "Diffs", true)
+		svc, person := e.Server.Service, service.Person(e.Owner.Workspace.ID, e.Owner.User.ID, e.Owner.User.Role)
+		text := "# Plan\n\nOne.\nTwo.\n"
+		w, err := svc.EditNoteTab(ctx, person, service.EditTabArgs{NoteID: id, TabID: "markdown", ExpectedVersion: 1, Operation: "replace_text", Text: &text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		grid, err := svc.CreateNoteTab(ctx, person, service.CreateTabArgs{NoteID: id, ExpectedVersion: w.Version, TabType: "sheet", Label: "Budget"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells, err := svc.EditNoteTab(ctx, person, service.EditTabArgs{NoteID: id, TabID: grid.TabID, ExpectedVersion: grid.Version, Operation: "sheet_set_range", StartRow: ptr(2), StartCol: ptr(1), Values: [][]any{{12.5, "=B1*2"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = "# Plan\n\nOne.\n2.\n"
+		last, err := svc.EditNoteTab(ctx, person, service.EditTabArgs{NoteID: id, TabID: "markdown", ExpectedVersion: cells.Version, Operation: "replace_text", Text: &text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := fmt.Sprintf("/api/notes/%s/versions/", id)
+		r := e.do(t, req{method: "GET", path: base + fmt.Sprint(cells.Version) + "/diff"})
+		r.want(t, "the cells' version", http.StatusOK, "")
+		if r.num("since") != cells.Version-1 || r.num("current_version") != last.Version || r.num("changes") != 2 {
+			t.Fatalf("the cells' version = %s", r.raw)
+		}
+		tab := r.body["tabs"].([]any)[0].(map[string]any)
+		got := tab["cells"].([]any)
+		if tab["tab_id"] != grid.TabID || tab["label"] != "Budget" || len(got) != 2 ||
+			got[0].(map[string]any)["address"] != "B3" || got[0].(map[string]any)["after"] != 12.5 || got[0].(map[string]any)["before"] != nil ||
+			got[1].(map[string]any)["address"] != "C3" || got[1].(map[string]any)["after"] != "=B1*2" {
+			t.Fatalf("the cells' version lists %s", r.raw)
+		}
+		r = e.do(t, req{method: "GET", path: base + fmt.Sprint(last.Version) + "/diff"})
+		lines := r.body["tabs"].([]any)[0].(map[string]any)["lines"].([]any)
+		if len(lines) != 2 || lines[0].(map[string]any)["op"] != "removed" || lines[0].(map[string]any)["text"] != "Two." || lines[1].(map[string]any)["text"] != "2." || lines[1].(map[string]any)["line"] != 4.0 {
+			t.Fatalf("the last text save lists %s", r.raw)
+		}
+		// The run from version 2 to the last: the tab added, its cells, one line.
+		r = e.do(t, req{method: "GET", path: base + fmt.Sprint(last.Version) + "/diff?since=2"})
+		r.want(t, "a run of versions", http.StatusOK, "")
+		tabs := r.body["tabs"].([]any)
+		if r.num("since") != 2 || len(tabs) != 2 || tabs[1].(map[string]any)["change"] != "added" || r.num("changes") != 5 {
+			t.Fatalf("versions 3 to %d together = %s", last.Version, r.raw)
+		}
+		// The first version: the Note as it was made.
+		r = e.do(t, req{method: "GET", path: base + "1/diff"})
+		if r.status != http.StatusOK || r.num("since") != 0 || r.body["title"].(map[string]any)["after"] != "Diffs" {
+			t.Fatalf("version 1 = %d %s", r.status, r.raw)
+		}
+
+		for _, c := range []struct{ path, field string }{
+			{base + "0/diff", "version"}, {base + "99/diff", "version"}, {base + "x/diff", "version"},
+			{base + "3/diff?since=3", "since"}, {base + "3/diff?since=9", "since"}, {base + "3/diff?since=0", "since"}, {base + "3/diff?since=x", "since"},
+		} {
+			r := e.do(t, req{method: "GET", path: c.path})
+			if r.status != http.StatusBadRequest || r.body["field"] != c.field {
+				t.Fatalf("GET %s: %d %s; want 400 naming %s", c.path, r.status, r.raw, c.field)
+			}
+		}
+		other := e.Token(t, []string{e.NoteID}, auth.ScopeRead)
+		e.do(t, req{method: "GET", path: base + "2/diff", bearer: other}).want(t, "a token without the grant", http.StatusNotFound, "not_found")
+		mine := e.Token(t, []string{id}, auth.ScopeRead)
+		e.do(t, req{method: "GET", path: base + "2/diff", bearer: mine}).want(t, "a token with the grant", http.StatusOK, "")
+	})
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -206,8 +206,8 @@ func (s *Service) RestoreVersion(ctx context.Context, c Caller, a RestoreArgs) (
 	if err != nil {
 		return NoteRestored{}, err
 	}
-	if a.Version < 1 || a.Version > r.Version {
-		return NoteRestored{}, problem.New(problem.Invalid, "version", "give a version between 1 and %d (the Note is at version %d); got %d", r.Version, r.Version, a.Version).With("current_version", r.Version)
+	if err := checkVersion(r, a.Version); err != nil {
+		return NoteRestored{}, err
 	}
 	head, err := s.Store.VersionDoc(ctx, store.TypeNote, a.NoteID, a.Version)
 	if err != nil {

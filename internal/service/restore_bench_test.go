@@ -64,3 +64,35 @@ func BenchmarkRestoreOldVersion(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDiffVersion: what one one-cell edit changed (service.DiffVersion
+// against the version before), on a Note whose sheet holds 100 and
+// 1,000,000 cells: the diff reads the block the edit wrote, not the Note
+// ("ratio" as in BenchmarkRestoreOldVersion).
+func BenchmarkDiffVersion(b *testing.B) {
+	per := map[int]float64{}
+	for _, side := range []int{10, 1000} {
+		b.Run(fmt.Sprintf("cells=%d", side*side), func(b *testing.B) {
+			ctx := context.Background()
+			svc, o, id, tabID, v := sheetNote(b, side)
+			person := service.Person(o.Workspace.ID, o.User.ID, o.User.Role)
+			res, err := svc.EditNoteTab(ctx, person, service.EditTabArgs{NoteID: id, TabID: tabID, ExpectedVersion: v, Operation: "sheet_set_range", StartRow: ptr(3), StartCol: ptr(4), Values: [][]any{{"edited"}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				d, err := svc.DiffVersion(ctx, person, service.DiffArgs{NoteID: id, Version: res.Version})
+				if err != nil || d.Changes != 1 {
+					b.Fatalf("the diff of a one-cell edit: %d changes, %v", d.Changes, err)
+				}
+			}
+			per[side] = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(per[side]/1e6, "ms/diff")
+			b.ReportMetric(0, "ns/op")
+			if per[10] > 0 && side == 1000 {
+				b.ReportMetric(per[1000]/per[10], "ratio")
+			}
+		})
+	}
+}
