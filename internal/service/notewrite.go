@@ -48,6 +48,10 @@ type noteOp struct {
 	// Note; they run before the write contract, so a request that can never
 	// apply is refused for what is wrong with it, not as a conflict.
 	pre func() error
+	// inTx, if set, reads what the edit needs inside the write's
+	// transaction, before the edit runs (a restore: the parts of the
+	// version it restores that differ from the Note now).
+	inTx func(cur *store.Resource, tx store.TxReader) error
 }
 
 // noteEdit is the pure edit of one act: it changes d (a copy of the Note at
@@ -104,6 +108,11 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 				if _, err := tx.GetObject(KindNoteDeleted, noteID); err == nil {
 					return nil, notFound(store.TypeNote, noteID)
 				} else if !errors.Is(err, store.ErrNotFound) {
+					return nil, err
+				}
+			}
+			if op.inTx != nil {
+				if err := op.inTx(cur, tx); err != nil {
 					return nil, err
 				}
 			}

@@ -136,6 +136,14 @@ func (c *tokenCache) VersionParts(ctx context.Context, typ string, id string, ve
 	return c.s.VersionParts(ctx, typ, id, version)
 }
 
+func (c *tokenCache) VersionPartsOf(ctx context.Context, typ string, id string, version int64, keys []string) ([]parts.Part, error) {
+	return c.s.VersionPartsOf(ctx, typ, id, version, keys)
+}
+
+func (c *tokenCache) PartKeys(ctx context.Context, typ string, id string, from int64, to int64) ([]string, error) {
+	return c.s.PartKeys(ctx, typ, id, from, to)
+}
+
 func (c *tokenCache) GetObject(ctx context.Context, kind string, id string) (Object, error) {
 	return c.s.GetObject(ctx, kind, id)
 }
