@@ -58,15 +58,7 @@ func walkXWatchPage(t *testing.T, ctx context.Context) *walkXWatch {
 			if e.Type != runtime.ConsoleAPICalledTypeError && e.Type != runtime.ConsoleAPICalledTypeAssert {
 				return
 			}
-			var parts []string
-			for _, a := range e.Args {
-				if a.Description != "" {
-					parts = append(parts, a.Description)
-				} else {
-					parts = append(parts, string(a.Value))
-				}
-			}
-			w.problems = append(w.problems, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+			w.problems = append(w.problems, "console."+string(e.Type)+": "+consoleText(e.Args))
 		case *runtime.EventExceptionThrown:
 			d := e.ExceptionDetails
 			msg := d.Text
@@ -443,7 +435,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 	// History: a version, then restoring the one before the last save.
 	_, cur := serverText(t, e, id)
 	do(t, ctx, "history", browsertest.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.ID("history-title")),
-		browsertest.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, cur-1))), chromedp.WaitVisible(chromedp.ID("version-title")),
+		historyOpen(cur-1), chromedp.WaitVisible(chromedp.ID("version-title")),
 		browsertest.Poll(`!document.querySelector(".loading")`))
 	walkXLayouts(t, ctx, "a version")
 	do(t, ctx, "restore", browsertest.Click(chromedp.ID("restore-button")), chromedp.WaitVisible(chromedp.ID("restore-confirm")),
