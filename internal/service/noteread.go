@@ -130,13 +130,15 @@ func (s *Service) ListNotes(ctx context.Context, c Caller, a ListNotesArgs) (Not
 	if err != nil {
 		return NoteList{}, err
 	}
-	// Deleted Notes are left out in the same read, so a page is whole (an
-	// agent's list, approved Notes only, would leave them out anyway: a
-	// deleted Note is never approved).
-	q := store.ListQuery{Workspace: c.Workspace, Type: store.TypeNote, Query: strings.TrimSpace(a.Query),
-		Unmarked: KindNoteDeleted, AfterID: after, Limit: limit + 1}
+	q := store.ListQuery{Workspace: c.Workspace, Type: store.TypeNote, Query: strings.TrimSpace(a.Query), AfterID: after, Limit: limit + 1}
 	if p, ok := c.Principal(); ok {
 		q.ApprovedOnly, q.IDs = true, p.Notes
+	}
+	if !c.IsAgent() {
+		// A person's list leaves deleted Notes out in the same read, so a
+		// page is whole; an agent's holds approved Notes only, and a
+		// deleted Note is never approved.
+		q.Unmarked = KindNoteDeleted
 	}
 	rows, err := s.Store.List(ctx, q)
 	if err != nil {
