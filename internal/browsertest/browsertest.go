@@ -358,10 +358,22 @@ func Enabled() bool { return os.Getenv("FOUNDRY_SCREENSHOTS") == "1" }
 // still takes the picture (the page must render) and writes nothing.
 func Screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
+	screenshot(t, ctx, name, chromedp.FullScreenshot(100))
+}
+
+// WindowScreenshot is Screenshot of what the window shows, where the page
+// is scrolled to: the part of a long page a test shows.
+func WindowScreenshot(t testing.TB, ctx context.Context, name string) {
+	t.Helper()
+	screenshot(t, ctx, name, chromedp.CaptureScreenshot())
+}
+
+func screenshot(t testing.TB, ctx context.Context, name string, take chromedp.Action[[]byte]) {
+	t.Helper()
 	if name == "" || strings.ContainsAny(name, `/\.`) {
 		t.Fatalf("screenshot name %q: use a plain name such as consent-phone", name)
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	png, err := chromedp.Run(ctx, take)
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}

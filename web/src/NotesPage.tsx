@@ -58,10 +58,33 @@ export function NotesPage({ me }: { me: string }) {
     return () => document.removeEventListener("keydown", onKey);
   }, []);
 
+  // After "Show more Notes", the first Note the page brought takes the
+  // focus, if the focus went nowhere meanwhile (the button is disabled
+  // while the page is read, and gone after the last page): a keyboard or a
+  // screen reader carries on from the Notes it asked for.
+  const firstNew = useRef(-1);
+  const listRef = useRef<HTMLUListElement>(null);
+  const shown = state.kind === "ready" ? state.notes.length : 0;
+  useEffect(() => {
+    firstNew.current = -1; // a new search is a new list
+  }, [debounced]);
+  useLayoutEffect(() => {
+    const at = firstNew.current;
+    if (at < 0 || shown <= at) return;
+    firstNew.current = -1;
+    const active = document.activeElement;
+    if (active && active !== document.body && !active.classList.contains("more")) return;
+    listRef.current?.querySelectorAll<HTMLElement>(".note-title")[at]?.focus();
+  }, [shown]);
+
   const loadMore = () => {
     if (state.kind !== "ready" || !state.next) return;
+    firstNew.current = state.notes.length;
     void q.fetchNextPage().then((r) => {
-      if (r.isError) setNotice(errorText(r.error));
+      if (r.isError) {
+        firstNew.current = -1;
+        setNotice(errorText(r.error));
+      }
     });
   };
 
@@ -131,7 +154,7 @@ export function NotesPage({ me }: { me: string }) {
       ) : null}
       {state.kind === "ready" && state.notes.length > 0 ? (
         <>
-          <ul className="notes" id="notes-list" aria-label={searching ? `Notes matching ${debounced}` : "Notes"}>
+          <ul ref={listRef} className="notes" id="notes-list" aria-label={searching ? `Notes matching ${debounced}` : "Notes"}>
             {state.notes.map((n) => (
               <NoteRow key={n.id} note={n} onChanged={replace} onFailed={(e) => failed(e, n)} onDelete={() => setDeleting(n)} />
             ))}
