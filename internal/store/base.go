@@ -191,7 +191,7 @@ func (b *Base) listStatement(q ListQuery) (query string, args []any, none bool) 
 			scan = `((title || '') ~ (SELECT ?::text)) IS DISTINCT FROM false`
 		}
 		bound := max(titleCandidates*q.Limit, 1)
-		if cand, candArgs, ok := b.titleCandidates(m, q.Type, bound); ok {
+		if cand, candArgs, ok := b.titleCandidates(m, q.Workspace, q.Type, bound); ok {
 			// The index names the titles that may match (cand), up to a
 			// bound: if it names fewer, the rows it names are tested
 			// (sparse); if it has that many, the query is one many titles

@@ -102,18 +102,19 @@ const titleCandidates = 4
 // bound resources of type typ whose titles may match m, as the index says,
 // with its arguments; ok is false when no index can tell (the query is too
 // short for one). On PostgreSQL the trigram index serves the match itself,
-// when the database has one (without it the same query scans); the match
-// is planned apart from the bound, or a cached statement's generic plan
-// takes the bound for a reason to scan the table until it has that many,
-// and its pattern comes in a subquery, as in Base.List. The bound is
-// written into the statement, as the limits are there.
-func (b *Base) titleCandidates(m titleMatch, typ string, bound int) (cte string, args []any, ok bool) {
+// when the database has one (without it the same query scans), in the
+// workspace ws only; the match is planned apart from the bound, or a
+// cached statement's generic plan takes the bound for a reason to scan the
+// table until it has that many, and its pattern comes in a subquery, as in
+// Base.List. (SQLite's index knows a title's type, not its workspace.) The
+// bound is written into the statement, as the limits are there.
+func (b *Base) titleCandidates(m titleMatch, ws, typ string, bound int) (cte string, args []any, ok bool) {
 	if !m.indexed() {
 		return "", nil, false
 	}
 	if b.D.Name == "postgres" {
-		return `cand_all AS MATERIALIZED (SELECT id FROM resources WHERE title ~ (SELECT ?::text)),
-			cand AS MATERIALIZED (SELECT id FROM cand_all LIMIT ` + strconv.Itoa(bound) + `)`, []any{m.regex()}, true
+		return `cand_all AS MATERIALIZED (SELECT id FROM resources WHERE title ~ (SELECT ?::text) AND workspace_id = ? AND type = ?),
+			cand AS MATERIALIZED (SELECT id FROM cand_all LIMIT ` + strconv.Itoa(bound) + `)`, []any{m.regex(), ws, typ}, true
 	}
 	fts := m.fts()
 	if fts == "" {
