@@ -244,6 +244,7 @@ func TestServeRefusesUselessValues(t *testing.T) {
 		{[]string{"--gc-percent", "-5"}, []string{"-5"}},
 		{[]string{"--max-waiters-per-token", "0"}, []string{"--max-waiters-per-token"}},
 		{[]string{"--max-waiters-per-node", "-1"}, []string{"--max-waiters-per-node"}},
+		{[]string{"--max-password-hashes", "-1"}, []string{"--max-password-hashes"}},
 		{[]string{"--memory-limit", "lots"}, []string{`"lots"`}},
 		{[]string{"--public-url", "foundry.example.com"}, []string{`"foundry.example.com"`}},
 	}

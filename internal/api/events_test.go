@@ -35,8 +35,15 @@ const streamWait = 20 * time.Second
 // token), resuming after last ("": none).
 func (e *notesEnv) open(t *testing.T, id, bearer, last string) *stream {
 	t.Helper()
+	return e.openStream(t, "/api/events?note_id="+id, bearer, last)
+}
+
+// openStream connects to the event stream at path (with its query) as
+// open does.
+func (e *notesEnv) openStream(t *testing.T, path, bearer, last string) *stream {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*streamWait)
-	r, err := http.NewRequestWithContext(ctx, "GET", e.URL+"/api/events?note_id="+id, nil)
+	r, err := http.NewRequestWithContext(ctx, "GET", e.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,17 +212,7 @@ func TestEventStream(t *testing.T) {
 		if _, d := ts.next(t); d.Version != v5 {
 			t.Fatalf("the token's stream saw version %d, want %d", d.Version, v5)
 		}
-		toks, err := e.Server.Store.Tokens(context.Background(), e.Owner.Workspace.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, x := range toks {
-			if x.RevokedAt == nil && auth.HashToken(tok) == x.Hash {
-				if err := e.Server.Store.RevokeToken(context.Background(), e.Owner.Workspace.ID, x.ID); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		revoke(t, e, tok)
 		ts.ends(t, "no longer valid")
 
 		// Signing out ends the session's stream.

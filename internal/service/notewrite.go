@@ -141,6 +141,9 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 			return ch, nil
 		},
 	}
+	// No read serves a cached head of this Note until the write returned
+	// and its doorbell rang (see headCache).
+	defer s.heads.writing(noteID)()
 	res, version, err := guardedOut[T, PT](ctx, s, m)
 	if err != nil {
 		return zero, err

@@ -45,15 +45,7 @@ func BenchmarkOneCellEdit(b *testing.B) {
 // sheet tab and its version.
 func sheetNote(b *testing.B, side int) (svc *service.Service, o service.Owner, noteID, tabID string, version int64) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, b.TempDir(), sqlite.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	svc = service.New(st)
-	if o, _, err = svc.Bootstrap(ctx, "bench", "owner@example.org"); err != nil {
-		b.Fatal(err)
-	}
+	svc, o = benchService(b)
 	n, err := svc.CreateNoteFrom(ctx, service.Operator(o), service.CreateNoteArgs{Title: "Big", Approved: true}, func(d *note.Doc) error {
 		t, err := note.CreateTab(d, note.TypeSheet, "", nil, svc.Now())
 		if err != nil {
@@ -81,4 +73,21 @@ func sheetNote(b *testing.B, side int) (svc *service.Service, o service.Owner, n
 		b.Fatal(err)
 	}
 	return svc, o, n.NoteID, tabID, n.Version
+}
+
+// benchService is a Service over a durable SQLite store (Foundry's default
+// options) in a fresh folder, closed when b ends, with its workspace.
+func benchService(b *testing.B) (*service.Service, service.Owner) {
+	b.Helper()
+	st, err := sqlite.Open(context.Background(), b.TempDir(), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	svc := service.New(st)
+	o, _, err := svc.Bootstrap(context.Background(), "bench", "owner@example.org")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, o
 }

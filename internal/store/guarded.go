@@ -94,6 +94,11 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 	if creating {
 		_, err = q.ExecContext(ctx, d.Q(`INSERT INTO resources (type, id, workspace_id, owner_id, title, approved, version, doc, updated_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			cur.Type, cur.ID, cur.Workspace, cur.Owner, cur.Title, boolInt(cur.Approved), cur.Version, string(cur.Doc), us)
+	} else if ch.Doc == nil {
+		// The document stays: not sent again, so neither database rewrites
+		// it (PostgreSQL would store a TOASTed document anew).
+		_, err = q.ExecContext(ctx, d.Q(`UPDATE resources SET title = ?, approved = ?, version = ?, updated_us = ? WHERE type = ? AND id = ?`),
+			cur.Title, boolInt(cur.Approved), cur.Version, us, cur.Type, cur.ID)
 	} else {
 		_, err = q.ExecContext(ctx, d.Q(`UPDATE resources SET title = ?, approved = ?, version = ?, doc = ?, updated_us = ? WHERE type = ? AND id = ?`),
 			cur.Title, boolInt(cur.Approved), cur.Version, string(cur.Doc), us, cur.Type, cur.ID)

@@ -224,6 +224,10 @@ func (c *tokenCache) SetPassword(ctx context.Context, id string, hash string) er
 	return c.s.SetPassword(ctx, id, hash)
 }
 
+func (c *tokenCache) RehashPassword(ctx context.Context, id, old, hash string) (bool, error) {
+	return c.s.RehashPassword(ctx, id, old, hash)
+}
+
 func (c *tokenCache) DeleteUser(ctx context.Context, workspace string, id string) error {
 	return c.s.DeleteUser(ctx, workspace, id)
 }
