@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"foundry/internal/benchtest"
 	"foundry/internal/service"
 )
 
@@ -35,23 +36,36 @@ func (n *benchNote) edit(b *testing.B, i, spread int) {
 	n.v = res.Version
 }
 
+// cost is the wall time and the process's CPU time of what it ran.
+type cost struct{ wall, cpu time.Duration }
+
+func timed(f func()) cost {
+	c0, t0 := benchtest.ProcessCPU(), time.Now()
+	f()
+	return cost{time.Since(t0), benchtest.ProcessCPU() - c0}
+}
+
 // interleaved runs each case's step once per iteration, in turn, and
-// reports each one's ms per step and its ratio to the first case's: the
-// cases share the machine's load as it comes and goes, so the ratios hold
-// on a busy machine too.
-func interleaved(b *testing.B, unit string, names []string, step func(c, i int) time.Duration) {
-	took := make([]time.Duration, len(names))
+// reports each one's ms and CPU ms per step, and its ratios to the first
+// case's: the cases share the machine's load as it comes and goes, and
+// CPU time is the process's own, so the ratios hold on a busy machine too.
+func interleaved(b *testing.B, unit string, names []string, step func(c, i int) cost) {
+	took := make([]cost, len(names))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for c := range names {
-			took[c] += step(c, i)
+			s := step(c, i)
+			took[c].wall += s.wall
+			took[c].cpu += s.cpu
 		}
 	}
 	b.StopTimer()
 	for c, name := range names {
-		b.ReportMetric(float64(took[c].Nanoseconds())/float64(b.N)/1e6, "ms/"+unit+"-"+name)
+		b.ReportMetric(float64(took[c].wall.Nanoseconds())/float64(b.N)/1e6, "ms/"+unit+"-"+name)
+		b.ReportMetric(float64(took[c].cpu.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/"+unit+"-"+name)
 		if c > 0 {
-			b.ReportMetric(float64(took[c])/float64(took[0]), "ratio-"+name)
+			b.ReportMetric(float64(took[c].wall)/float64(took[0].wall), "ratio-"+name)
+			b.ReportMetric(float64(took[c].cpu)/float64(took[0].cpu), "cpu-ratio-"+name)
 		}
 	}
 	b.ReportMetric(0, "ns/op")
@@ -80,11 +94,13 @@ func BenchmarkRestoreOldVersion(b *testing.B) {
 		}
 	}
 	ctx := context.Background()
-	interleaved(b, "restore", names, func(c, i int) time.Duration {
+	interleaved(b, "restore", names, func(c, i int) cost {
 		n := notes[c]
-		t0 := time.Now()
-		res, err := n.svc.RestoreVersion(ctx, n.person, service.RestoreArgs{NoteID: n.id, Version: n.v - 10, Guard: service.Guard{ExpectedVersion: n.v}})
-		took := time.Since(t0)
+		var res service.NoteRestored
+		var err error
+		took := timed(func() {
+			res, err = n.svc.RestoreVersion(ctx, n.person, service.RestoreArgs{NoteID: n.id, Version: n.v - 10, Guard: service.Guard{ExpectedVersion: n.v}})
+		})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -109,11 +125,11 @@ func BenchmarkDiffVersion(b *testing.B) {
 		notes[c].edit(b, 4, 1)
 	}
 	ctx := context.Background()
-	interleaved(b, "diff", names, func(c, _ int) time.Duration {
+	interleaved(b, "diff", names, func(c, _ int) cost {
 		n := notes[c]
-		t0 := time.Now()
-		d, err := n.svc.DiffVersion(ctx, n.person, service.DiffArgs{NoteID: n.id, Version: n.v})
-		took := time.Since(t0)
+		var d service.VersionChanges
+		var err error
+		took := timed(func() { d, err = n.svc.DiffVersion(ctx, n.person, service.DiffArgs{NoteID: n.id, Version: n.v}) })
 		if err != nil || d.Changes != 1 {
 			b.Fatalf("the diff of a one-cell edit: %d changes, %v", d.Changes, err)
 		}
