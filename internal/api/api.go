@@ -180,6 +180,7 @@ func (h *handler) routes() []route {
 		{"GET", "/api/notes/{note_id}/versions/{version}/tabs/{tab_id}", sessionOrToken, read, MaxBody, getVersionTabDoc, h.getVersionTab},
 		{"POST", "/api/notes/{note_id}/restore", sessionOrToken, write, MaxBody, restoreDoc, h.restore},
 		{"GET", "/api/events", sessionOrToken, read, MaxBody, eventsDoc, h.events},
+		{"GET", "/api/live", sessionOrToken, read, MaxBody, liveDoc, h.live},
 		{"GET", "/api/rooms", sessionOnly, "", MaxBody, listRoomsDoc, h.listRooms},
 		{"GET", "/api/rooms/{room_id}", sessionOnly, "", MaxBody, getRoomDoc, h.getRoom},
 		{"PATCH", "/api/rooms/{room_id}/apps/{instance_id}", sessionOnly, "", MaxBody, updateAppDoc, h.updateApp},

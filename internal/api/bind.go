@@ -14,8 +14,8 @@ import (
 // A route's request is one Go struct, which is both what the handler
 // decodes and what the OpenAPI document is generated from: fields tagged
 // path:"x" are path parameters, query:"x" query parameters, header:"X"
-// headers (all also json:"-"), and the fields with a json name form the
-// JSON body. required:"true" marks what must be given; missing:"…" says
+// headers (all also json:"-"; a []string query parameter may be repeated),
+// and the fields with a json name form the JSON body. required:"true" marks what must be given; missing:"…" says
 // what to give when it is not.
 
 // doc is what the OpenAPI document says of a route beyond its method,
@@ -46,10 +46,13 @@ func bind[T any](r *http.Request, optional bool) (*T, error) {
 	rv := reflect.ValueOf(v).Elem()
 	fields := paramFields(rv.Type())
 	q := r.URL.Query()
-	var takes []string
+	var takes, repeats []string
 	for _, f := range fields {
 		if f.in == "query" {
 			takes = append(takes, f.name)
+			if f.kind == reflect.Slice {
+				repeats = append(repeats, f.name)
+			}
 		}
 	}
 	for k, vs := range q {
@@ -60,7 +63,7 @@ func bind[T any](r *http.Request, optional bool) (*T, error) {
 			}
 			return nil, problem.New(problem.Invalid, k, "is not a parameter of %s %s, which %s", r.Method, routeOf(r), what)
 		}
-		if len(vs) > 1 {
+		if len(vs) > 1 && !slices.Contains(repeats, k) {
 			return nil, problem.New(problem.Invalid, k, "is given %d times: give it once", len(vs))
 		}
 	}
@@ -77,6 +80,11 @@ func bind[T any](r *http.Request, optional bool) (*T, error) {
 		case "query":
 			_, given = q[f.name]
 			raw = q.Get(f.name)
+			if f.kind == reflect.Slice && given {
+				// A repeatable parameter (?topic=a&topic=b) takes every value.
+				rv.FieldByIndex(f.index).Set(reflect.ValueOf(slices.Clone(q[f.name])))
+				continue
+			}
 		case "header":
 			vs := r.Header.Values(f.name)
 			given = len(vs) > 0

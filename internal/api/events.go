@@ -28,9 +28,6 @@ var (
 	streamRecheck   = 5 * time.Second
 )
 
-// streamPage bounds the events one read of the feed sends.
-const streamPage = 100
-
 // streamWriteTimeout bounds one write to the stream.
 const streamWriteTimeout = 30 * time.Second
 
@@ -56,6 +53,11 @@ var eventsDoc = doc{summary: "A Note's writes as server-sent events (event: writ
 // its own events.
 const streamDescription = "The stream starts with `retry: 3000`, sends a comment line every 15 s as a heartbeat, and ends with `event: end` whose data is `{\"reason\": string}` (its lifetime is over, the session signed out, the token revoked, the Note deleted or out of reach); the browser then reconnects."
 
+// eventsCatchUp bounds the writes a resume of GET /api/events replays in
+// one stream: past it the stream ends, and the browser's reconnect (with
+// the last id it got) reads on from there.
+const eventsCatchUp = 1000
+
 func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	in, err := bind[EventsRequest](r, true)
 	if err == nil && (in.NoteID == nil || *in.NoteID == "") {
@@ -64,30 +66,102 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	if err == nil {
 		err = checkPathID("note_id", *in.NoteID)
 	}
+	var resume service.Resume
+	if err == nil {
+		resume, err = service.ResumeAfter(in.LastEventID)
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	id := *in.NoteID
 	ctx := r.Context()
-	after, err := h.svc.StreamStart(ctx, c.svc, id, in.LastEventID)
+	sub := h.svc.Subscribe()
+	defer sub.Close()
+	first, err := sub.WatchNote(ctx, c.svc, id, service.WatchOptions{After: resume, MaxCatchUp: eventsCatchUp, StrictResume: true})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	release, err := h.svc.StreamGate(c.svc, streamLifetime)
+	release, err := h.svc.StreamGate(c.svc, sessionOf(c), "note_id", streamLifetime)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	defer release()
+	h.follow(w, r, sub, first, "", streamer{
+		render: func(b *strings.Builder, items []service.LiveItem) bool {
+			for _, it := range items {
+				switch it.Kind {
+				case service.LiveWrite:
+					sseEvent(b, it.Event.Cursor, "write", streamEvent(it.Event))
+				case service.LiveGone:
+					sseEnd(b, it.Reason) // a deleted Note ends its stream with its last event
+					return true
+				case service.LiveResync:
+					sseEnd(b, "the stream fell behind: reconnect (Last-Event-ID resumes it)")
+					return true
+				}
+			}
+			return false
+		},
+		recheck: func(b *strings.Builder) bool {
+			reason := h.callerStill(r, c, "sign in again to follow the Note")
+			if reason == "" {
+				if err := sub.NoteReachable(ctx, c.svc, id); err != nil {
+					var pr *problem.Problem
+					if errors.As(err, &pr) {
+						reason = pr.Message
+					}
+				}
+			}
+			if reason != "" {
+				sseEnd(b, reason)
+				return true
+			}
+			return false
+		},
+		lifetime: "the stream's lifetime is over: reconnect (Last-Event-ID resumes it)",
+	})
+}
 
+func streamEvent(e *service.LiveEvent) StreamEvent {
+	return StreamEvent{Cursor: e.Cursor, Kind: e.Kind, Version: e.Version, Changed: e.Changed, Actor: who(e.Actor)}
+}
+
+// sessionOf is the session a stream is counted under ("" for a token).
+func sessionOf(c *caller) string {
+	if c.person == nil {
+		return ""
+	}
+	return c.person.Session.Hash
+}
+
+// streamer is what one route's stream makes of its subscriber's items and
+// of each recheck; each writes what to send into b and answers whether the
+// stream ends after it.
+type streamer struct {
+	render   func(b *strings.Builder, items []service.LiveItem) (end bool)
+	recheck  func(b *strings.Builder) (end bool)
+	lifetime string // why the stream ends when its lifetime is over
+}
+
+// follow serves an event stream: its headers, `retry`, preface and the
+// first items, then whatever the subscriber is handed, a heartbeat, a
+// recheck of the caller every streamRecheck, and its end at its lifetime
+// or when the client leaves.
+func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Subscriber, first []service.LiveItem, preface string, sr streamer) {
+	ctx := r.Context()
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	var b strings.Builder
 	// The first line tells the browser how soon to reconnect.
-	if !h.send(rc, w, "retry: 3000\n\n") {
+	b.WriteString("retry: 3000\n\n")
+	b.WriteString(preface)
+	end := sr.render(&b, first)
+	if !h.send(rc, w, b.String()) || end {
 		return
 	}
 	lifetime := time.NewTimer(streamLifetime)
@@ -96,78 +170,46 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	defer heartbeat.Stop()
 	recheck := time.NewTicker(streamRecheck)
 	defer recheck.Stop()
-	names := service.ActorNames{} // the writers named so far: a stream looks each up once
 	for {
-		// Register before reading, so a write committed between the read
-		// and the wait still wakes the stream.
-		wake, stop := h.svc.WaitNote(id)
-		evs, next, err := h.svc.StreamEvents(ctx, c.svc, id, after, streamPage)
-		var unnamed []string
-		for _, e := range evs {
-			if _, ok := names[e.Actor]; !ok {
-				unnamed = append(unnamed, e.Actor)
-			}
-		}
-		if err == nil && len(unnamed) > 0 {
-			var found service.ActorNames
-			if found, err = h.svc.Actors(ctx, c.svc.Workspace, unnamed); err == nil {
-				for _, a := range unnamed {
-					names[a] = found.Of(a)
-				}
-			}
-		}
-		if err != nil {
-			stop()
-			if ctx.Err() == nil {
-				h.endStream(rc, w, err)
-			}
-			return
-		}
-		if len(evs) > 0 {
-			stop()
-			var b strings.Builder
-			for _, e := range evs {
-				data, err := json.Marshal(StreamEvent{Cursor: e.Cursor, Kind: e.Kind, Version: e.Version, Changed: e.Changed, Actor: who(names.Of(e.Actor))})
-				if err != nil {
-					h.log.Error("api: encoding a stream event", "cause", err)
-					return
-				}
-				fmt.Fprintf(&b, "id: %s\nevent: %s\ndata: %s\n\n", e.Cursor, "write", data)
-			}
-			// A deleted Note has nothing more to follow: the stream ends
-			// with its last event, rather than at the next recheck.
-			deleted := evs[len(evs)-1].Kind == service.KindNoteDeleted
-			if deleted {
-				b.WriteString("event: end\ndata: " + mustQuote("Note "+id+" was deleted") + "\n\n")
-			}
-			if !h.send(rc, w, b.String()) || deleted {
-				return
-			}
-			after = next
-			continue // read on: more may be waiting in the feed
-		}
+		b.Reset()
 		select {
-		case <-wake:
+		case <-sub.Wake():
+			items := sub.Take()
+			if len(items) == 0 {
+				continue
+			}
+			end = sr.render(&b, items)
 		case <-heartbeat.C:
-			stop()
-			if !h.send(rc, w, ": heartbeat\n\n") {
-				return
-			}
+			b.WriteString(": heartbeat\n\n")
 		case <-recheck.C:
-			stop()
-			if reason := h.stillAllowed(r, c, id); reason != "" {
-				h.send(rc, w, "event: end\ndata: "+mustQuote(reason)+"\n\n")
-				return
-			}
+			end = sr.recheck(&b)
 		case <-lifetime.C:
-			stop()
-			h.send(rc, w, "event: end\ndata: "+mustQuote("the stream's lifetime is over: reconnect (Last-Event-ID resumes it)")+"\n\n")
-			return
+			sseEnd(&b, sr.lifetime)
+			end = true
 		case <-ctx.Done():
-			stop()
+			return
+		}
+		if b.Len() > 0 && !h.send(rc, w, b.String()) || end {
 			return
 		}
 	}
+}
+
+// sseEvent writes one event (id "" : none) with data as JSON.
+func sseEvent(b *strings.Builder, id, event string, data any) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		raw = []byte("{}") // the stream's own types always encode
+	}
+	if id != "" {
+		fmt.Fprintf(b, "id: %s\n", id)
+	}
+	fmt.Fprintf(b, "event: %s\ndata: %s\n\n", event, raw)
+}
+
+// sseEnd writes the end event, saying why.
+func sseEnd(b *strings.Builder, reason string) {
+	b.WriteString("event: end\ndata: " + mustQuote(reason) + "\n\n")
 }
 
 // send writes s to the stream and flushes it, answering whether the
@@ -180,46 +222,27 @@ func (h *handler) send(rc *http.ResponseController, w http.ResponseWriter, s str
 	return rc.Flush() == nil
 }
 
-// endStream sends why the stream ends, as an end event.
-func (h *handler) endStream(rc *http.ResponseController, w http.ResponseWriter, err error) {
-	var pr *problem.Problem
-	msg := "Foundry failed to read the Note's events; reconnect"
-	if errors.As(err, &pr) {
-		msg = pr.Message
-	} else {
-		h.log.Error("api: reading a stream's events", "cause", err)
-	}
-	h.send(rc, w, "event: end\ndata: "+mustQuote(msg)+"\n\n")
-}
-
-// stillAllowed re-checks the caller of a stream: the session still signed
-// in, the token not revoked, the Note still in reach. It answers why not
-// ("" : all is well).
-func (h *handler) stillAllowed(r *http.Request, c *caller, id string) string {
-	ctx := r.Context()
+// callerStill re-checks the caller of a stream: the session still signed
+// in, the token not revoked (a token's grant is taken again, so that the
+// reach of its Notes is the token's now). It answers why not ("": all is
+// well); what says what a signed-out person does next.
+func (h *handler) callerStill(r *http.Request, c *caller, what string) string {
 	if c.person != nil {
 		p, ok := h.people.Current(r)
 		if !ok || p.Session.Hash != c.person.Session.Hash {
-			return "signed out: sign in again to follow the Note"
+			return "signed out: " + what
 		}
-	} else {
-		_, secret, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		p, err := h.verify(ctx, strings.TrimSpace(secret))
-		if err != nil {
-			if errors.Is(err, auth.ErrInvalidToken) {
-				return "the token is no longer valid: " + auth.ErrInvalidToken.Error()
-			}
-			return "" // a passing store failure ends nothing
-		}
-		// The grant may have changed: the Note's reach is the token's now.
-		c.svc = service.Agent(p)
+		return ""
 	}
-	if err := h.svc.NoteReachable(ctx, c.svc, id); err != nil {
-		var pr *problem.Problem
-		if errors.As(err, &pr) {
-			return pr.Message
+	_, secret, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	p, err := h.verify(r.Context(), strings.TrimSpace(secret))
+	if err != nil {
+		if errors.Is(err, auth.ErrInvalidToken) {
+			return "the token is no longer valid: " + auth.ErrInvalidToken.Error()
 		}
+		return "" // a passing store failure ends nothing
 	}
+	c.svc = service.Agent(p)
 	return ""
 }
 

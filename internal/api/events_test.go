@@ -35,8 +35,15 @@ const streamWait = 20 * time.Second
 // token), resuming after last ("": none).
 func (e *notesEnv) open(t *testing.T, id, bearer, last string) *stream {
 	t.Helper()
+	return e.openStream(t, "/api/events?note_id="+id, bearer, last)
+}
+
+// openStream connects to the event stream at path (with its query) as
+// open does.
+func (e *notesEnv) openStream(t *testing.T, path, bearer, last string) *stream {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*streamWait)
-	r, err := http.NewRequestWithContext(ctx, "GET", e.URL+"/api/events?note_id="+id, nil)
+	r, err := http.NewRequestWithContext(ctx, "GET", e.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -248,19 +248,27 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.checked["GET /api/notes/{note_id}/files/{file_id} 200"] = true
 	v.check("DELETE", "/api/notes/{note_id}/files/{file_id}", e.do(t, req{method: "DELETE", path: filePath, header: ifMatch(15)}))
 
-	// The event stream answers text/event-stream, as the document says.
-	es := e.open(t, nid, "", "")
-	if es.res.StatusCode != http.StatusOK {
-		t.Fatalf("GET /api/events: %d", es.res.StatusCode)
+	// The event streams answer text/event-stream, as the document says.
+	for route, path := range map[string]string{
+		"/api/events": "/api/events?note_id=" + nid,
+		"/api/live":   "/api/live?topic=note:" + nid + "&topic=proposals",
+	} {
+		es := e.openStream(t, path, "", "")
+		if es.res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d", path, es.res.StatusCode)
+		}
+		op := v.doc["paths"].(map[string]any)[route].(map[string]any)["get"].(map[string]any)
+		if _, ok := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["text/event-stream"]; !ok {
+			t.Fatalf("the document does not give GET %s's 200 as text/event-stream", route)
+		}
+		v.checked["GET "+route+" 200"] = true
+		es.close()
 	}
-	evOp := v.doc["paths"].(map[string]any)["/api/events"].(map[string]any)["get"].(map[string]any)
-	if _, ok := evOp["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["text/event-stream"]; !ok {
-		t.Fatal("the document does not give GET /api/events's 200 as text/event-stream")
-	}
-	v.checked["GET /api/events 200"] = true
-	es.close()
 	v.check("GET", "/api/events", e.do(t, req{method: "GET", path: "/api/events"}))
 	v.check("GET", "/api/events", e.do(t, req{method: "GET", path: "/api/events?note_id=note_nope"}))
+	v.check("GET", "/api/live", e.do(t, req{method: "GET", path: "/api/live"}))
+	v.check("GET", "/api/live", e.do(t, req{method: "GET", path: "/api/live?topic=room:x"}))
+	v.check("GET", "/api/live", e.do(t, req{method: "GET", path: "/api/live?topic=proposals", bearer: tok}))
 
 	// One version of a Note, and a tab of it.
 	v.check("GET", "/api/notes/{note_id}/versions/{version}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/2"}))

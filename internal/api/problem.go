@@ -101,6 +101,7 @@ var titles = map[string]string{
 	CodeCSRFInvalid:              "CSRF token invalid",
 	CodeUnsupportedMedia:         "Unsupported media type",
 	service.CursorExpired:        "The event feed no longer holds that cursor",
+	service.UnsupportedTopic:     "The stream follows no such topic",
 }
 
 // problemBody is the RFC 9457 document of p answered with status.
@@ -203,8 +204,14 @@ func (h *handler) inRESTWords(r *http.Request, p *problem.Problem) *problem.Prob
 	case "tab_type":
 		c.Field = "type"
 	case "cursor":
-		if routeOf(r) == "/api/events" {
+		switch routeOf(r) {
+		case "/api/events":
 			c.Field = "Last-Event-ID"
+		case "/api/live":
+			c.Field = "after"
+			if r.Header.Get("Last-Event-ID") != "" {
+				c.Field = "Last-Event-ID"
+			}
 		}
 	case "":
 		if c.Code == problem.Scope || c.Code == service.PersonOnly {

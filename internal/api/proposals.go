@@ -1,11 +1,9 @@
 package api
 
 import (
-	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
-	"time"
+	"strings"
 
 	"foundry/internal/problem"
 	"foundry/internal/room"
@@ -211,14 +209,12 @@ func (h *handler) proposalCount(w http.ResponseWriter, r *http.Request, c *calle
 	writeJSON(w, http.StatusOK, PendingCount{Pending: n})
 }
 
-// countInterval is the least time between two recounts of a count stream:
-// a burst of writes is one recount.
-var countInterval = 200 * time.Millisecond
-
 // proposalEvents streams the caller's pending count: one `event: count` at
 // once, and another whenever it changes, on this node or any other (the
-// store's change notifications). A comment every heartbeat; the stream
-// ends at its lifetime or when the session is signed out.
+// store's change notifications; one recount per person and burst of
+// writes, whatever number of their streams listen). A comment every
+// heartbeat; the stream ends at its lifetime or when the session is signed
+// out.
 var proposalEventsDoc = doc{summary: "The pending count as server-sent events (event: count, data: PendingCount)", resp: PendingCount{}, media: "text/event-stream",
 	description: streamDescription + " A count event comes at once, then whenever the count changes on any node."}
 
@@ -226,90 +222,35 @@ func (h *handler) proposalEvents(w http.ResponseWriter, r *http.Request, c *call
 	if !h.noParams(w, r) {
 		return
 	}
-	ctx := r.Context()
-	release, err := h.svc.StreamGate(c.svc, streamLifetime)
+	release, err := h.svc.StreamGate(c.svc, sessionOf(c), "", streamLifetime)
 	if err != nil {
-		var pr *problem.Problem
-		if errors.As(err, &pr) {
-			pr.Field = ""
-		}
 		h.fail(w, r, err)
 		return
 	}
 	defer release()
-	// Registered before the first count, so a write between the two wakes
-	// the stream.
-	wake := make(chan struct{}, 1)
-	stop := h.svc.OnRoomChange(func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	})
-	defer stop()
-	n, err := h.svc.PendingCount(ctx, c.svc)
+	sub := h.svc.Subscribe()
+	defer sub.Close()
+	first, err := sub.WatchProposals(r.Context(), c.svc)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	count := func(n int) bool {
-		b, _ := json.Marshal(PendingCount{Pending: n})
-		return h.send(rc, w, "event: count\ndata: "+string(b)+"\n\n")
-	}
-	if !h.send(rc, w, "retry: 3000\n\n") || !count(n) {
-		return
-	}
-	lifetime := time.NewTimer(streamLifetime)
-	defer lifetime.Stop()
-	heartbeat := time.NewTicker(streamHeartbeat)
-	defer heartbeat.Stop()
-	recheck := time.NewTicker(streamRecheck)
-	defer recheck.Stop()
-	last := n
-	for {
-		select {
-		case <-wake:
-			select { // a burst of writes: one recount after it settles
-			case <-time.After(countInterval):
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case <-wake:
-			default:
-			}
-			now, err := h.svc.PendingCount(ctx, c.svc)
-			if err != nil {
-				if ctx.Err() == nil {
-					h.endStream(rc, w, err)
+	h.follow(w, r, sub, first, "", streamer{
+		render: func(b *strings.Builder, items []service.LiveItem) bool {
+			for _, it := range items {
+				if it.Kind == service.LiveCount {
+					sseEvent(b, "", "count", PendingCount{Pending: it.Pending})
 				}
-				return
 			}
-			if now != last {
-				if !count(now) {
-					return
-				}
-				last = now
+			return false
+		},
+		recheck: func(b *strings.Builder) bool {
+			if reason := h.callerStill(r, c, "sign in again to follow the proposals"); reason != "" {
+				sseEnd(b, reason)
+				return true
 			}
-		case <-heartbeat.C:
-			if !h.send(rc, w, ": heartbeat\n\n") {
-				return
-			}
-		case <-recheck.C:
-			if p, ok := h.people.Current(r); !ok || p.Session.Hash != c.person.Session.Hash {
-				h.send(rc, w, "event: end\ndata: "+mustQuote("signed out: sign in again to follow the proposals")+"\n\n")
-				return
-			}
-		case <-lifetime.C:
-			h.send(rc, w, "event: end\ndata: "+mustQuote("the stream's lifetime is over: reconnect")+"\n\n")
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
+			return false
+		},
+		lifetime: "the stream's lifetime is over: reconnect",
+	})
 }

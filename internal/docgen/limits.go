@@ -85,6 +85,8 @@ func limits() []limit {
 			[]string{"service.MaxConflictChanges"}},
 		{"long poll", fmt.Sprintf("`wait_seconds` 0–%d; at most %d waiting per token and %d per node by default (`serve --max-waiters-per-token`, `--max-waiters-per-node`)", int(service.MaxWait.Seconds()), service.DefaultWaitersPerToken, service.DefaultWaitersPerNode),
 			"`wait_seconds`", []string{"service.MaxWait", "service.DefaultWaitersPerToken", "service.DefaultWaitersPerNode"}},
+		{"topics of a live stream (`GET /api/live`)", fmt.Sprintf("1–%d: `note:<note_id>` or `proposals`; each stream counts as a long poll against the caps above", service.MaxTopics),
+			"`topic`", []string{"service.MaxTopics"}},
 		{"MCP request body", size(mcpserver.MaxBody), "`body` (HTTP 413)", []string{"mcpserver.MaxBody"}},
 		{"REST request body", fmt.Sprintf("%s for most calls; a markdown save %s, a slide %s, a cells write %s, an upload the file limit plus one byte",
 			size(api.MaxBody), size(api.MaxTextBody), size(api.MaxSlideBody), size(api.MaxCellsBody)),

@@ -268,108 +268,17 @@ func retryIn(set map[uint64]time.Time, now time.Time) int {
 	return max(1, int(math.Ceil(first.Seconds())))
 }
 
-// A Note's live stream (the people's event stream): where it starts, what
-// each event was, and whether its caller still reaches the Note.
-
-// StreamEvent is one event of a Note's stream: a committed write, its
-// version, the tabs it changed and who made it.
-type StreamEvent struct {
-	Cursor  string
-	Kind    string
-	Version int64
-	Changed []string
-	Actor   string // as history records it; see Actors
-}
-
-// StreamGate takes a place for a stream of up to hold in the gate long
-// polls share, capped per person (or token) and on this node; refused, it
-// answers TooManyWaiters with retry_after.
-func (s *Service) StreamGate(c Caller, hold time.Duration) (release func(), err error) {
-	release, retry, ok := s.waitGate().Acquire(c.waiterKey(), hold)
+// StreamGate takes a place for an event stream of c (of session, "" for a
+// token) of up to hold in the gate long polls share, capped per person (or
+// token) and on this node, and counts it among OpenStreams until released;
+// refused, it answers TooManyWaiters with retry_after, naming field.
+func (s *Service) StreamGate(c Caller, session, field string, hold time.Duration) (release func(), err error) {
+	free, retry, ok := s.waitGate().Acquire(c.waiterKey(), hold)
 	if !ok {
-		return nil, problem.New(TooManyWaiters, "note_id",
+		return nil, problem.New(TooManyWaiters, field,
 			"too many live streams and long polls are open already (at most %d per person or token, %d on this server); retry after %d s",
 			s.waitGate().PerKey, s.waitGate().Total, retry).With("retry_after", retry)
 	}
-	return release, nil
-}
-
-// NoteReachable checks that c still reaches Note id (and it is not
-// deleted), without reading its document.
-func (s *Service) NoteReachable(ctx context.Context, c Caller, id string) error {
-	_, err := s.noteHead(ctx, c, id)
-	return err
-}
-
-// StreamStart is where a stream of Note id starts: after the event cursor
-// last (one a stream sent, to resume) or, with none, after now.
-func (s *Service) StreamStart(ctx context.Context, c Caller, id, last string) (int64, error) {
-	if _, err := s.noteHead(ctx, c, id); err != nil {
-		return 0, err
-	}
-	if last == "" {
-		return s.Store.LastCursor(ctx, c.Workspace, store.TypeNote, id)
-	}
-	raw, err := decodeCursor(last, "e")
-	if err != nil {
-		return 0, err
-	}
-	after, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || after < 0 {
-		return 0, badCursor()
-	}
-	if err := s.cursorLive(ctx, store.TypeNote, id, after); err != nil {
-		return 0, err
-	}
-	return after, nil
-}
-
-// StreamEvents are the events of Note id after cursor after, oldest first
-// (at most limit), with the tabs each changed and its actor, and the
-// cursor to read from next. Only the versions these events name are read,
-// never the whole history.
-func (s *Service) StreamEvents(ctx context.Context, c Caller, id string, after int64, limit int) ([]StreamEvent, int64, error) {
-	evs, err := s.Store.Events(ctx, c.Workspace, store.TypeNote, id, after, limit)
-	if err == nil {
-		err = s.cursorLive(ctx, store.TypeNote, id, after)
-	}
-	if err != nil || len(evs) == 0 {
-		return nil, after, err
-	}
-	lo, hi := evs[0].Version, evs[0].Version
-	for _, e := range evs {
-		lo, hi = min(lo, e.Version), max(hi, e.Version)
-	}
-	hist, err := s.Store.VersionRange(ctx, store.TypeNote, id, lo, hi)
-	if err != nil {
-		return nil, after, err
-	}
-	byVersion := make(map[int64]store.VersionInfo, len(hist))
-	for _, v := range hist {
-		byVersion[v.Version] = v
-	}
-	out := make([]StreamEvent, 0, len(evs))
-	for _, e := range evs {
-		v := byVersion[e.Version]
-		out = append(out, StreamEvent{Cursor: eventCursor(e.Cursor), Kind: e.Kind, Version: e.Version, Changed: nonNilIDs(v.Changed), Actor: v.Actor})
-		after = e.Cursor
-	}
-	return out, after, nil
-}
-
-// WaitNote returns a channel that is closed at the next committed write to
-// Note id on any node, and a func to stop waiting. Register before reading,
-// so a write between the read and the wait still wakes the waiter.
-func (s *Service) WaitNote(id string) (<-chan struct{}, func()) {
-	return s.Store.Wait(store.TypeNote, id)
-}
-
-// OnRoomChange calls fn after every committed write to any Room on any
-// node (fn must not block); the returned func stops it.
-func (s *Service) OnRoomChange(fn func()) func() {
-	return s.Store.OnChange(func(typ, _ string) {
-		if typ == store.TypeRoom {
-			fn()
-		}
-	})
+	uncount := s.openStream(c, session)
+	return func() { uncount(); free() }, nil
 }

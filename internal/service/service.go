@@ -25,6 +25,7 @@ type Service struct {
 	Now   func() time.Time
 	docs  docCache
 	waits waitState // concurrent long polls (events.go)
+	live  live      // the live fan-out (live.go)
 }
 
 // New returns a Service over s.
