@@ -58,6 +58,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every live topic of a page on one stream of server-sent events (event: write, data: LiveWrite)
+         * @description The stream starts with `retry: 3000` and `event: ready` (data `{"cursor": string, "topics": [string]}`). Then: `event: write` with `id:` its cursor and data LiveWrite, for each committed write of a followed Note; `event: proposals` data `{"pending": number}` at once and whenever the count changes; `event: gone` data `{"topic", "reason", "deleted": boolean}` when a topic ends (its Note deleted, out of reach or not found) while the others go on; `event: resync` data `{"topic", "reason"}` when a topic's events could not all be delivered (the client fell behind, or the resume cursor is older than the feed keeps): read the Note again, the topic goes on from now. A comment line every 15 s is the heartbeat; `event: end` data `{"reason": string}` ends the stream (its lifetime is over, the session signed out, the token revoked), and the browser reconnects with Last-Event-ID. A token follows note topics only.
+         */
+        get: operations["getLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me": {
         parameters: {
             query?: never;
@@ -716,6 +736,17 @@ export interface components {
             repository_id: string;
             version_id: string;
         };
+        LiveWrite: {
+            actor: components["schemas"]["Who"];
+            changed: string[];
+            cursor: string;
+            kind: string;
+            note_id: string;
+            /** @description note:<note_id> */
+            topic: string;
+            /** Format: int64 */
+            version: number;
+        };
         Me: {
             csrf_token: string;
             user: components["schemas"]["MeUser"];
@@ -1215,6 +1246,43 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": components["schemas"]["StreamEvent"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            410: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    getLive: {
+        parameters: {
+            query: {
+                /** @description What to follow, repeatable (1–50): note:<note_id> for a Note's writes, proposals for your pending-approvals count (people only) */
+                topic: string[];
+                /** @description An event cursor (the id of a write event this stream sent) to resume after; Last-Event-ID wins when both are given. Without either the stream starts now */
+                after?: string;
+            };
+            header?: {
+                /** @description The id of the last event received, to resume after it */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["LiveWrite"];
                 };
             };
             400: components["responses"]["Problem"];

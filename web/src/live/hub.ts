@@ -40,13 +40,18 @@ const SWEEP_MS = 20_000;
 // The longest ID the server takes (service.MaxIDBytes).
 const MAX_ID = 200;
 
+// badID finds what the server refuses in an ID (service.BadIDRune):
+// control and format characters, line and paragraph separators, lone
+// surrogates, noncharacters and U+FFFD.
+const badID = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Noncharacter_Code_Point}\uFFFD]/u;
+
 // validTopic says whether the server takes t: a topic it refuses would
 // have it refuse the whole stream, everyone's.
 export function validTopic(t: Topic): boolean {
   if (t === PROPOSALS) return true;
   if (!t.startsWith("note:")) return false;
   const id = t.slice(5);
-  return id.length > 0 && new TextEncoder().encode(id).length <= MAX_ID && !/[\s\p{Cc}]/u.test(id);
+  return id.length > 0 && new TextEncoder().encode(id).length <= MAX_ID && !badID.test(id);
 }
 
 function parse(data: unknown): Record<string, unknown> | null {
