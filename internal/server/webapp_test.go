@@ -56,7 +56,7 @@ func TestWebAppServing(t *testing.T) {
 	if home.Status != http.StatusOK || home.URL.Path != "/" || !strings.Contains(home.Body, `<div id="root">`) {
 		t.Fatalf("after signing in: %d at %s:\n%s", home.Status, home.URL, home.Body)
 	}
-	m := regexp.MustCompile(`<script src="(/assets/app-[A-Z0-9]+\.js)" defer></script>`).FindStringSubmatch(home.Body)
+	m := regexp.MustCompile(`<script type="module" src="(/assets/app-[A-Z0-9]+\.js)"></script>`).FindStringSubmatch(home.Body)
 	c := regexp.MustCompile(`<link rel="stylesheet" href="(/assets/app-[A-Z0-9]+\.css)">`).FindStringSubmatch(home.Body)
 	if m == nil || c == nil {
 		t.Fatalf("the page does not load one app-HASH.js and one app-HASH.css:\n%s", home.Body)

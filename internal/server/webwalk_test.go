@@ -58,15 +58,7 @@ func walkXWatchPage(t *testing.T, ctx context.Context) *walkXWatch {
 			if e.Type != runtime.ConsoleAPICalledTypeError && e.Type != runtime.ConsoleAPICalledTypeAssert {
 				return
 			}
-			var parts []string
-			for _, a := range e.Args {
-				if a.Description != "" {
-					parts = append(parts, a.Description)
-				} else {
-					parts = append(parts, string(a.Value))
-				}
-			}
-			w.problems = append(w.problems, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+			w.problems = append(w.problems, "console."+string(e.Type)+": "+consoleText(e.Args))
 		case *runtime.EventExceptionThrown:
 			d := e.ExceptionDetails
 			msg := d.Text

@@ -1,15 +1,20 @@
 // Package web serves the people's web app: the bundle in dist/ (built from
 // web/src by go generate, committed, embedded), its one page on every
-// client route for signed-in people, and its content-named assets.
+// client route for signed-in people, and its content-named assets (the
+// app's script, stylesheet and chunks), each in the compressed encoding
+// the browser takes best of those the build made.
 package web
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,11 +37,40 @@ var Routes = []string{"/{$}", "/notes", "/notes/", "/connected", "/approvals", "
 // AssetPrefix is where the bundle's files are served.
 const AssetPrefix = "/assets/"
 
+// Cache-Control of the page (revalidated on every load, answered 304
+// while it is the same) and of the assets (named by their content: a new
+// build gives new names, so a copy never goes stale).
+const (
+	PageCache  = "no-cache"
+	AssetCache = "public, max-age=31536000, immutable"
+)
+
 // Handler serves the app.
 type Handler struct {
 	people auth.People
-	index  []byte
-	assets map[string][]byte // by name under AssetPrefix: app-HASH.js, app-HASH.css
+	index  *file
+	assets map[string]*file // by name under AssetPrefix: app-HASH.js, app-HASH.css, chunk-HASH.js
+}
+
+// file is one file as served: its bytes, its compressed copies, and the
+// entity tags that tell them apart.
+type file struct {
+	name    string
+	ctype   string
+	body    []byte
+	etag    string
+	encoded []encoded // in encodings' order
+}
+
+// encodings are the compressed copies the build (package bundle) writes
+// beside each script and stylesheet, by file suffix, the preferred first:
+// brotli is the smaller.
+var encodings = []struct{ suffix, coding string }{{".br", "br"}, {".gz", "gzip"}}
+
+type encoded struct {
+	coding string // Content-Encoding
+	body   []byte
+	etag   string
 }
 
 // New reads the embedded bundle. It fails only if the bundle is broken
@@ -54,30 +88,129 @@ func newHandler(people auth.People, fsys fs.FS) (*Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the web app's bundle has no index.html (%v); rebuild it (go generate ./internal/web/...)", err)
 	}
-	h := &Handler{people: people, index: index, assets: map[string][]byte{}}
+	h := &Handler{people: people, index: newFile("index.html", index), assets: map[string]*file{}}
 	entries, err := fs.ReadDir(sub, "assets")
 	if err != nil {
 		return nil, fmt.Errorf("the web app's bundle has no assets folder (%v); rebuild it (go generate ./internal/web/...)", err)
 	}
+	app := false
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasPrefix(e.Name(), "app-") {
+		name := e.Name()
+		if e.IsDir() || isEncoding(name) {
 			continue
 		}
-		b, err := fs.ReadFile(sub, "assets/"+e.Name())
+		b, err := fs.ReadFile(sub, "assets/"+name)
 		if err != nil {
 			return nil, err
 		}
-		h.assets[e.Name()] = b
+		f := newFile(name, b)
+		for _, enc := range encodings {
+			c, err := fs.ReadFile(sub, "assets/"+name+enc.suffix)
+			if err != nil {
+				continue // not made for this file (the build compresses scripts and stylesheets)
+			}
+			f.encoded = append(f.encoded, encoded{coding: enc.coding, body: c, etag: strings.TrimSuffix(f.etag, `"`) + "." + enc.coding + `"`})
+		}
+		h.assets[name] = f
+		app = app || (strings.HasPrefix(name, "app-") && path.Ext(name) == ".js")
 	}
-	if len(h.assets) == 0 {
-		return nil, fmt.Errorf("the web app's bundle has no app-* assets; rebuild it (go generate ./internal/web/...)")
+	if !app {
+		return nil, fmt.Errorf("the web app's bundle has no app-*.js; rebuild it (go generate ./internal/web/...)")
 	}
 	return h, nil
 }
 
+func isEncoding(name string) bool {
+	for _, enc := range encodings {
+		if strings.HasSuffix(name, enc.suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// newFile is name's bytes with a strong entity tag made of their hash.
+func newFile(name string, b []byte) *file {
+	sum := sha256.Sum256(b)
+	return &file{name: name, ctype: contentType(name), body: b, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`}
+}
+
+func contentType(name string) string {
+	switch path.Ext(name) {
+	case ".js":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".html":
+		return "text/html; charset=utf-8"
+	}
+	return "application/octet-stream"
+}
+
+// serve answers f, in the best encoding the request accepts, with its
+// entity tag: a request whose If-None-Match has it gets 304, and Range
+// and HEAD are answered as http.ServeContent does (a range is of the
+// encoded bytes, the ones sent).
+func (f *file) serve(w http.ResponseWriter, r *http.Request, cache string) {
+	hd := w.Header()
+	hd.Set("Content-Type", f.ctype)
+	hd.Set("Cache-Control", cache)
+	body, tag := f.body, f.etag
+	if len(f.encoded) > 0 {
+		hd.Add("Vary", "Accept-Encoding")
+		accept := r.Header.Get("Accept-Encoding")
+		for _, e := range f.encoded {
+			if Accepts(accept, e.coding) {
+				hd.Set("Content-Encoding", e.coding)
+				body, tag = e.body, e.etag
+				break
+			}
+		}
+	}
+	hd.Set("ETag", tag)
+	// ServeContent leaves out the length of a whole response that has a
+	// Content-Encoding (for handlers that compress as they write): this
+	// one is the encoded file, of known length. (A range's it sets.)
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	http.ServeContent(w, r, f.name, time.Time{}, bytes.NewReader(body))
+}
+
+// Accepts reports whether an Accept-Encoding header value takes coding:
+// named with a q-value above 0 (or none), or left to a "*" above 0.
+// "x-gzip" is gzip.
+func Accepts(header, coding string) bool {
+	star := false
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(part, ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "x-gzip" {
+			name = "gzip"
+		}
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					q = f
+				} else {
+					q = 0
+				}
+			}
+		}
+		switch name {
+		case coding:
+			return q > 0
+		case "*":
+			star = q > 0
+		}
+	}
+	return star
+}
+
 // Mount adds the app's routes to mux: GET (and HEAD) of each of Routes,
-// and of each asset by its exact name, so that other files under /assets/
-// (the sign-in pages' stylesheet) stay where they are.
+// and of each asset by its exact name (its compressed copies are not
+// files of their own), so that other files under /assets/ (the sign-in
+// pages' stylesheet) stay where they are.
 func (h *Handler) Mount(mux *http.ServeMux) {
 	for _, r := range Routes {
 		mux.HandleFunc("GET "+r, h.page)
@@ -133,16 +266,20 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd := w.Header()
-	hd.Set("Content-Type", "text/html; charset=utf-8")
-	hd.Set("Cache-Control", "no-cache")
 	hd.Set("Content-Security-Policy", CSP)
 	hd.Set("X-Frame-Options", "DENY")
-	http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(h.index))
+	h.index.serve(w, r, PageCache)
 }
 
 // asset is one bundle file.
 func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
-	ServeAsset(w, r, h.assets, securityHeaders)
+	f, ok := h.assets[path.Base(r.URL.Path)]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	securityHeaders(w)
+	f.serve(w, r, AssetCache)
 }
 
 // ServeAsset answers the file of assets the request's last path segment
@@ -157,12 +294,9 @@ func ServeAsset(w http.ResponseWriter, r *http.Request, assets map[string][]byte
 	}
 	headers(w)
 	hd := w.Header()
-	hd.Set("Cache-Control", "public, max-age=31536000, immutable")
-	switch path.Ext(name) {
-	case ".js":
-		hd.Set("Content-Type", "text/javascript; charset=utf-8")
-	case ".css":
-		hd.Set("Content-Type", "text/css; charset=utf-8")
+	hd.Set("Cache-Control", AssetCache)
+	if ext := path.Ext(name); ext == ".js" || ext == ".css" {
+		hd.Set("Content-Type", contentType(name))
 	}
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
 }

@@ -2,20 +2,29 @@ package bundle_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/andybalholm/brotli"
 
 	"foundry/internal/web/bundle"
 )
 
 // TestBuildReproducible: two builds of the same sources give the same
 // bytes, and those are the committed bundle (internal/web/dist), which
-// names its scripts and stylesheets by content (the app's and the sandbox
-// runtime's) and references nothing off this server.
+// names its scripts and stylesheets by content (the app's, its chunks and
+// the sandbox runtime's), has a gzip and a brotli copy of each of the
+// app's that decodes to it, loads the app as a module with what it
+// imports at once preloaded and the editors' chunks not, and references
+// nothing off this server.
 func TestBuildReproducible(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
@@ -37,9 +46,11 @@ func TestBuildReproducible(t *testing.T) {
 	}
 	first, second := read(t, a), read(t, b)
 	committed := read(t, filepath.Join(root, "internal", "web", "dist"))
-	if len(first) != len(wroteA) || len(first) != 5 {
-		t.Fatalf("the build wrote %v, want index.html, the app's script and stylesheet, and the sandbox runtime's", wroteA)
+	if len(first) != len(wroteA) {
+		t.Fatalf("the build reports %d files and wrote %d", len(wroteA), len(first))
 	}
+	named := regexp.MustCompile(`^(index\.html|assets/(app|chunk)-[A-Z0-9]+\.(js|css)(\.gz|\.br)?|sandbox/runtime-[A-Z0-9]+\.(js|css))$`)
+	count := map[string]int{}
 	for name, body := range first {
 		if !bytes.Equal(body, second[name]) {
 			t.Errorf("%s differs between two builds of the same sources", name)
@@ -47,10 +58,25 @@ func TestBuildReproducible(t *testing.T) {
 		if !bytes.Equal(body, committed[name]) {
 			t.Errorf("%s differs from the committed internal/web/dist: run go generate ./internal/web/... and commit it", name)
 		}
-		code := strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".css")
-		if name != "index.html" && !(code && (strings.HasPrefix(name, "assets/app-") || strings.HasPrefix(name, "sandbox/runtime-"))) {
-			t.Errorf("the build wrote %s, want only assets/app-HASH.js and .css and sandbox/runtime-HASH.js and .css beside index.html", name)
+		if !named.MatchString(name) {
+			t.Errorf("the build wrote %s, want only index.html, assets/app-HASH.js and .css, assets/chunk-HASH.js (each with .gz and .br) and sandbox/runtime-HASH.js and .css", name)
 		}
+		switch ext := path.Ext(name); {
+		case ext == ".gz" || ext == ".br":
+			count[ext]++
+		case strings.HasPrefix(name, "assets/"):
+			count[strings.SplitN(path.Base(name), "-", 2)[0]+ext]++
+			// Its compressed copies decode to it.
+			if got := gunzip(t, first[name+".gz"]); !bytes.Equal(got, body) {
+				t.Errorf("%s.gz does not decode to %s", name, name)
+			}
+			if got := unbrotli(t, first[name+".br"]); !bytes.Equal(got, body) {
+				t.Errorf("%s.br does not decode to %s", name, name)
+			}
+		}
+	}
+	if count["app.js"] != 1 || count["app.css"] != 1 || count["chunk.js"] == 0 || count[".gz"] != count["app.js"]+count["app.css"]+count["chunk.js"] || count[".br"] != count[".gz"] {
+		t.Errorf("the build wrote %v: want one app script, one stylesheet, chunks, and a .gz and a .br of each", count)
 	}
 	for name := range committed {
 		if _, ok := first[name]; !ok {
@@ -58,9 +84,30 @@ func TestBuildReproducible(t *testing.T) {
 		}
 	}
 	index := string(first["index.html"])
-	for name := range first {
-		if strings.HasPrefix(name, "assets/") && !strings.Contains(index, `"/`+name+`"`) {
-			t.Errorf("index.html does not load /%s:\n%s", name, index)
+	if !regexp.MustCompile(`<script type="module" src="/assets/app-[A-Z0-9]+\.js"></script>`).MatchString(index) || !regexp.MustCompile(`<link rel="stylesheet" href="/assets/app-[A-Z0-9]+\.css">`).MatchString(index) {
+		t.Errorf("index.html does not load the app's script as a module and its stylesheet:\n%s", index)
+	}
+	for _, m := range regexp.MustCompile(`"/(assets/[^"]+)"`).FindAllStringSubmatch(index, -1) {
+		if _, ok := first[m[1]]; !ok {
+			t.Errorf("index.html loads /%s, which the build did not make", m[1])
+		}
+	}
+	// What the entry imports at once is preloaded with it; the editors'
+	// chunks (CodeMirror, the grid) are not.
+	for name, body := range first {
+		if !strings.HasPrefix(name, "assets/") || path.Ext(name) != ".js" {
+			continue
+		}
+		loaded := strings.Contains(index, `"/`+name+`"`)
+		if editor := bytes.Contains(body, []byte("revo-grid")) || bytes.Contains(body, []byte("cm-editor")); editor && loaded {
+			t.Errorf("index.html loads %s, which has an editor's code", name)
+		}
+		if strings.HasPrefix(name, "assets/app-") {
+			for _, m := range regexp.MustCompile(`from"\./(chunk-[A-Z0-9]+\.js)"`).FindAllSubmatch(body, -1) {
+				if !strings.Contains(index, `<link rel="modulepreload" href="/assets/`+string(m[1])+`">`) {
+					t.Errorf("the app imports %s, which index.html does not preload", m[1])
+				}
+			}
 		}
 	}
 	for _, off := range []string{"http://", "https://", "//cdn", "<script>", "style="} {
@@ -97,6 +144,28 @@ func read(t *testing.T, dir string) map[string][]byte {
 		out[filepath.ToSlash(rel)] = b
 		return err
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	r, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func unbrotli(t *testing.T, b []byte) []byte {
+	t.Helper()
+	out, err := io.ReadAll(brotli.NewReader(bytes.NewReader(b)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ import { Link } from "../../router";
 import { ErrorBox, Loading } from "../../ui";
 import { ProposalCard } from "./ProposalCard";
 import { useProposals } from "./useProposals";
-import "./approvals.css";
 
 // Needs your approval: the apps agents proposed for the Rooms this person
 // may decide on, each with every proposed file in full and its compile

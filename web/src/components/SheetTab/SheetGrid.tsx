@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import { defineCustomElement as defineCustomElementRevoGrid } from "@revolist/revogrid/standalone/revo-grid.js";
+import { defineGrid } from "./grid";
 import { api } from "../../api";
 import { type Cell, cellName, cellText, clipboardRange, colName, parseCell, sameCell, toTSV } from "./cells";
 import { Writer } from "./writer";
@@ -235,7 +235,7 @@ export function SheetGrid(p: Props) {
   // The grid: made once per sheet.
   useEffect(() => {
     if (!defined) {
-      defineCustomElementRevoGrid();
+      defineGrid();
       defined = true;
     }
     const s = st.current;

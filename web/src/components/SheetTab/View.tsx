@@ -4,7 +4,6 @@ import type { TabProps } from "../tab";
 import { SheetGrid } from "./SheetGrid";
 import { useSheet } from "./useSheet";
 import { MAX_NAME } from "./types";
-import "./sheet.css";
 
 // The sheet tab: its sheets as sub-tabs (add, rename), and the selected
 // sheet in a virtualized grid. Edits and pastes are guarded writes of at

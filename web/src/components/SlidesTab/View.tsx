@@ -6,7 +6,6 @@ import { SlideView } from "./SlideView";
 import { layoutOf, layouts, themeOf, themes } from "./layouts";
 import { fieldName, textFields } from "./types";
 import { useSlides } from "./useSlides";
-import "./slides.css";
 
 // The slides editor: the deck as cards (drag or Alt+↑/↓ to reorder) and
 // the selected slide's title, body and notes beside a preview in its
