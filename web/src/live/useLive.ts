@@ -18,19 +18,31 @@ import type { Gone, Live, RemoteChange, Writer } from "./types";
 // WRITING_MS is how long after a write its writer is shown as writing.
 const WRITING_MS = 8000;
 
-function invalidate(noteId: string, r: RemoteChange) {
-  if (r.kind === "note_deleted") {
-    void queryClient.cancelQueries({ queryKey: keys.note(noteId) });
+// Invalidation tells the query cache what writes changed, once for every
+// write that arrived in one task (a reopened stream can send a burst).
+type Invalidation = { noteId: string; deleted: boolean; stale: Set<string>; gone: Set<string> };
+
+function invalidation(noteId: string): Invalidation {
+  return { noteId, deleted: false, stale: new Set(), gone: new Set() };
+}
+
+function add(inv: Invalidation, r: RemoteChange) {
+  if (r.kind === "note_deleted") inv.deleted = true;
+  // A deleted tab is not read again (its view closes as the strip is read
+  // again).
+  for (const t of r.changed) (r.kind === "tab_deleted" ? inv.gone : inv.stale).add(t);
+}
+
+function invalidate(inv: Invalidation) {
+  const id = inv.noteId;
+  if (inv.deleted) {
+    void queryClient.cancelQueries({ queryKey: keys.note(id) });
     return;
   }
-  for (const t of r.changed) {
-    // A deleted tab is not read again (its view closes as the strip
-    // is read again).
-    if (r.kind === "tab_deleted") void queryClient.cancelQueries({ queryKey: keys.tab(noteId, t) });
-    else void queryClient.invalidateQueries({ queryKey: keys.tab(noteId, t), refetchType: "none" });
-  }
-  void queryClient.invalidateQueries({ queryKey: keys.note(noteId), exact: true });
-  void queryClient.invalidateQueries({ queryKey: keys.history(noteId), exact: true });
+  for (const t of inv.gone) void queryClient.cancelQueries({ queryKey: keys.tab(id, t) });
+  for (const t of inv.stale) if (!inv.gone.has(t)) void queryClient.invalidateQueries({ queryKey: keys.tab(id, t), refetchType: "none" });
+  void queryClient.invalidateQueries({ queryKey: keys.note(id), exact: true });
+  void queryClient.invalidateQueries({ queryKey: keys.history(id), exact: true });
   void queryClient.invalidateQueries({ queryKey: keys.allNotes, refetchType: "none" });
 }
 
@@ -70,6 +82,17 @@ export function useLive(noteId: string, meId: string, onChange?: (r: RemoteChang
     let clear: number | undefined;
     let over = false; // the Note is gone: nothing more is heard of it
     let halted = false; // live updates stopped (the page says so)
+    let batch: Invalidation | null = null;
+    const changed = (r: RemoteChange) => {
+      if (!batch) {
+        const inv = (batch = invalidation(noteId));
+        queueMicrotask(() => {
+          batch = null;
+          invalidate(inv);
+        });
+      }
+      add(batch, r);
+    };
     const tell = (r: RemoteChange) => {
       setRemote(r);
       heard(r);
@@ -84,7 +107,7 @@ export function useLive(noteId: string, meId: string, onChange?: (r: RemoteChang
       const known = queryClient.getQueryData(queries.note(noteId).queryKey)?.version ?? 0;
       seq.current += 1;
       const r: RemoteChange = { seq: seq.current, version: e.version, kind: e.kind ?? "", changed: Array.isArray(e.changed) ? e.changed : [], who, mine };
-      invalidate(noteId, r);
+      changed(r);
       tell(r);
       if (!mine && e.version > known) {
         setWriter({ name: who.name || (who.kind === "person" ? "Someone" : "An agent"), kind: who.kind, at: Date.now() });
