@@ -146,7 +146,7 @@ const pageReady = `(() => {
 func evalPoll(expression string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		for {
-			ok, err := chromedp.Evaluate[bool]("!!(" + expression + ")")(ctx, t)
+			ok, err := chromedp.Evaluate[bool]("!!("+expression+")")(ctx, t)
 			if err == nil && ok {
 				return nil
 			}
