@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
@@ -78,7 +80,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	ctx := r.Context()
 	sub := h.svc.Subscribe()
 	defer sub.Close()
-	first, err := sub.WatchNote(ctx, c.svc, id, service.WatchOptions{After: resume, MaxCatchUp: eventsCatchUp, StrictResume: true})
+	first, err := sub.WatchNote(ctx, c.svc, id, service.WatchOptions{After: resume, MaxCatchUp: eventsCatchUp, OneNote: true})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -90,11 +92,11 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	defer release()
 	h.follow(w, r, sub, first, "", streamer{
-		render: func(b *strings.Builder, items []service.LiveItem) bool {
+		render: func(b *bytes.Buffer, items []service.LiveItem) bool {
 			for _, it := range items {
 				switch it.Kind {
 				case service.LiveWrite:
-					sseEvent(b, it.Event.Cursor, "write", streamEvent(it.Event))
+					b.Write(it.Event.Wire(wireEvents, encodeEvent))
 				case service.LiveGone:
 					sseEnd(b, it.Reason) // a deleted Note ends its stream with its last event
 					return true
@@ -105,7 +107,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 			}
 			return false
 		},
-		recheck: func(b *strings.Builder) bool {
+		recheck: func(b *bytes.Buffer) bool {
 			reason := h.callerStill(r, c, "sign in again to follow the Note")
 			if reason == "" {
 				if err := sub.NoteReachable(ctx, c.svc, id); err != nil {
@@ -125,6 +127,19 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c *caller) {
 	})
 }
 
+// The wires of a LiveEvent: GET /api/events' write event, GET /api/live's.
+const (
+	wireEvents = iota
+	wireLive
+)
+
+// encodeEvent is e as GET /api/events sends it.
+func encodeEvent(e *service.LiveEvent) []byte {
+	var b bytes.Buffer
+	sseEvent(&b, e.Cursor, "write", streamEvent(e))
+	return b.Bytes()
+}
+
 func streamEvent(e *service.LiveEvent) StreamEvent {
 	return StreamEvent{Cursor: e.Cursor, Kind: e.Kind, Version: e.Version, Changed: e.Changed, Actor: who(e.Actor)}
 }
@@ -141,8 +156,8 @@ func sessionOf(c *caller) string {
 // of each recheck; each writes what to send into b and answers whether the
 // stream ends after it.
 type streamer struct {
-	render   func(b *strings.Builder, items []service.LiveItem) (end bool)
-	recheck  func(b *strings.Builder) (end bool)
+	render   func(b *bytes.Buffer, items []service.LiveItem) (end bool)
+	recheck  func(b *bytes.Buffer) (end bool)
 	lifetime string // why the stream ends when its lifetime is over
 }
 
@@ -152,23 +167,26 @@ type streamer struct {
 // or when the client leaves.
 func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Subscriber, first []service.LiveItem, preface string, sr streamer) {
 	ctx := r.Context()
-	rc := http.NewResponseController(w)
+	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	var b strings.Builder
+	var b bytes.Buffer
 	// The first line tells the browser how soon to reconnect.
 	b.WriteString("retry: 3000\n\n")
 	b.WriteString(preface)
 	end := sr.render(&b, first)
-	if !h.send(rc, w, b.String()) || end {
+	if !out.send(b.Bytes()) || end {
 		return
 	}
 	lifetime := time.NewTimer(streamLifetime)
 	defer lifetime.Stop()
-	heartbeat := time.NewTicker(streamHeartbeat)
+	// Heartbeats and rechecks come at jittered intervals: streams opened
+	// together (a reconnect after a restart) do not all write, and read
+	// their sessions, in the same instant.
+	heartbeat := time.NewTimer(jitter(streamHeartbeat))
 	defer heartbeat.Stop()
-	recheck := time.NewTicker(streamRecheck)
+	recheck := time.NewTimer(jitter(streamRecheck))
 	defer recheck.Stop()
 	for {
 		b.Reset()
@@ -180,8 +198,10 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Su
 			}
 			end = sr.render(&b, items)
 		case <-heartbeat.C:
+			heartbeat.Reset(jitter(streamHeartbeat))
 			b.WriteString(": heartbeat\n\n")
 		case <-recheck.C:
+			recheck.Reset(jitter(streamRecheck))
 			end = sr.recheck(&b)
 		case <-lifetime.C:
 			sseEnd(&b, sr.lifetime)
@@ -189,14 +209,22 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Su
 		case <-ctx.Done():
 			return
 		}
-		if b.Len() > 0 && !h.send(rc, w, b.String()) || end {
+		if b.Len() > 0 && !out.send(b.Bytes()) || end {
 			return
 		}
 	}
 }
 
+// jitter is d give or take up to a half, at random.
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return d
+	}
+	return d/2 + rand.N(d)
+}
+
 // sseEvent writes one event (id "" : none) with data as JSON.
-func sseEvent(b *strings.Builder, id, event string, data any) {
+func sseEvent(b *bytes.Buffer, id, event string, data any) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		raw = []byte("{}") // the stream's own types always encode
@@ -208,18 +236,29 @@ func sseEvent(b *strings.Builder, id, event string, data any) {
 }
 
 // sseEnd writes the end event, saying why.
-func sseEnd(b *strings.Builder, reason string) {
+func sseEnd(b *bytes.Buffer, reason string) {
 	b.WriteString("event: end\ndata: " + mustQuote(reason) + "\n\n")
 }
 
-// send writes s to the stream and flushes it, answering whether the
-// client is still there.
-func (h *handler) send(rc *http.ResponseController, w http.ResponseWriter, s string) bool {
-	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	if _, err := w.Write([]byte(s)); err != nil {
+// sseWriter writes an event stream.
+type sseWriter struct {
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	deadline time.Time
+}
+
+// send writes p to the stream and flushes it, answering whether the
+// client is still there. A write has streamWriteTimeout (less at most a
+// second: the deadline is moved on only when it is that old) to go out.
+func (o *sseWriter) send(p []byte) bool {
+	if now := time.Now(); o.deadline.Sub(now) < streamWriteTimeout-time.Second {
+		o.deadline = now.Add(streamWriteTimeout)
+		_ = o.rc.SetWriteDeadline(o.deadline)
+	}
+	if _, err := o.w.Write(p); err != nil {
 		return false
 	}
-	return rc.Flush() == nil
+	return o.rc.Flush() == nil
 }
 
 // callerStill re-checks the caller of a stream: the session still signed

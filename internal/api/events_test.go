@@ -212,17 +212,7 @@ func TestEventStream(t *testing.T) {
 		if _, d := ts.next(t); d.Version != v5 {
 			t.Fatalf("the token's stream saw version %d, want %d", d.Version, v5)
 		}
-		toks, err := e.Server.Store.Tokens(context.Background(), e.Owner.Workspace.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, x := range toks {
-			if x.RevokedAt == nil && auth.HashToken(tok) == x.Hash {
-				if err := e.Server.Store.RevokeToken(context.Background(), e.Owner.Workspace.ID, x.ID); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		revoke(t, e, tok)
 		ts.ends(t, "no longer valid")
 
 		// Signing out ends the session's stream.

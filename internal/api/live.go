@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 	"strings"
@@ -101,11 +102,11 @@ func (h *handler) live(w http.ResponseWriter, r *http.Request, c *caller) {
 		}
 		first = append(first, items...)
 	}
-	var preface strings.Builder
+	var preface bytes.Buffer
 	sseEvent(&preface, "", "ready", LiveReady{Cursor: sub.Cursor(resume), Topics: topics})
 	h.follow(w, r, sub, first, preface.String(), streamer{
 		render: renderLive,
-		recheck: func(b *strings.Builder) bool {
+		recheck: func(b *bytes.Buffer) bool {
 			if reason := h.callerStill(r, c, "sign in again to follow live changes"); reason != "" {
 				sseEnd(b, reason)
 				return true
@@ -127,6 +128,13 @@ func (h *handler) live(w http.ResponseWriter, r *http.Request, c *caller) {
 	})
 }
 
+// encodeLive is e as GET /api/live sends it.
+func encodeLive(e *service.LiveEvent) []byte {
+	var b bytes.Buffer
+	sseEvent(&b, e.Cursor, "write", LiveWrite{Topic: service.NoteTopic(e.NoteID), NoteID: e.NoteID, StreamEvent: streamEvent(e)})
+	return b.Bytes()
+}
+
 // liveCursor is where a live stream resumes: Last-Event-ID, else after.
 func liveCursor(in *LiveRequest) string {
 	if in.LastEventID != "" {
@@ -137,11 +145,11 @@ func liveCursor(in *LiveRequest) string {
 
 // renderLive writes a live stream's items; the stream goes on whatever
 // they say.
-func renderLive(b *strings.Builder, items []service.LiveItem) bool {
+func renderLive(b *bytes.Buffer, items []service.LiveItem) bool {
 	for _, it := range items {
 		switch it.Kind {
 		case service.LiveWrite:
-			sseEvent(b, it.Event.Cursor, "write", LiveWrite{Topic: it.Topic, NoteID: it.Event.NoteID, StreamEvent: streamEvent(it.Event)})
+			b.Write(it.Event.Wire(wireLive, encodeLive))
 		case service.LiveCount:
 			sseEvent(b, "", "proposals", PendingCount{Pending: it.Pending})
 		case service.LiveGone:

@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -153,7 +155,7 @@ func TestLiveRefusals(t *testing.T) {
 		{"no topic", req{method: "GET", path: "/api/live"}, 422, service.UnsupportedTopic, "topic"},
 		{"an unknown kind of topic", req{method: "GET", path: liveQuery("room:x")}, 422, service.UnsupportedTopic, "topic"},
 		{"a note topic without an ID", req{method: "GET", path: liveQuery("note:")}, 422, service.UnsupportedTopic, "topic"},
-		{"a topic with a control character", req{method: "GET", path: liveQuery("note:a\x01b")}, 400, "invalid_argument", "topic"},
+		{"a topic with a control character", req{method: "GET", path: liveQuery("note:a\x01b")}, 422, service.UnsupportedTopic, "topic"},
 		{"too many topics", req{method: "GET", path: liveQuery(manyTopics(51)...)}, 422, service.UnsupportedTopic, "topic"},
 		{"a token's proposals", req{method: "GET", path: liveQuery("proposals"), bearer: tok}, 403, service.PersonOnly, "topic"},
 		{"a bad after", req{method: "GET", path: liveQuery("note:"+id) + "&after=nope"}, 400, "invalid_argument", "after"},
@@ -204,4 +206,123 @@ func manyTopics(n int) []string {
 		out[i] = fmt.Sprintf("note:note_%03d", i)
 	}
 	return out
+}
+
+// Each recheck takes the caller and every Note's reach again: a Note
+// switched off connected access is gone for a token, whose other Note
+// goes on; revoking the token ends the stream; signing out ends a
+// person's.
+func TestLiveRecheck(t *testing.T) {
+	restore := api.SetStreamTimings(time.Minute, time.Minute, 50*time.Millisecond)
+	t.Cleanup(restore)
+	stores(t, func(t *testing.T, e *notesEnv) {
+		a, _ := e.create(t, "Stays", true)
+		b, _ := e.create(t, "Goes private", true)
+		tok := e.Token(t, nil, auth.ScopeRead)
+		s := e.openStream(t, liveQuery("note:"+a, "note:"+b), tok, "")
+		liveData[api.LiveReady](t, s.raw(t), "ready")
+		e.do(t, req{method: "PATCH", path: "/api/notes/" + b, body: map[string]any{"approved": false}, header: ifMatch(1)}).want(t, "switch off", http.StatusOK, "")
+		// The switch's own write may come first, or the recheck may see it
+		// before the feed does.
+		ev := s.raw(t)
+		if ev.event == "write" {
+			liveData[api.LiveWrite](t, ev, "write")
+			ev = s.raw(t)
+		}
+		if g := liveData[api.LiveGone](t, ev, "gone"); g.Topic != "note:"+b || g.Deleted {
+			t.Fatalf("gone = %+v; want the private Note's topic", g)
+		}
+		cs := e.Client(t, e.WriteToken(t), "")
+		v := agentText(t, cs, a, e.markdownTab(t, a), 1, "live-recheck-1", "still here")
+		liveWrite(t, s, a, v)
+		revoke(t, e, tok)
+		s.ends(t, "no longer valid")
+
+		p := e.openStream(t, liveQuery("note:"+a, "proposals"), "", "")
+		liveData[api.LiveReady](t, p.raw(t), "ready")
+		if err := e.Server.Store.DeleteSession(context.Background(), auth.HashToken(e.owner.secret)); err != nil {
+			t.Fatal(err)
+		}
+		p.ends(t, "signed out")
+	})
+}
+
+// revoke revokes the personal access token tok.
+func revoke(t *testing.T, e *notesEnv, tok string) {
+	t.Helper()
+	toks, err := e.Server.Store.Tokens(context.Background(), e.Owner.Workspace.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range toks {
+		if x.RevokedAt == nil && auth.HashToken(tok) == x.Hash {
+			if err := e.Server.Store.RevokeToken(context.Background(), e.Owner.Workspace.ID, x.ID); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatal("no such token")
+}
+
+func TestLiveHeartbeatAndLifetime(t *testing.T) {
+	restore := api.SetStreamTimings(600*time.Millisecond, 50*time.Millisecond, time.Minute)
+	t.Cleanup(restore)
+	e := startNotes(t, nil)
+	id, _ := e.create(t, "Short", true)
+	ctx, cancel := context.WithTimeout(context.Background(), streamWait)
+	defer cancel()
+	r, _ := http.NewRequestWithContext(ctx, "GET", e.URL+liveQuery("note:"+id), nil)
+	r.AddCookie(&http.Cookie{Name: auth.SessionCookie, Value: e.owner.secret})
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	all, _ := io.ReadAll(res.Body)
+	if !strings.HasPrefix(string(all), "retry: 3000\n\nevent: ready\n") || !strings.Contains(string(all), "\n: heartbeat\n") ||
+		!strings.HasSuffix(string(all), "event: end\ndata: {\"reason\":\"the stream's lifetime is over: reconnect (Last-Event-ID resumes it)\"}\n\n") {
+		t.Fatalf("the stream said:\n%s", all)
+	}
+}
+
+// OpenStreams counts every open event stream, by user and by session, and
+// forgets each once it closes.
+func TestLiveOpenStreams(t *testing.T) {
+	restore := api.SetStreamTimings(time.Minute, time.Minute, time.Minute)
+	t.Cleanup(restore)
+	e := startNotes(t, nil)
+	id, _ := e.create(t, "Counted", true)
+	session := auth.HashToken(e.owner.secret)
+	tok := e.Token(t, []string{id}, auth.ScopeRead)
+	streams := []*stream{
+		e.openStream(t, liveQuery("note:"+id, "proposals"), "", ""),
+		e.openStream(t, liveQuery("note:"+id), "", ""),
+		e.open(t, id, "", ""),
+		e.openStream(t, "/api/proposals/events", "", ""),
+		e.openStream(t, liveQuery("note:"+id), tok, ""),
+	}
+	for _, s := range streams {
+		if s.res.StatusCode != http.StatusOK {
+			t.Fatalf("a stream answered %d", s.res.StatusCode)
+		}
+	}
+	// Each answered 200 once it was counted.
+	got := e.Server.Service.OpenStreams()
+	if got.Total != 5 || got.BySession[session] != 4 || got.ByUser[e.Owner.User.ID] != 5 || len(got.BySession) != 1 {
+		t.Fatalf("OpenStreams = %+v; want 5 in all, 4 of the session, 5 of the owner", got)
+	}
+	for _, s := range streams {
+		s.close()
+	}
+	deadline := time.Now().Add(streamWait)
+	for got = e.Server.Service.OpenStreams(); got.Total != 0; got = e.Server.Service.OpenStreams() {
+		if time.Now().After(deadline) {
+			t.Fatalf("OpenStreams after every stream closed = %+v", got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(got.BySession) != 0 || len(got.ByUser) != 0 {
+		t.Fatalf("OpenStreams after every stream closed = %+v", got)
+	}
 }

@@ -1,9 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"io"
 	"net/http"
-	"strings"
 
 	"foundry/internal/problem"
 	"foundry/internal/room"
@@ -236,7 +236,7 @@ func (h *handler) proposalEvents(w http.ResponseWriter, r *http.Request, c *call
 		return
 	}
 	h.follow(w, r, sub, first, "", streamer{
-		render: func(b *strings.Builder, items []service.LiveItem) bool {
+		render: func(b *bytes.Buffer, items []service.LiveItem) bool {
 			for _, it := range items {
 				if it.Kind == service.LiveCount {
 					sseEvent(b, "", "count", PendingCount{Pending: it.Pending})
@@ -244,7 +244,7 @@ func (h *handler) proposalEvents(w http.ResponseWriter, r *http.Request, c *call
 			}
 			return false
 		},
-		recheck: func(b *strings.Builder) bool {
+		recheck: func(b *bytes.Buffer) bool {
 			if reason := h.callerStill(r, c, "sign in again to follow the proposals"); reason != "" {
 				sseEnd(b, reason)
 				return true

@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -65,6 +66,7 @@ const (
 	liveNameAge = 10 * time.Minute // a name is looked up again after this
 	liveRead    = 10 * time.Second // bounds one read of a feed
 	liveBackoff = 5 * time.Second  // the longest wait before a failed read is retried
+	liveYield   = 32               // streams woken before the fan-out lets other work run
 )
 
 // LiveCountWait is the least time between two recounts of one person's
@@ -106,6 +108,23 @@ type LiveEvent struct {
 	Version int64
 	Changed []string
 	Actor   Actor
+
+	wire [LiveWires]atomic.Pointer[[]byte]
+}
+
+// LiveWires is how many encodings of an event Wire keeps.
+const LiveWires = 2
+
+// Wire is the event as encode writes it for one wire (0 … LiveWires-1):
+// made once, by the first subscriber that sends it, and shared by the
+// rest.
+func (e *LiveEvent) Wire(wire int, encode func(*LiveEvent) []byte) []byte {
+	if p := e.wire[wire].Load(); p != nil {
+		return *p
+	}
+	b := encode(e)
+	e.wire[wire].CompareAndSwap(nil, &b)
+	return *e.wire[wire].Load()
 }
 
 // Why a topic resyncs.
@@ -141,8 +160,9 @@ func LiveTopics(c Caller, raw []string) ([]string, error) {
 			if id == "" || len(id) > MaxIDBytes {
 				return nil, problem.New(UnsupportedTopic, "topic", "%q names no Note: give note:<note_id> with the ID Foundry returned", problem.Excerpt(t))
 			}
-			if err := CheckID("topic", id); err != nil {
-				return nil, err
+			var pr *problem.Problem
+			if err := CheckID("topic", id); errors.As(err, &pr) {
+				return nil, problem.New(UnsupportedTopic, "topic", "%s", pr.Message)
 			}
 		default:
 			return nil, problem.New(UnsupportedTopic, "topic", "%q is not a topic: give %s", problem.Excerpt(t), accepted)
@@ -183,9 +203,16 @@ type WatchOptions struct {
 	// MaxCatchUp bounds the events a resume replays (0: livePage); past it
 	// the topic resyncs.
 	MaxCatchUp int
-	// StrictResume refuses a cursor older than the feed keeps
-	// (CursorExpired) rather than resyncing the topic.
-	StrictResume bool
+	// OneNote says the stream follows this Note alone, so its cursor is
+	// one of the Note's own events: no write up to it is sent again, and a
+	// cursor older than the feed keeps is refused (CursorExpired) rather
+	// than resyncing the topic. Without it the cursor may be another
+	// Note's (one cursor resumes every topic of a stream): then the writes
+	// after the cursor are sent, and also any write the feed had not
+	// published yet when the subscriber joined, even one before the
+	// cursor — a repeat the client drops by cursor, never a write lost to
+	// a feed that was a moment behind another.
+	OneNote bool
 }
 
 // live is the Service's fan-out, made on first use.
@@ -522,8 +549,13 @@ func (f *noteFeed) publish(evs []*LiveEvent) {
 	f.cursor = evs[len(evs)-1].Seq
 	subs := f.subscribers()
 	f.mu.Unlock()
-	for _, sub := range subs {
+	for i, sub := range subs {
 		sub.push(items)
+		if i%liveYield == liveYield-1 {
+			// Each push wakes a stream: let other work (writers) run
+			// between groups of them, rather than behind all of them.
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -823,7 +855,7 @@ func (sub *Subscriber) Topics() []string {
 // writes after opts.After (none when it is not set), then every write the
 // feed publishes comes through Take. A Note c does not reach is
 // not_found; a resume from before the feed's horizon resyncs the topic
-// (CursorExpired with StrictResume).
+// (CursorExpired with OneNote).
 func (sub *Subscriber) WatchNote(ctx context.Context, c Caller, id string, opts WatchOptions) ([]LiveItem, error) {
 	s := sub.s
 	topic := NoteTopic(id)
@@ -853,6 +885,9 @@ func (sub *Subscriber) WatchNote(ctx context.Context, c Caller, id string, opts 
 		}
 	}
 	st := &subTopic{note: f, last: joined}
+	if opts.OneNote && opts.After.set {
+		st.last = max(joined, after)
+	}
 	sub.mu.Lock()
 	closed := sub.closed
 	if !closed {
@@ -901,7 +936,7 @@ func (s *Service) catchUp(ctx context.Context, c Caller, f *noteFeed, after, joi
 			// cursor committed its horizon with them, so it is seen here.
 			err = s.cursorLive(ctx, store.TypeNote, f.id, after)
 			var pr *problem.Problem
-			if errors.As(err, &pr) && pr.Code == CursorExpired && !opts.StrictResume {
+			if errors.As(err, &pr) && pr.Code == CursorExpired && !opts.OneNote {
 				return []LiveItem{{Kind: LiveResync, Topic: topic, Reason: ResyncExpired}}, nil
 			}
 		}
