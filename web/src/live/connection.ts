@@ -144,18 +144,30 @@ export class PageLive {
   private heard = false; // a hub has answered this page's hello
 
   constructor() {
-    addEventListener("pagehide", () => {
-      this.hidden = true;
-      this.disconnect();
-    });
+    // A page that goes (closed, or into the back/forward cache) or is
+    // frozen (a background tab the browser stops running) lets go of the
+    // hub; back, it says hello again.
+    addEventListener("pagehide", () => this.leave());
     addEventListener("pageshow", (e) => {
-      if (!(e as PageTransitionEvent).persisted) return;
-      this.hidden = false;
-      this.said = "";
-      this.announce();
-      // What was written while the page was away never reached it.
-      this.resyncAll("The page was in the browser's back/forward cache.");
+      if ((e as PageTransitionEvent).persisted) this.back("The page was in the browser's back/forward cache.");
     });
+    document.addEventListener("freeze", () => this.leave());
+    document.addEventListener("resume", () => this.back("The page was frozen by the browser."));
+  }
+
+  private leave() {
+    if (this.hidden) return;
+    this.hidden = true;
+    this.disconnect();
+  }
+
+  private back(why: string) {
+    if (!this.hidden) return;
+    this.hidden = false;
+    this.said = "";
+    this.announce();
+    // What was written while the page was away never reached it.
+    this.resyncAll(why);
   }
 
   // kind is the hub the page reaches ("" before it needs one).
