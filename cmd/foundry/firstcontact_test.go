@@ -244,6 +244,7 @@ func TestServeRefusesUselessValues(t *testing.T) {
 		{[]string{"--gc-percent", "-5"}, []string{"-5"}},
 		{[]string{"--max-waiters-per-token", "0"}, []string{"--max-waiters-per-token"}},
 		{[]string{"--max-waiters-per-node", "-1"}, []string{"--max-waiters-per-node"}},
+		{[]string{"--max-password-hashes", "-1"}, []string{"--max-password-hashes"}},
 		{[]string{"--memory-limit", "lots"}, []string{`"lots"`}},
 		{[]string{"--public-url", "foundry.example.com"}, []string{`"foundry.example.com"`}},
 	}
@@ -333,6 +334,8 @@ func TestCLIRefusalsInItsOwnWords(t *testing.T) {
 		{[]string{"notes", "approve", "note_nope"}, []string{"no Note note_nope in this workspace", "`foundry notes list`"}},
 		{[]string{"notes", "unapprove", "note_nope"}, []string{"no Note note_nope", "`foundry notes list`"}},
 		{[]string{"notes", "history", "note_nope"}, []string{"no Note note_nope", "`foundry notes list`"}},
+		{[]string{"notes", "history", noteID, "--cursor", "nope"}, []string{"--cursor", "omit it"}},
+		{[]string{"notes", "history", noteID, "--limit", "51"}, []string{"--limit", "between 1 and 50"}},
 		{[]string{"notes", "restore", "note_nope", "--version", "1"}, []string{"no Note note_nope", "`foundry notes list`"}},
 		{[]string{"notes", "restore", noteID, "--version", "7"}, []string{"--version", "between 1 and 1", "got 7"}},
 		{[]string{"notes", "create", "--title", " "}, []string{"--title", "title"}},

@@ -57,7 +57,7 @@ func init() {
 		{path: "notes create", about: "create a Note", flags: notesCreateFlags},
 		{path: "notes approve", args: "NOTE_ID", nargs: 1, about: "switch on connected access: agents can reach the Note", flags: notesApproveFlags(true)},
 		{path: "notes unapprove", args: "NOTE_ID", nargs: 1, about: "switch off connected access", flags: notesApproveFlags(false)},
-		{path: "notes history", args: "NOTE_ID", nargs: 1, about: "list a Note's versions: when, by whom, what changed", flags: notesHistoryFlags},
+		{path: "notes history", args: "NOTE_ID", nargs: 1, about: "list a Note's versions, newest first, a page at a time: when, by whom, what changed", flags: notesHistoryFlags},
 		{path: "notes restore", args: "NOTE_ID", nargs: 1, about: "make an old version current again (the restore is itself a new version)", flags: notesRestoreFlags},
 		{path: "rooms list", about: "list the workspace's cloud Rooms", flags: roomsListFlags},
 		{path: "rooms create", about: "create a cloud Room", flags: roomsCreateFlags},
@@ -235,6 +235,7 @@ func (c *command) help(w io.Writer, fs *flag.FlagSet) {
 var argNames = map[string]string{
 	"data": "DIR", "out": "DIR", "database": "URL", "url": "URL", "public-url": "URL", "addr": "HOST:PORT",
 	"allowed-origins": "ORIGINS", "memory-limit": "SIZE", "log-level": "LEVEL", "sync": "MODE", "room": "ROOM_ID", "note": "NOTE_ID",
+	"cursor": "CURSOR", "limit": "N",
 }
 
 // printFlags lists fs's flags as "--name VALUE" with their usage and

@@ -85,9 +85,14 @@ func notesApproveFlags(on bool) func(fs *flag.FlagSet) func([]string) error {
 func notesHistoryFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fs)
+	cursor := fs.String("cursor", "", "show the versions older than the page before (the cursor it printed)")
+	limit := fs.Int("limit", service.MaxPage, fmt.Sprintf("versions on the page, %d–%d", service.MinPage, service.MaxPage))
 	return func(args []string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			h, err := svc.NoteHistory(ctx, service.Operator(o), args[0])
+			if *limit == 0 {
+				return usagef("--limit: give %d–%d versions a page", service.MinPage, service.MaxPage)
+			}
+			h, err := svc.NoteHistory(ctx, service.Operator(o), service.HistoryArgs{NoteID: args[0], Page: service.Page{Cursor: *cursor, Limit: *limit}})
 			if err != nil {
 				return sent(err, "note_id", args[0])
 			}
@@ -96,7 +101,13 @@ func notesHistoryFlags(fs *flag.FlagSet) func([]string) error {
 			for _, v := range h.Versions {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, v.At.Format("2006-01-02 15:04:05"), cell(v.Who.Name), v.Kind, strings.Join(v.Changed, ","))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if h.NextCursor != "" {
+				fmt.Fprintf(os.Stderr, "older versions: %s notes history %s --cursor %s\n", self, args[0], h.NextCursor)
+			}
+			return nil
 		})
 	}
 }

@@ -33,7 +33,7 @@ func noteVersion(t *testing.T, data, noteID string) int64 {
 	t.Helper()
 	var v int64
 	onData(t, data, func(ctx context.Context, svc *service.Service, op service.Caller) {
-		h, err := svc.NoteHistory(ctx, op, noteID)
+		h, err := svc.NoteHistory(ctx, op, service.HistoryArgs{NoteID: noteID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,4 +121,37 @@ func TestNotesRestoreIntoDeletedNoteRefused(t *testing.T) {
 			t.Fatalf("after the refused restores the Note's history ends at version %d, want %d (the delete)", last, deletedAt)
 		}
 	})
+}
+
+// TestNotesHistoryPages: the history lists the newest versions first, a
+// page at a time, and says on stderr how to see the older ones.
+func TestNotesHistoryPages(t *testing.T) {
+	data, noteID, _ := grantWorkspace(t)
+	onData(t, data, func(ctx context.Context, svc *service.Service, op service.Caller) {
+		for i := range 4 {
+			text := strings.Repeat("x", i+1)
+			if _, err := svc.EditNoteTab(ctx, op, service.EditTabArgs{NoteID: noteID, TabID: "markdown", Operation: "replace_text", Text: &text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	versions := func(stdout string) []string {
+		var vs []string
+		for _, line := range strings.Split(strings.TrimSpace(stdout), "\n")[1:] {
+			vs = append(vs, strings.Fields(line)[0])
+		}
+		return vs
+	}
+	code, stdout, stderr := runInProcess(t, "notes", "history", noteID, "--limit", "3", "--data", data)
+	if code != 0 || strings.Join(versions(stdout), ",") != "5,4,3" {
+		t.Fatalf("the first page of 3: exit %d, stdout %q, stderr %q; want versions 5, 4, 3", code, stdout, stderr)
+	}
+	_, next, ok := strings.Cut(strings.TrimSpace(stderr), "--cursor ")
+	if !ok || !strings.Contains(stderr, "notes history "+noteID) {
+		t.Fatalf("the first page says %q on stderr; want the command for the older versions", stderr)
+	}
+	code, stdout, stderr = runInProcess(t, "notes", "history", noteID, "--limit", "3", "--cursor", next, "--data", data)
+	if code != 0 || strings.Join(versions(stdout), ",") != "2,1" || stderr != "" {
+		t.Fatalf("the older page: exit %d, stdout %q, stderr %q; want versions 2, 1 and no further cursor", code, stdout, stderr)
+	}
 }

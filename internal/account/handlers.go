@@ -3,6 +3,8 @@ package account
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"time"
 
@@ -109,6 +111,14 @@ func (m *Manager) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u, ok, err := m.verify(r.Context(), acct, err == nil, pw)
+	if errors.Is(err, errHashBusy) {
+		m.log.Warn("sign-in refused: every password check slot stayed busy", "address", addr, "waited", m.hashes.wait.String())
+		m.hashBusy(w, r, func(text string) {
+			d.Error = text
+			Render(w, http.StatusTooManyRequests, "Sign in to Foundry", signinPage, d)
+		})
+		return
+	}
 	if err != nil {
 		m.log.Error("sign-in", "err", err)
 		d.Error = "Something went wrong on the server; try again in a moment."
@@ -152,11 +162,45 @@ func (m *Manager) verify(ctx context.Context, email string, wellFormed bool, pw 
 	if len(pw) > MaxPasswordBytes {
 		pw = pw[:MaxPasswordBytes] // compared against the dummy, never a real hash
 	}
-	ok := false
-	if err := withHashSlot(ctx, func() { ok = PasswordMatches(u.PasswordHash, pw) }); err != nil {
+	ok, stale, rehash := false, false, ""
+	var hashErr error
+	if err := m.hashes.run(ctx, func() {
+		ok, stale = checkPassword(u.PasswordHash, pw)
+		if ok && stale && u.ID != "" {
+			// Hashed with older parameters: hashed anew in the same slot.
+			rehash, hashErr = HashPassword(pw)
+		}
+	}); err != nil {
 		return store.User{}, false, err
 	}
-	return u, ok && u.ID != "", nil
+	ok = ok && u.ID != ""
+	if ok && rehash != "" && hashErr == nil {
+		if done, err := m.st.RehashPassword(ctx, u.ID, u.PasswordHash, rehash); err != nil {
+			m.log.Error("storing a password hashed anew; the old hash stays and still works", "user", u.ID, "err", err)
+		} else if done {
+			m.log.Info("password hashed anew with the current parameters", "user", u.ID)
+		}
+	} else if hashErr != nil {
+		m.log.Error("hashing a password anew; the old hash stays and still works", "user", u.ID, "err", hashErr)
+	}
+	return u, ok, nil
+}
+
+// hashBusy answers a request refused because no password check slot came
+// free within the wait: 429, Retry-After, and the page render makes with a
+// text that says so.
+func (m *Manager) hashBusy(w http.ResponseWriter, r *http.Request, render func(text string)) {
+	w.Header().Set("Retry-After", retryAfter(m.hashes.wait))
+	render(fmt.Sprintf("Foundry is checking too many passwords at once right now, so this one was not checked (nothing was changed). Try again in %s.",
+		plural(int(math.Ceil(m.hashes.wait.Seconds())), "second")))
+}
+
+// plural is "1 second", "2 seconds".
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 // startSession stores a new session for u and sets its cookie on w.
@@ -260,7 +304,13 @@ func (m *Manager) setup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var hash string
-	if err := withHashSlot(r.Context(), func() { hash, err = HashPassword(pw) }); err != nil || hash == "" {
+	if err := m.hashes.run(r.Context(), func() { hash, err = HashPassword(pw) }); errors.Is(err, errHashBusy) {
+		m.hashBusy(w, r, func(text string) {
+			d.Error = text
+			Render(w, http.StatusTooManyRequests, "Set your password", setupPage, d)
+		})
+		return
+	} else if err != nil || hash == "" {
 		m.log.Error("hashing a password", "err", err)
 		d.Error = "Something went wrong on the server and the password was not set; try again in a moment."
 		Render(w, http.StatusInternalServerError, "Set your password", setupPage, d)

@@ -38,6 +38,13 @@ type Options struct {
 	AccountFailures, AddressFailures int
 	ThrottleWindow                   time.Duration
 	ThrottleKeys                     int
+	// PasswordHashes bounds the password hashes (sign-ins, passwords set
+	// with a link) computed at once, each taking HashBytes of memory
+	// (default: HashSlots of the Go memory limit); PasswordHashWait is how
+	// long a sign-in waits for one before it is answered 429 (default
+	// DefaultHashWait).
+	PasswordHashes   int
+	PasswordHashWait time.Duration
 }
 
 // Manager signs people in and out and knows their sessions; it implements
@@ -53,6 +60,7 @@ type Manager struct {
 	cop       *http.CrossOriginProtection
 	byAccount *throttle
 	byAddress *throttle
+	hashes    *hashGate
 }
 
 var _ auth.People = (*Manager)(nil)
@@ -78,6 +86,7 @@ func New(st store.Store, o Options) *Manager {
 	}
 	m.byAccount = newThrottle(orDefault(o.AccountFailures, 5), window, keys)
 	m.byAddress = newThrottle(orDefault(o.AddressFailures, 20), window, keys)
+	m.hashes = newHashGate(o.PasswordHashes, o.PasswordHashWait)
 	m.cop = http.NewCrossOriginProtection()
 	if u, err := url.Parse(m.publicURL); err == nil && u.Host != "" {
 		m.secure = u.Scheme == "https"

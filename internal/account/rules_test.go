@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alexedwards/argon2id"
+
 	"foundry/internal/account"
 	"foundry/internal/auth"
 	"foundry/internal/problem"
@@ -60,8 +62,15 @@ func TestPasswordMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(h, "$argon2id$v=19$m=65536,t=1,p=2$") {
-		t.Errorf("hash %q is not argon2id with 64 MiB, t=1, p=2", h)
+	// OWASP's first recommendation: 19 MiB, two passes, one lane.
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
+		t.Errorf("hash %q is not argon2id with 19 MiB, t=2, p=1", h)
+	}
+	// A hash made before, with 64 MiB, one pass and two lanes, still
+	// verifies.
+	old, err := argon2id.CreateHash("a password here", &argon2id.Params{Memory: 64 * 1024, Iterations: 1, Parallelism: 2, SaltLength: 16, KeyLength: 32})
+	if err != nil {
+		t.Fatal(err)
 	}
 	h2, _ := account.HashPassword("a password here")
 	if h == h2 {
@@ -73,13 +82,16 @@ func TestPasswordMatches(t *testing.T) {
 	}{
 		{h, "a password here", true},
 		{h2, "a password here", true},
+		{old, "a password here", true},
+		{old, "a password her", false},
 		{h, "a password her", false},
 		{h, "", false},
 		{"", "", false},
 		{"", "a password here", false},
 		{"$argon2id$garbage", "a password here", false},
 		{"plaintext", "plaintext", false},
-		{strings.Replace(h, "m=65536", "m=1", 1), "a password here", false},
+		{strings.Replace(h, "m=19456", "m=1", 1), "a password here", false},
+		{strings.Replace(h, "t=2", "t=1", 1), "a password here", false},
 	} {
 		if got := account.PasswordMatches(c.hash, c.pw); got != c.want {
 			t.Errorf("PasswordMatches(%.30q, %q) = %v, want %v", c.hash, c.pw, got, c.want)
@@ -261,5 +273,5 @@ func BenchmarkHashPassword(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/hash")
-	b.ReportMetric(64, "MiB/hash")
+	b.ReportMetric(float64(account.HashBytes>>20), "MiB/hash")
 }

@@ -178,6 +178,7 @@ func (h *handler) routes() []route {
 		{"GET", "/api/notes/{note_id}/history", sessionOrToken, read, MaxBody, historyDoc, h.history},
 		{"GET", "/api/notes/{note_id}/versions/{version}", sessionOrToken, read, MaxBody, getVersionDoc, h.getVersion},
 		{"GET", "/api/notes/{note_id}/versions/{version}/tabs/{tab_id}", sessionOrToken, read, MaxBody, getVersionTabDoc, h.getVersionTab},
+		{"GET", "/api/notes/{note_id}/versions/{version}/diff", sessionOrToken, read, MaxBody, getVersionDiffDoc, h.getVersionDiff},
 		{"POST", "/api/notes/{note_id}/restore", sessionOrToken, write, MaxBody, restoreDoc, h.restore},
 		{"GET", "/api/events", sessionOrToken, read, MaxBody, eventsDoc, h.events},
 		{"GET", "/api/live", sessionOrToken, read, MaxBody, liveDoc, h.live},

@@ -31,6 +31,27 @@ type NoteList struct {
 // as a page may be, since a person's list shows many at once.
 const DefaultPage = service.MaxPage
 
+// pageLimit is the page a REST list asks for: DefaultPage when the call
+// gives none. The service reads 0 as its own default page; here 0 was sent,
+// and is refused.
+func pageLimit(limit *int) (int, error) {
+	if limit == nil {
+		return DefaultPage, nil
+	}
+	if *limit == 0 {
+		return 0, invalid("limit", "must be between %d and %d (got 0); leave it out for a page of %d", service.MinPage, service.MaxPage, DefaultPage)
+	}
+	return *limit, nil
+}
+
+// nextCursor is a list's next_cursor: null on the last page.
+func nextCursor(c string) *string {
+	if c == "" {
+		return nil
+	}
+	return &c
+}
+
 // ListNotesRequest is GET /api/notes.
 type ListNotesRequest struct {
 	Query  string `query:"query" json:"-" maxLength:"200" description:"Part of the title, case-insensitive"`
@@ -46,12 +67,9 @@ func (h *handler) listNotes(w http.ResponseWriter, r *http.Request, c *caller) {
 		h.fail(w, r, err)
 		return
 	}
-	limit := DefaultPage
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
-	if limit == 0 { // the service reads 0 as its default page; here it was sent
-		h.fail(w, r, invalid("limit", "must be between %d and %d (got 0); leave it out for a page of %d", service.MinPage, service.MaxPage, service.MaxPage))
+	limit, err := pageLimit(in.Limit)
+	if err != nil {
+		h.fail(w, r, err)
 		return
 	}
 	res, err := h.svc.ListNotes(r.Context(), c.svc, service.ListNotesArgs{Query: in.Query, Page: service.Page{Cursor: in.Cursor, Limit: limit}})
@@ -59,12 +77,9 @@ func (h *handler) listNotes(w http.ResponseWriter, r *http.Request, c *caller) {
 		h.fail(w, r, err)
 		return
 	}
-	out := NoteList{Notes: make([]NoteSummary, 0, len(res.Notes))}
+	out := NoteList{Notes: make([]NoteSummary, 0, len(res.Notes)), NextCursor: nextCursor(res.NextCursor)}
 	for _, n := range res.Notes {
 		out.Notes = append(out.Notes, NoteSummary{ID: n.NoteID, Title: n.Title, Approved: n.Approved, Version: n.Version, UpdatedAt: n.UpdatedAt})
-	}
-	if res.NextCursor != "" {
-		out.NextCursor = &res.NextCursor
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -357,30 +372,6 @@ func versionEntries(vs []service.VersionEntry) []VersionEntry {
 }
 
 const timeMillis = "2006-01-02T15:04:05.000Z"
-
-// History is GET /api/notes/{note_id}/history's answer, oldest first.
-type History struct {
-	ID       string         `json:"id"`
-	Version  int64          `json:"version"`
-	Versions []VersionEntry `json:"versions" nullable:"false"`
-}
-
-var historyDoc = doc{summary: "A Note's versions, oldest first, with who wrote each", req: NoteRequest{}, resp: History{}}
-
-func (h *handler) history(w http.ResponseWriter, r *http.Request, c *caller) {
-	in, err := bind[NoteRequest](r, true)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	res, err := h.svc.NoteHistory(r.Context(), c.svc, in.NoteID)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	w.Header().Set("ETag", etag(res.Version))
-	writeJSON(w, http.StatusOK, History{ID: res.NoteID, Version: res.Version, Versions: versionEntries(res.Versions)})
-}
 
 // RestoreRequest is POST /api/notes/{note_id}/restore.
 type RestoreRequest struct {

@@ -200,7 +200,7 @@ func TestNoteLifecycle(t *testing.T) {
 		if len(vs) != 3 {
 			t.Fatalf("history = %s; want 3 versions", r.raw)
 		}
-		last := vs[2].(map[string]any)
+		last := vs[0].(map[string]any) // newest first
 		who := last["who"].(map[string]any)
 		if who["kind"] != "person" || who["id"] != e.Owner.User.ID || last["kind"] != "tab_edited" || !slices.Contains(toStrings(last["changed"]), md) {
 			t.Fatalf("last version = %v; want the owner's text edit", last)
@@ -522,7 +522,7 @@ func TestNotesAuth(t *testing.T) {
 		want(t, "a write outside the grant", http.StatusNotFound, "not_found")
 	h := e.do(t, req{method: "GET", path: "/api/notes/" + id + "/history", bearer: writeTok})
 	vs := h.body["versions"].([]any)
-	if who := vs[len(vs)-1].(map[string]any)["who"].(map[string]any); who["kind"] != "token" || who["name"] != "test" {
+	if who := vs[0].(map[string]any)["who"].(map[string]any); who["kind"] != "token" || who["name"] != "test" {
 		t.Fatalf("the script's version is by %v; want the token", who)
 	}
 	// People's acts stay people's.

@@ -190,6 +190,9 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 		v.check("GET", "/api/notes/{note_id}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + e.NoteID + "/tabs/" + tab}))
 	}
 	v.check("GET", "/api/notes/{note_id}/history", e.do(t, req{method: "GET", path: "/api/notes/" + id + "/history"}))
+	v.check("GET", "/api/notes/{note_id}/versions/{version}/diff", e.do(t, req{method: "GET", path: "/api/notes/" + id + "/versions/2/diff"}))
+	v.check("GET", "/api/notes/{note_id}/versions/{version}/diff", e.do(t, req{method: "GET", path: "/api/notes/" + id + "/versions/3/diff?since=1"}))
+	v.check("GET", "/api/notes/{note_id}/versions/{version}/diff", e.do(t, req{method: "GET", path: "/api/notes/" + id + "/versions/3/diff?since=3"}))
 	v.check("POST", "/api/notes/{note_id}/restore", e.do(t, req{method: "POST", path: "/api/notes/" + id + "/restore", body: map[string]any{"version": 1}, header: ifMatch(3)}))
 	v.check("DELETE", "/api/notes/{note_id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(4), noCSRF: true}))
 	v.check("DELETE", "/api/notes/{note_id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(4)}))

@@ -83,6 +83,8 @@ func limits() []limit {
 			"the argument", []string{"service.MinKey", "service.MaxKey", "service.MaxIDBytes"}},
 		{"a REST conflict's `changes`", fmt.Sprintf("the newest %d versions since the one the write was based on", service.MaxConflictChanges), "—",
 			[]string{"service.MaxConflictChanges"}},
+		{"a version's diff (`GET …/versions/{version}/diff`)", fmt.Sprintf("%d changes listed (lines, cells, sheets, slides, items), the rest counted in `omitted`; a line or field shown ≤ %d characters", note.MaxDiffEntries, note.MaxDiffText), "—",
+			[]string{"note.MaxDiffEntries", "note.MaxDiffText"}},
 		{"long poll", fmt.Sprintf("`wait_seconds` 0–%d; at most %d waiting per token and %d per node by default (`serve --max-waiters-per-token`, `--max-waiters-per-node`)", int(service.MaxWait.Seconds()), service.DefaultWaitersPerToken, service.DefaultWaitersPerNode),
 			"`wait_seconds`", []string{"service.MaxWait", "service.DefaultWaitersPerToken", "service.DefaultWaitersPerNode"}},
 		{"topics of a live stream (`GET /api/live`)", fmt.Sprintf("1–%d: `note:<note_id>` or `proposals`; each stream counts as a long poll against the caps above", service.MaxTopics),

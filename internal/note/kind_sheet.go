@@ -243,7 +243,8 @@ func assembleSheet(a *assembler, tab string, hs headSheet, old *Sheet) (Sheet, e
 		}
 		var segs [][]any
 		if p.Data != nil {
-			if err := json.Unmarshal(p.Data, &segs); err != nil {
+			var err error
+			if segs, err = decodeBlock(p.Data); err != nil {
 				return Sheet{}, fmt.Errorf("note part %s: %w", key, err)
 			}
 		}
@@ -264,6 +265,9 @@ func assembleSheet(a *assembler, tab string, hs headSheet, old *Sheet) (Sheet, e
 			// The row's segment in each block column: read now, or the
 			// old row's; its length ends with its last non-empty segment.
 			base := sh.Cells[r]
+			if sameReadSegments(blocks, base, r-br*BlockRows) {
+				continue // the blocks read hold what the row has: keep it shared
+			}
 			segs := make([][]any, max(maxBC+1, (len(base)+BlockCols-1)/BlockCols))
 			length := 0
 			for bc := range segs {
@@ -286,6 +290,24 @@ func assembleSheet(a *assembler, tab string, hs headSheet, old *Sheet) (Sheet, e
 		}
 	}
 	return sh, nil
+}
+
+// sameReadSegments reports whether row i of each block read (by block
+// column) holds what row holds in that block column. Then the row rebuilt
+// from them would be row itself: a restore, or a read of another node's
+// write, that rewrote one cell of a block row shares the block row's other
+// rows, and Diff skips them by identity.
+func sameReadSegments(blocks map[int][][]any, row []any, i int) bool {
+	for bc, read := range blocks {
+		var seg []any
+		if i < len(read) {
+			seg = read[i]
+		}
+		if !sameSegment(seg, segment(row, bc)) {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckSheetName trims name and applies the rules of a sheet's name.

@@ -84,6 +84,10 @@ func (d *Doc) StoredBytes() int {
 	return len(d.lay.head) + d.lay.partBytes
 }
 
+// ByParts reports whether d was read from, or written as, parts (and so
+// can be the base of Assemble and Diff).
+func (d *Doc) ByParts() bool { return d.lay != nil }
+
 // headDoc is the stored head.
 type headDoc struct {
 	Format    int       `json:"parts"`

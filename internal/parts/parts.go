@@ -8,9 +8,10 @@
 package parts
 
 import (
+	"bytes"
 	"errors"
+	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -62,16 +63,27 @@ func Splice(old, new []byte) []byte {
 var ErrCorrupt = errors.New("delta does not apply")
 
 // Apply applies one splice made by Splice to old.
-func Apply(old []byte, d []byte) ([]byte, error) {
-	s := string(d)
-	a, rest, ok1 := strings.Cut(s, ",")
-	b, ins, ok2 := strings.Cut(rest, ",")
-	off, err1 := strconv.Atoi(a)
-	del, err2 := strconv.Atoi(b)
-	if !ok1 || !ok2 || err1 != nil || err2 != nil || off < 0 || del < 0 || off+del > len(old) {
+func Apply(old []byte, d []byte) ([]byte, error) { return ApplyTo(nil, old, d) }
+
+// ApplyTo is Apply writing into dst[:0] (grown as needed), so that a chain
+// of splices can be replayed in two buffers instead of one new buffer per
+// splice. dst must not overlap old.
+func ApplyTo(dst, old, d []byte) ([]byte, error) {
+	i := bytes.IndexByte(d, ',')
+	if i < 0 {
 		return nil, ErrCorrupt
 	}
-	out := make([]byte, 0, len(old)-del+len(ins))
+	j := bytes.IndexByte(d[i+1:], ',')
+	if j < 0 {
+		return nil, ErrCorrupt
+	}
+	off, err1 := strconv.Atoi(string(d[:i]))
+	del, err2 := strconv.Atoi(string(d[i+1 : i+1+j]))
+	ins := d[i+2+j:]
+	if err1 != nil || err2 != nil || off < 0 || del < 0 || off > len(old) || del > len(old)-off {
+		return nil, ErrCorrupt
+	}
+	out := slices.Grow(dst[:0], len(old)-del+len(ins))
 	out = append(out, old[:off]...)
 	out = append(out, ins...)
 	return append(out, old[off+del:]...), nil

@@ -76,3 +76,29 @@ func TestCommonPrefixAndSuffix(t *testing.T) {
 		t.Errorf("comparing bytes allocates %v times", n)
 	}
 }
+
+// A chain of splices replayed in two buffers that take turns gives each
+// text of the chain, and a delta that does not fit its text is refused.
+func TestApplyToReplaysAChainInTwoBuffers(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	texts := []string{"alpha"}
+	for i := 0; i < 200; i++ {
+		prev := texts[len(texts)-1]
+		at := r.Intn(len(prev) + 1)
+		cut := min(len(prev)-at, r.Intn(4))
+		texts = append(texts, prev[:at]+strings.Repeat("xé", r.Intn(3))+prev[at+cut:])
+	}
+	data, spare := []byte(texts[0]), []byte(nil)
+	for i := 1; i < len(texts); i++ {
+		next, err := ApplyTo(spare, data, Splice([]byte(texts[i-1]), []byte(texts[i])))
+		if err != nil || string(next) != texts[i] {
+			t.Fatalf("step %d: %q, %v; want %q", i, next, err, texts[i])
+		}
+		data, spare = next, data
+	}
+	for _, d := range []string{"", "x", "1", "1,2", "a,0,", "0,b,", "-1,0,", "0,-1,", "6,0,", "0,6,", "3,3,"} {
+		if _, err := ApplyTo(nil, []byte("alpha"), []byte(d)); err != ErrCorrupt {
+			t.Errorf("delta %q on %q: %v; want ErrCorrupt", d, "alpha", err)
+		}
+	}
+}

@@ -78,13 +78,16 @@ const ExcerptRunes = 64
 // Excerpt is s cut to at most ExcerptRunes characters (with "…" when cut),
 // for quoting a client's value in a refusal: a message never echoes a large
 // value back.
-func Excerpt(s string) string {
-	n := 0
-	for i := range s {
-		if n == ExcerptRunes {
-			return s[:i] + "…"
+func Excerpt(s string) string { return Clip(s, ExcerptRunes) }
+
+// Clip is s cut to at most n characters, with "…" when cut.
+func Clip(s string, n int) string {
+	i := 0
+	for at := range s {
+		if i == n {
+			return s[:at] + "…"
 		}
-		n++
+		i++
 	}
 	return s
 }

@@ -14,12 +14,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"foundry/internal/benchtest"
 	"foundry/internal/mcpserver"
 	"foundry/internal/server/servertest"
 )
@@ -63,13 +63,7 @@ func benchGC(b *testing.B) {
 	}
 }
 
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func processCPU() time.Duration { return benchtest.ProcessCPU() }
 
 // countingTransport counts requests and the answers sent as plain JSON
 // (Foundry's pre-encoded tools/list; the SDK answers a POST with an SSE

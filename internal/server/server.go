@@ -42,6 +42,10 @@ type Config struct {
 	WaitersPerToken, WaitersPerNode int
 	StreamsPerToken, StreamsPerNode int
 	ListenLifetime                  time.Duration // zero: 10 minutes
+	// PasswordHashes bounds the password hashes (sign-ins) this node
+	// computes at once, 19 MiB each; zero: account.HashSlots of the Go
+	// memory limit.
+	PasswordHashes int
 
 	// OAuth: access token lifetime (zero: 1 hour), registrations per
 	// client address per hour (zero: 20; negative: no limit), and the
@@ -117,7 +121,7 @@ func New(st store.Store, c Config) *Server {
 	if publicURL != "" {
 		reviewPage = publicURL + "/approvals"
 	}
-	people := account.New(st, account.Options{PublicURL: publicURL, Logger: c.Logger})
+	people := account.New(st, account.Options{PublicURL: publicURL, Logger: c.Logger, PasswordHashes: c.PasswordHashes})
 	reg := clients.New(st, clients.Options{Logger: c.Logger, RegisterRate: c.RegisterRate, HTTPClient: c.ClientMetadataHTTP})
 	mcpOpts := mcpserver.Options{
 		PublicURL: c.PublicURL, Toolsets: c.Toolsets, ReadOnly: c.ReadOnly, AllowedOrigins: c.Origins,

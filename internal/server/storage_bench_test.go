@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -100,29 +99,8 @@ func envDuration(tb testing.TB, name string, def time.Duration) time.Duration {
 	return d
 }
 
-// procField reads one numeric field of a /proc/self file ("write_bytes: N"
-// in io, "VmRSS:   N kB" in status).
-func procField(tb testing.TB, file, field string) int64 {
-	tb.Helper()
-	f, err := os.Open("/proc/self/" + file)
-	if err != nil {
-		tb.Skipf("this benchmark reads /proc/self/%s (Linux): %v", file, err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && k == field {
-			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				tb.Fatalf("/proc/self/%s %s: %v", file, field, err)
-			}
-			return n
-		}
-	}
-	tb.Skipf("/proc/self/%s has no %s", file, field)
-	return 0
-}
+// procField reads one numeric field of a /proc/self file (benchtest.ProcField).
+func procField(tb testing.TB, file, field string) int64 { return benchtest.ProcField(tb, file, field) }
 
 // bytesWritten is this process's write_bytes so far.
 func bytesWritten(tb testing.TB) int64 { return procField(tb, "io", "write_bytes") }

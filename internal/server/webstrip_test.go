@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -280,20 +281,75 @@ func TestBrowserNoteStrip(t *testing.T) {
 	if u := location(t, ctx); !u.Query().Has("history") {
 		t.Errorf("History is not in the URL: %s", u)
 	}
-	entries := run(t, ctx, "entries", chromedp.Evaluate[[]string](`[...document.querySelectorAll(".history-entry")].map(b => b.dataset.version + "|" + b.innerText.replace(/\s+/g, " "))`))
-	_, now := serverText(t, e, id)
-	if len(entries) != int(now) || !strings.HasPrefix(entries[0], fmt.Sprint(now)+"|") || !strings.Contains(entries[0], "Research agent") || !strings.Contains(entries[0], "Edited · Note") {
-		t.Errorf("History lists %d versions (the Note is at %d), newest %q", len(entries), now, entries[0])
+	// The entries: one per writer's run of versions, newest first, that
+	// together name every version once.
+	type entry struct {
+		Version  string `json:"version"`
+		Versions string `json:"versions"`
+		Text     string `json:"text"`
 	}
-	if all := strings.Join(entries, "\n"); !strings.Contains(all, "(you)") || !strings.Contains(all, "Renamed a tab · Plan") || !strings.Contains(all, "a Slides tab since deleted") {
-		t.Errorf("History does not name the person and what they did:\n%s", strings.Join(entries, "\n"))
+	headers := func() []entry {
+		return run(t, ctx, "entries", chromedp.Evaluate[[]entry](`[...document.querySelectorAll(".history-group > .history-entry")].map(b => ({version: b.dataset.version ?? "", versions: b.dataset.versions ?? "", text: b.innerText.replace(/\s+/g, " ")}))`))
+	}
+	covered := func(es []entry) []int64 {
+		var vs []int64
+		for _, x := range es {
+			lo, hi := x.Version, x.Version
+			if x.Versions != "" {
+				lo, hi, _ = strings.Cut(x.Versions, "-")
+			}
+			a, _ := strconv.ParseInt(lo, 10, 64)
+			b, _ := strconv.ParseInt(hi, 10, 64)
+			for v := b; v >= a && a > 0; v-- {
+				vs = append(vs, v)
+			}
+		}
+		return vs
+	}
+	_, now := serverText(t, e, id)
+	hs := headers()
+	want := make([]int64, 0, now)
+	for v := now; v >= 1; v-- {
+		want = append(want, v)
+	}
+	if got := covered(hs); !slices.Equal(got, want) {
+		t.Fatalf("the History's entries name the versions %v; want %d down to 1, each once: %+v", got, now, hs)
+	}
+	if hs[0].Version != fmt.Sprint(now) || !strings.Contains(hs[0].Text, "Research agent") || !strings.Contains(hs[0].Text, "Edited · Note") {
+		t.Errorf("the newest entry is %+v; want the agent's version %d alone", hs[0], now)
+	}
+	grouped := ""
+	for _, x := range hs {
+		if x.Versions != "" && strings.Contains(x.Text, "(you)") && strings.Contains(x.Text, " changes") {
+			grouped = x.Versions
+		}
+	}
+	if grouped == "" {
+		t.Fatalf("no entry groups the person's quick edits: %+v", hs)
+	}
+	// Opened, each run shows what it changed together and its versions.
+	do(t, ctx, "open every run", browsertest.Poll(`(() => { const b = document.querySelector(".history-group > .history-entry[aria-expanded=false]"); if (b) { b.click(); return false } return true })()`),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`.history-entry[data-versions=%q] + .history-group-body .diff-tab`, grouped))))
+	all := run(t, ctx, "versions", chromedp.Evaluate[[]string](`[...document.querySelectorAll(".history-entry[data-version]")].map(b => b.dataset.version + "|" + b.innerText.replace(/\s+/g, " "))`))
+	if len(all) != int(now) {
+		t.Errorf("with every run open, the History lists %d versions; want %d", len(all), now)
+	}
+	if j := strings.Join(all, "\n"); !strings.Contains(j, "Renamed a tab · Plan") || !strings.Contains(j, "a Slides tab since deleted") {
+		t.Errorf("History does not name what each version did:\n%s", j)
+	}
+	if d := run(t, ctx, "a run's diff", chromedp.Text(chromedp.CSS(fmt.Sprintf(`.history-entry[data-versions=%q] + .history-group-body .history-group-diff`, grouped)))); !strings.Contains(d, "Plan") {
+		t.Errorf("what the run %s changed together reads %q", grouped, d)
 	}
 
-	// Open the first text's version: read-only, rendered; restore it.
+	// Open the first text's version: what it changed, then the Note as it
+	// was, rendered; restore it.
 	do(t, ctx, "open the old version", browsertest.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, oldVersion))),
-		chromedp.WaitVisible(chromedp.ID("version-title")), waitText(".version-panel", "The first plan."))
+		chromedp.WaitVisible(chromedp.ID("version-title")), waitText(".version-panel", "The first plan."), waitText(".version-changes", "The first plan."))
 	if u := location(t, ctx); u.Query().Get("history") != fmt.Sprint(oldVersion) {
 		t.Errorf("the open version is not in the URL: %s", u)
+	}
+	if added := run(t, ctx, "added lines", chromedp.Evaluate[[]string](`[...document.querySelectorAll(".version-changes .diff-lines ins")].map(x => x.textContent.trim())`)); !slices.Contains(added, "The first plan.") {
+		t.Errorf("version %d's changes add the lines %q; want \"The first plan.\"", oldVersion, added)
 	}
 	if h := run(t, ctx, "rendered", chromedp.Evaluate[string](`document.querySelector(".version-md h1")?.innerText ?? ""`)); h != "Launch" {
 		t.Errorf("the old version's markdown renders its heading as %q", h)
@@ -330,11 +386,48 @@ func TestBrowserNoteStrip(t *testing.T) {
 	if !slices.Equal(shown, order()) {
 		t.Errorf("after the restore the page shows the strip %v, the server %v", shown, order())
 	}
-	h, err := e.Server.Service.NoteHistory(context.Background(), asOwner(e), id)
+	h, err := e.Server.Service.NoteHistory(context.Background(), asOwner(e), service.HistoryArgs{NoteID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := h.Versions[len(h.Versions)-1]; last.Kind != "restored" || last.Version != v {
+	if last := h.Versions[0]; last.Kind != "restored" || last.Version != v {
 		t.Errorf("the newest version is %+v; want a restore", last)
 	}
+
+	// A long history comes a page at a time: "Show older" reads the rest,
+	// and the run of versions the page cut grows back into one entry.
+	for i := range 60 {
+		text := fmt.Sprintf("%s\nLine %d.\n", oldText, i)
+		if _, err := e.Server.Service.EditNoteTab(context.Background(), asOwner(e), service.EditTabArgs{NoteID: id, TabID: "markdown", ExpectedVersion: v, Operation: "replace_text", Text: &text}); err != nil {
+			t.Fatal(err)
+		}
+		v++
+	}
+	do(t, ctx, "History again", browsertest.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.ID("history-older")),
+		waitText(".history-list", fmt.Sprintf("Versions %d–%d", v-49, v)))
+	if got := covered(headers()); len(got) != 50 || got[0] != v {
+		t.Fatalf("the first page names %d versions from %v; want the newest 50", len(got), got[:1])
+	}
+	do(t, ctx, "Show older", browsertest.Click(chromedp.ID("history-older")), chromedp.WaitNotPresent(chromedp.ID("history-older")))
+	hs = headers()
+	if got := covered(hs); len(got) != int(v) || got[0] != v || got[len(got)-1] != 1 {
+		t.Fatalf("after Show older the History names %d versions; want all %d", len(got), v)
+	}
+	if !strings.Contains(hs[0].Text, "60 changes") || hs[0].Versions != fmt.Sprintf("%d-%d", v-59, v) {
+		t.Errorf("the 60 quick saves read %+v; want one entry of 60 changes", hs[0])
+	}
+}
+
+// historyOpen opens version v in the History: its entry, or first the
+// entry of the run of versions that holds it.
+func historyOpen(v int64) chromedp.Action[chromedp.Void] {
+	return browsertest.Poll(fmt.Sprintf(`(() => {
+		const b = document.querySelector('.history-entry[data-version="%[1]d"]');
+		if (b) { b.click(); return true }
+		for (const g of document.querySelectorAll(".history-entry[data-versions][aria-expanded=false]")) {
+			const [lo, hi] = g.dataset.versions.split("-").map(Number);
+			if (lo <= %[1]d && %[1]d <= hi) g.click();
+		}
+		return false
+	})()`, v))
 }

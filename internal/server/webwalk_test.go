@@ -435,7 +435,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 	// History: a version, then restoring the one before the last save.
 	_, cur := serverText(t, e, id)
 	do(t, ctx, "history", browsertest.Click(chromedp.ID("history-button")), chromedp.WaitVisible(chromedp.ID("history-title")),
-		browsertest.Click(chromedp.CSS(fmt.Sprintf(`.history-entry[data-version="%d"]`, cur-1))), chromedp.WaitVisible(chromedp.ID("version-title")),
+		historyOpen(cur-1), chromedp.WaitVisible(chromedp.ID("version-title")),
 		browsertest.Poll(`!document.querySelector(".loading")`))
 	walkXLayouts(t, ctx, "a version")
 	do(t, ctx, "restore", browsertest.Click(chromedp.ID("restore-button")), chromedp.WaitVisible(chromedp.ID("restore-confirm")),

@@ -37,6 +37,7 @@ var cursorKinds = map[string]cursorShape{
 	"r":       shapeID,     // list_rooms
 	"repo":    shapeID,     // list_repositories
 	"e":       shapeSeq,    // poll_resource_events
+	"h":       shapeSeq,    // a Note's history, by version
 	"a":       shapeOffset, // list_room_apps
 	"sources": shapeOffset, // list_note_attachments
 	"files":   shapeOffset, // list_note_attachments

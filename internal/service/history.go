@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,25 +38,57 @@ type VersionEntry struct {
 	Bytes   int64    // what history stores for it
 }
 
-// History is a Note's versions, oldest first.
+// History is one page of a Note's versions, newest first.
 type History struct {
-	NoteID   string
-	Version  int64 // the Note's current version
-	Versions []VersionEntry
+	NoteID     string
+	Version    int64 // the Note's current version
+	Versions   []VersionEntry
+	NextCursor string // the page of older versions; "" on the page of version 1
 }
 
-// NoteHistory is the history of a Note c may see.
-func (s *Service) NoteHistory(ctx context.Context, c Caller, noteID string) (History, error) {
-	r, err := s.noteHead(ctx, c, noteID)
+// HistoryArgs ask for one page of a Note's history: the newest versions,
+// or with Cursor those older than the page before.
+type HistoryArgs struct {
+	NoteID string `json:"note_id"`
+	Page
+}
+
+// NoteHistory is a page of the history of a Note c may see, newest first,
+// read by version range: a page costs the same however long the history.
+func (s *Service) NoteHistory(ctx context.Context, c Caller, a HistoryArgs) (History, error) {
+	limit, err := pageLimit(a.Limit)
 	if err != nil {
 		return History{}, err
 	}
-	vs, err := s.Store.History(ctx, store.TypeNote, noteID)
+	below, err := decodeCursor(a.Cursor, "h")
 	if err != nil {
 		return History{}, err
 	}
+	r, err := s.noteHead(ctx, c, a.NoteID)
+	if err != nil {
+		return History{}, err
+	}
+	before := r.Version + 1
+	if below != "" {
+		// A cursor names the oldest version of the page before: 2 … now.
+		n, _ := strconv.ParseInt(below, 10, 64)
+		if n < 2 || n > r.Version {
+			return History{}, badCursor()
+		}
+		before = n
+	}
+	from := max(1, before-int64(limit))
+	vs, err := s.Store.VersionRange(ctx, store.TypeNote, r.ID, from, before-1)
+	if err != nil {
+		return History{}, err
+	}
+	slices.Reverse(vs)
 	out, err := s.entries(ctx, c.Workspace, vs)
-	return History{NoteID: r.ID, Version: r.Version, Versions: out}, err
+	h := History{NoteID: r.ID, Version: r.Version, Versions: out}
+	if from > 1 {
+		h.NextCursor = encodeCursor("h", strconv.FormatInt(from, 10))
+	}
+	return h, err
 }
 
 // MaxConflictChanges bounds the versions ChangesSince lists.
@@ -132,6 +166,19 @@ type NoteVersion struct {
 	Tabs           []note.TabRef
 }
 
+// checkVersion refuses a version Note r never had, naming version.
+func checkVersion(r store.Resource, version int64) error {
+	if version < 1 || version > r.Version {
+		return problem.New(problem.Invalid, "version", "give a version between 1 and %d (the Note is at version %d); got %d", r.Version, r.Version, version).With("current_version", r.Version)
+	}
+	return nil
+}
+
+// versionGone is the answer to a version history no longer holds.
+func versionGone(noteID string, version int64) error {
+	return problem.New(problem.NotFound, "version", "version %d of Note %s is no longer kept: list the versions there are in its history", version, problem.Excerpt(noteID))
+}
+
 // noteAtFor is Note noteID as it was at version, for a caller who may see
 // the Note now (r is the Note as it is now). A version the Note never had,
 // or one its history no longer holds, is refused naming version.
@@ -140,13 +187,13 @@ func (s *Service) noteAtFor(ctx context.Context, c Caller, noteID string, versio
 	if err != nil {
 		return store.Resource{}, note.Doc{}, err
 	}
-	if version < 1 || version > r.Version {
-		return store.Resource{}, note.Doc{}, problem.New(problem.Invalid, "version", "give a version between 1 and %d (the Note is at version %d); got %d", r.Version, r.Version, version).With("current_version", r.Version)
+	if err := checkVersion(r, version); err != nil {
+		return store.Resource{}, note.Doc{}, err
 	}
 	d, err := s.NoteAt(ctx, noteID, version)
 	var pr *problem.Problem
 	if errors.As(err, &pr) && pr.Code == problem.NotFound {
-		return store.Resource{}, note.Doc{}, problem.New(problem.NotFound, "version", "version %d of Note %s is no longer kept: list the versions there are in its history", version, problem.Excerpt(noteID))
+		return store.Resource{}, note.Doc{}, versionGone(noteID, version)
 	}
 	return r, d, err
 }
@@ -197,4 +244,103 @@ func (s *Service) NoteAt(ctx context.Context, id string, version int64) (note.Do
 		return note.Doc{}, fmt.Errorf("note %s version %d: %w", id, version, err)
 	}
 	return d, nil
+}
+
+// DiffArgs ask what one version of a Note changed: against the version
+// before it, or with Since against an older version (what a run of
+// versions changed together).
+type DiffArgs struct {
+	NoteID  string `json:"note_id"`
+	Version int64  `json:"version"`
+	Since   int64  `json:"since"` // 0: the version before Version
+}
+
+// VersionChanges is what changed from version Since to Version (Since 0:
+// Version is the Note's first).
+type VersionChanges struct {
+	NoteID         string
+	Version        int64
+	Since          int64
+	CurrentVersion int64
+	note.VersionDiff
+}
+
+// DiffVersion is what a version of a Note c may see changed, read from
+// what history stores of the versions in between: their heads, and the
+// parts they wrote as they were on either side (bounded by the parts
+// written, not by the Note).
+func (s *Service) DiffVersion(ctx context.Context, c Caller, a DiffArgs) (VersionChanges, error) {
+	r, err := s.noteHead(ctx, c, a.NoteID)
+	if err != nil {
+		return VersionChanges{}, err
+	}
+	if err := checkVersion(r, a.Version); err != nil {
+		return VersionChanges{}, err
+	}
+	since := a.Since
+	if since == 0 {
+		since = a.Version - 1
+	} else if since < 1 || since >= a.Version {
+		return VersionChanges{}, problem.New(problem.Invalid, "since", "give a version older than %d to compare it with (1 … %d), or leave since out for the version before it; got %d", a.Version, a.Version-1, since)
+	}
+	head := func(v int64) ([]byte, error) {
+		h, err := s.Store.VersionDoc(ctx, store.TypeNote, r.ID, v)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, versionGone(r.ID, v)
+		}
+		return h, err
+	}
+	after, err := head(a.Version)
+	if err != nil {
+		return VersionChanges{}, err
+	}
+	var before []byte
+	if since >= 1 {
+		if before, err = head(since); err != nil {
+			return VersionChanges{}, err
+		}
+	}
+	var sb, sa note.Side
+	if note.IsHead(after) && (before == nil || note.IsHead(before)) {
+		written, err := s.Store.PartKeys(ctx, store.TypeNote, r.ID, since+1, a.Version)
+		if err != nil {
+			return VersionChanges{}, err
+		}
+		kb, ka, err := note.DiffReads(before, after, written)
+		if err != nil {
+			return VersionChanges{}, fmt.Errorf("note %s: %w", r.ID, err)
+		}
+		sb.Head, sa.Head = before, after
+		if before != nil {
+			if sb.Parts, err = s.Store.VersionPartsOf(ctx, store.TypeNote, r.ID, since, kb); err != nil {
+				return VersionChanges{}, err
+			}
+		}
+		if sa.Parts, err = s.Store.VersionPartsOf(ctx, store.TypeNote, r.ID, a.Version, ka); err != nil {
+			return VersionChanges{}, err
+		}
+	} else {
+		// A version stored whole, before Notes were stored by parts: both
+		// sides are rebuilt and compared whole.
+		side := func(v int64) (note.Side, error) {
+			d, err := s.NoteAt(ctx, r.ID, v)
+			if err != nil {
+				return note.Side{}, err
+			}
+			return note.Stored(&d)
+		}
+		if since >= 1 {
+			if sb, err = side(since); err != nil {
+				return VersionChanges{}, err
+			}
+		}
+		if sa, err = side(a.Version); err != nil {
+			return VersionChanges{}, err
+		}
+	}
+	d, err := note.DiffVersions(sb, sa)
+	if err != nil {
+		return VersionChanges{}, fmt.Errorf("note %s: versions %d to %d: %w", r.ID, since, a.Version, err)
+	}
+	return VersionChanges{NoteID: r.ID, Version: a.Version, Since: since, CurrentVersion: r.Version, VersionDiff: d}, nil
 }

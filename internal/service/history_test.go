@@ -2,6 +2,9 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"foundry/internal/auth"
@@ -77,5 +80,105 @@ func TestNoteAtVersion(t *testing.T) {
 		wantProblem(t, err, problem.NotFound, "note_id")
 		_, err = f.svc.ReadNoteAt(ctx, service.Person("ws_other", f.owner, service.RoleOwner), f.noteID, 1)
 		wantProblem(t, err, problem.NotFound, "note_id")
+	})
+}
+
+// What a version changed, read from the parts history keeps, is what the
+// two versions, rebuilt whole, differ in: for every version of a Note
+// edited at random, and for runs of versions; a page of history is read
+// newest first, and the arguments are checked.
+func TestDiffVersionIsWhatTheVersionsDifferIn(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		model := editAtRandom(t, f, 50, 21)
+		want := func(since, v int64) note.VersionDiff {
+			t.Helper()
+			var before note.Side
+			if since > 0 {
+				d := model[since]
+				var err error
+				if before, err = note.Stored(&d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := model[v]
+			after, err := note.Stored(&d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := note.DiffVersions(before, after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		check := func(since, v int64) {
+			t.Helper()
+			got, err := f.svc.DiffVersion(ctx, f.person, service.DiffArgs{NoteID: f.noteID, Version: v, Since: since})
+			if err != nil {
+				t.Fatalf("diff %d…%d: %v", since, v, err)
+			}
+			if w := want(since, v); !reflect.DeepEqual(got.VersionDiff, w) {
+				g, _ := json.Marshal(got.VersionDiff)
+				ws, _ := json.Marshal(w)
+				t.Fatalf("diff %d…%d from history:\n %.800s\nrebuilt whole:\n %.800s", since, v, g, ws)
+			}
+		}
+		last := int64(len(model))
+		for v := int64(1); v <= last; v++ {
+			since := v - 1
+			check(since, v)
+		}
+		for _, run := range [][2]int64{{1, last}, {3, 20}, {10, 11}, {25, last}} {
+			check(run[0], run[1])
+		}
+		d, err := f.svc.DiffVersion(ctx, f.person, service.DiffArgs{NoteID: f.noteID, Version: 5})
+		if err != nil || d.Since != 4 || d.Version != 5 || d.CurrentVersion != last {
+			t.Fatalf("diff of version 5 = since %d, version %d, current %d, %v", d.Since, d.Version, d.CurrentVersion, err)
+		}
+
+		for _, a := range []service.DiffArgs{{Version: 0}, {Version: last + 1}, {Version: -1}} {
+			a.NoteID = f.noteID
+			_, err := f.svc.DiffVersion(ctx, f.person, a)
+			wantProblem(t, err, problem.Invalid, "version", fmt.Sprint(last))
+		}
+		for _, since := range []int64{5, 6, -1} {
+			_, err := f.svc.DiffVersion(ctx, f.person, service.DiffArgs{NoteID: f.noteID, Version: 5, Since: since})
+			wantProblem(t, err, problem.Invalid, "since", "older than 5")
+		}
+		_, err = f.svc.DiffVersion(ctx, f.person, service.DiffArgs{NoteID: "note_nope", Version: 1})
+		wantProblem(t, err, problem.NotFound, "note_id")
+
+		// The history, a page at a time, newest first.
+		var seen []int64
+		cursor := ""
+		for {
+			h, err := f.svc.NoteHistory(ctx, f.person, service.HistoryArgs{NoteID: f.noteID, Page: service.Page{Cursor: cursor, Limit: 7}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Version != last {
+				t.Fatalf("a page says the Note is at %d, want %d", h.Version, last)
+			}
+			for _, e := range h.Versions {
+				seen = append(seen, e.Version)
+			}
+			if cursor = h.NextCursor; cursor == "" {
+				break
+			}
+		}
+		for i, v := range seen {
+			if v != last-int64(i) {
+				t.Fatalf("the pages list %v; want %d down to 1", seen, last)
+			}
+		}
+		if len(seen) != int(last) {
+			t.Fatalf("the pages list %d versions, want %d", len(seen), last)
+		}
+		_, err = f.svc.NoteHistory(ctx, f.person, service.HistoryArgs{NoteID: f.noteID, Page: service.Page{Limit: 51}})
+		wantProblem(t, err, problem.Invalid, "limit")
+		_, err = f.svc.NoteHistory(ctx, f.person, service.HistoryArgs{NoteID: f.noteID, Page: service.Page{Cursor: b64("h:" + fmt.Sprint(last+1))}})
+		wantProblem(t, err, problem.Invalid, "cursor")
 	})
 }

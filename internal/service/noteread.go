@@ -16,27 +16,47 @@ import (
 // the attachments. Every read checks the caller's reach first; a Note it
 // cannot reach, or a deleted one, is not found, never forbidden.
 
-// noteHead is Note id as c may see it, without its document.
+// noteHead is Note id as c may see it, without its document: from the
+// change-notified head cache when it holds a fresh head, else from the
+// store (see headCache).
 func (s *Service) noteHead(ctx context.Context, c Caller, id string) (store.Resource, error) {
 	if err := CheckID("note_id", id); err != nil {
 		return store.Resource{}, err
 	}
-	r, err := s.Store.Head(ctx, store.TypeNote, id)
-	if err == nil && !c.reachesNote(&r) {
+	// An agent reaches approved Notes only, and a deleted Note is never
+	// approved; a person reaches every Note, so a deletion is looked for.
+	r, gone, err := s.headOf(ctx, id, !c.IsAgent())
+	if err == nil && (gone || !c.reachesNote(&r)) {
 		err = store.ErrNotFound
-	}
-	if err == nil && !c.IsAgent() {
-		// An agent reaches approved Notes only, and a deleted Note is never
-		// approved; a person reaches every Note, so a deletion is looked for.
-		var gone bool
-		if gone, err = s.noteDeleted(ctx, id); err == nil && gone {
-			err = store.ErrNotFound
-		}
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Resource{}, notFound(store.TypeNote, id)
 	}
 	return r, err
+}
+
+// headOf is Note id's head and, when withDeleted, whether it is deleted
+// (false otherwise): the cached head if it is fresh, else the store's, which
+// is then cached. A Note not found is not cached.
+func (s *Service) headOf(ctx context.Context, id string, withDeleted bool) (store.Resource, bool, error) {
+	s.heads.watch(s.Store)
+	if h, ok := s.heads.get(id); ok && (h.deletedKnown || !withDeleted) {
+		return h.r, h.deleted, nil
+	}
+	gen, at := s.heads.begin(id)
+	r, err := s.Store.Head(ctx, store.TypeNote, id)
+	if err != nil {
+		return store.Resource{}, false, err
+	}
+	h := cachedHead{r: r, at: at}
+	if withDeleted {
+		if h.deleted, err = s.noteDeleted(ctx, id); err != nil {
+			return store.Resource{}, false, err
+		}
+		h.deletedKnown = true
+	}
+	s.heads.put(id, gen, h)
+	return r, h.deleted, nil
 }
 
 // noteFor is Note id as c may see it, with its current document (shared:

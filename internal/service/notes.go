@@ -191,6 +191,13 @@ type NoteRestored struct {
 // RestoreVersion makes version of a Note current again, as a new version (a
 // restore is itself a version, so it can be undone the same way).
 // Restoring the current version changes nothing and makes no version.
+//
+// A restore costs what it changes, not what the Note holds: the parts that
+// can differ between the Note now and that version are the ones written
+// since it, so only those are read as they were then (inside the write's
+// transaction) and laid over the Note as it is; every other part is
+// shared, and only what differs is written. A version stored whole (before
+// Notes were stored by parts) is rebuilt whole.
 func (s *Service) RestoreVersion(ctx context.Context, c Caller, a RestoreArgs) (NoteRestored, error) {
 	if err := c.mayWrite(); err != nil {
 		return NoteRestored{}, err
@@ -199,18 +206,70 @@ func (s *Service) RestoreVersion(ctx context.Context, c Caller, a RestoreArgs) (
 	if err != nil {
 		return NoteRestored{}, err
 	}
-	if a.Version < 1 || a.Version > r.Version {
-		return NoteRestored{}, problem.New(problem.Invalid, "version", "give a version between 1 and %d (the Note is at version %d); got %d", r.Version, r.Version, a.Version).With("current_version", r.Version)
-	}
-	prev, err := s.NoteAt(ctx, a.NoteID, a.Version)
-	if err != nil {
+	if err := checkVersion(r, a.Version); err != nil {
 		return NoteRestored{}, err
 	}
-	return noteWrite(ctx, s, c, a.NoteID, a.Guard, noteOp{kind: "restored", sizeField: "version", meaning: struct {
+	head, err := s.Store.VersionDoc(ctx, store.TypeNote, a.NoteID, a.Version)
+	if err != nil {
+		return NoteRestored{}, storeProblem(err, store.Mutation{Type: store.TypeNote, ID: a.NoteID})
+	}
+	var whole *note.Doc // the version, when it was stored whole
+	if !note.IsHead(head) {
+		d, err := s.NoteAt(ctx, a.NoteID, a.Version)
+		if err != nil {
+			return NoteRestored{}, err
+		}
+		whole = &d
+	}
+	var then []note.Part // the parts written since the version, as they were at it
+	op := noteOp{kind: "restored", sizeField: "version", meaning: struct {
 		Op      string
 		Version int64
-	}{"restore", a.Version}}, func(cur *store.Resource, d *note.Doc, ch *store.Change) (NoteRestored, []string, error) {
-		p := note.Clone(&prev)
+	}{"restore", a.Version}}
+	op.inTx = func(cur *store.Resource, tx store.TxReader) error {
+		then = nil
+		if whole != nil {
+			return nil
+		}
+		since, err := tx.Parts(a.Version)
+		if err != nil {
+			return err
+		}
+		keys := make([]string, 0, len(since))
+		for _, p := range since {
+			keys = append(keys, p.Key)
+		}
+		at, err := tx.VersionParts(a.Version, keys)
+		if err != nil {
+			return err
+		}
+		// A part written since that the version did not have is gone in
+		// the restored Note.
+		had := make(map[string]bool, len(at))
+		for _, p := range at {
+			had[p.Key] = true
+		}
+		then = at
+		for _, k := range keys {
+			if !had[k] {
+				then = append(then, note.Part{Key: k})
+			}
+		}
+		return nil
+	}
+	return noteWrite(ctx, s, c, a.NoteID, a.Guard, op, func(cur *store.Resource, d *note.Doc, ch *store.Change) (NoteRestored, []string, error) {
+		var p note.Doc
+		switch {
+		case whole != nil:
+			p = note.Clone(whole)
+		case !d.ByParts():
+			return NoteRestored{}, nil, fmt.Errorf("note %s: restoring version %d of parts onto a Note stored whole", a.NoteID, a.Version)
+		default:
+			var err error
+			if p, err = note.Assemble(head, then, d); err != nil {
+				return NoteRestored{}, nil, fmt.Errorf("note %s: restoring version %d: %w", a.NoteID, a.Version, err)
+			}
+		}
 		// Tab IDs are never reused: keep the counters of the newer document.
 		p.NextTabN, p.NextItem = max(p.NextTabN, d.NextTabN), max(p.NextItem, d.NextItem)
 		var changed []string

@@ -48,6 +48,10 @@ type noteOp struct {
 	// Note; they run before the write contract, so a request that can never
 	// apply is refused for what is wrong with it, not as a conflict.
 	pre func() error
+	// inTx, if set, reads what the edit needs inside the write's
+	// transaction, before the edit runs (a restore: the parts of the
+	// version it restores that differ from the Note now).
+	inTx func(cur *store.Resource, tx store.TxReader) error
 }
 
 // noteEdit is the pure edit of one act: it changes d (a copy of the Note at
@@ -107,6 +111,11 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 					return nil, err
 				}
 			}
+			if op.inTx != nil {
+				if err := op.inTx(cur, tx); err != nil {
+					return nil, err
+				}
+			}
 			var res T
 			var changed []string
 			ch := &store.Change{Kind: op.kind}
@@ -132,6 +141,9 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 			return ch, nil
 		},
 	}
+	// No read serves a cached head of this Note until the write returned
+	// and its doorbell rang (see headCache).
+	defer s.heads.writing(noteID)()
 	res, version, err := guardedOut[T, PT](ctx, s, m)
 	if err != nil {
 		return zero, err

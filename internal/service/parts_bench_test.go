@@ -19,43 +19,7 @@ func BenchmarkOneCellEdit(b *testing.B) {
 	for _, side := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("cells=%d", side*side), func(b *testing.B) {
 			ctx := context.Background()
-			st, err := sqlite.Open(ctx, b.TempDir(), sqlite.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			svc := service.New(st)
-			o, _, err := svc.Bootstrap(ctx, "bench", "owner@example.org")
-			if err != nil {
-				b.Fatal(err)
-			}
-			var tabID string
-			n, err := svc.CreateNoteFrom(ctx, service.Operator(o), service.CreateNoteArgs{Title: "Big", Approved: true}, func(d *note.Doc) error {
-				t, err := note.CreateTab(d, note.TypeSheet, "", nil, svc.Now())
-				if err != nil {
-					return err
-				}
-				tabID = t.ID
-				for r := 0; r < side; r += 100 {
-					for c := 0; c < side; c += 100 {
-						vals := make([][]any, 100)
-						for i := range vals {
-							vals[i] = make([]any, 100)
-							for j := range vals[i] {
-								vals[i][j] = float64((r+i)*side + c + j)
-							}
-						}
-						if _, err := note.SheetSetRange(d, tabID, "", r, c, vals); err != nil {
-							return err
-						}
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
-			id := n.NoteID
+			svc, o, id, tabID, _ := sheetNote(b, side)
 			p := auth.Principal{Workspace: o.Workspace.ID, User: o.User.ID, TokenID: "tok_bench", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}}
 			v := int64(1)
 			b.ResetTimer()
@@ -74,4 +38,56 @@ func BenchmarkOneCellEdit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// sheetNote is a Note of one sheet of side × side numbers, made by o on a
+// durable SQLite store that closes when b ends; it answers the Note, its
+// sheet tab and its version.
+func sheetNote(b *testing.B, side int) (svc *service.Service, o service.Owner, noteID, tabID string, version int64) {
+	ctx := context.Background()
+	svc, o = benchService(b)
+	n, err := svc.CreateNoteFrom(ctx, service.Operator(o), service.CreateNoteArgs{Title: "Big", Approved: true}, func(d *note.Doc) error {
+		t, err := note.CreateTab(d, note.TypeSheet, "", nil, svc.Now())
+		if err != nil {
+			return err
+		}
+		tabID = t.ID
+		step := min(side, 100)
+		for r := 0; r < side; r += step {
+			for c := 0; c < side; c += step {
+				vals := make([][]any, step)
+				for i := range vals {
+					vals[i] = make([]any, step)
+					for j := range vals[i] {
+						vals[i][j] = float64((r+i)*side + c + j)
+					}
+				}
+				if _, err := note.SheetSetRange(d, tabID, "", r, c, vals); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, o, n.NoteID, tabID, n.Version
+}
+
+// benchService is a Service over a durable SQLite store (Foundry's default
+// options) in a fresh folder, closed when b ends, with its workspace.
+func benchService(b *testing.B) (*service.Service, service.Owner) {
+	b.Helper()
+	st, err := sqlite.Open(context.Background(), b.TempDir(), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	svc := service.New(st)
+	o, _, err := svc.Bootstrap(context.Background(), "bench", "owner@example.org")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, o
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand"
 	"strings"
 	"testing"
 
@@ -109,61 +108,10 @@ func TestEveryVersionRebuildsExactly(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
-		r := rand.New(rand.NewSource(7))
 		cold := func() *service.Service { return service.New(f.svc.Store) }
 		model := map[int64]string{}
-		snap := func() {
-			res, d, err := cold().LoadNote(ctx, f.noteID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			model[res.Version] = noteJSON(t, *d)
-		}
-		snap()
-		var tabs []string
-		for step := 0; step < 60; step++ {
-			v := f.version(t)
-			key := fmt.Sprintf("step-key-%d", step)
-			var err error
-			switch op := r.Intn(6); {
-			case op == 0 || len(tabs) == 0:
-				typ := []string{note.TypeSheet, note.TypeSlides}[r.Intn(2)]
-				var res service.TabCreated
-				res, err = f.svc.CreateNoteTab(ctx, service.Agent(f.write), service.CreateTabArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: key, TabType: typ})
-				tabs = append(tabs, res.TabID)
-			case op == 1:
-				text := strings.Repeat(fmt.Sprintf("line %d é日😀\n", step), r.Intn(3000))
-				_, err = f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, IdempotencyKey: key, Operation: "replace_text", Text: &text})
-			case op == 2:
-				// A person's save: the whole text, one character typed in it.
-				var d *note.Doc
-				if _, d, err = f.svc.LoadNote(ctx, f.noteID); err == nil {
-					at := r.Intn(len(d.Markdown) + 1)
-					for at < len(d.Markdown) && (d.Markdown[at]&0xC0) == 0x80 {
-						at++
-					}
-					text := d.Markdown[:at] + "✎" + d.Markdown[at:]
-					_, err = f.svc.EditNoteTab(ctx, f.person, service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, ExpectedVersion: v, Operation: "replace_text", Text: &text})
-				}
-			case op == 3:
-				tab := tabs[r.Intn(len(tabs))]
-				if strings.HasPrefix(tab, note.TypeSheet) {
-					_, err = f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tab, ExpectedVersion: v, IdempotencyKey: key,
-						Operation: "sheet_set_range", StartRow: ptr(r.Intn(90)), StartCol: ptr(r.Intn(90)), Values: [][]any{{float64(step), "x", true, nil}}})
-				} else {
-					_, err = f.svc.EditNoteTab(ctx, service.Agent(f.write), service.EditTabArgs{NoteID: f.noteID, TabID: tab, ExpectedVersion: v, IdempotencyKey: key,
-						Operation: "slide_add", Title: ptr(fmt.Sprintf("Slide %d", step)), Body: ptr("body")})
-				}
-			case op == 4:
-				_, err = f.svc.AddNoteSource(ctx, service.Agent(f.write), service.AddSourceArgs{NoteID: f.noteID, ExpectedVersion: v, IdempotencyKey: key, Title: "Page", URL: fmt.Sprintf("https://example.com/p%d", r.Intn(10))})
-			default:
-				_, err = f.svc.UpdateTab(ctx, f.person, service.UpdateTabArgs{NoteID: f.noteID, TabID: tabs[r.Intn(len(tabs))], Position: ptr(r.Intn(3 + len(tabs))),
-					Guard: service.Guard{ExpectedVersion: v}})
-			}
-			if err != nil {
-				t.Fatalf("step %d: %v", step, err)
-			}
-			snap()
+		for v, d := range editAtRandom(t, f, 60, 7) {
+			model[v] = noteJSON(t, d)
 		}
 		for v, want := range model {
 			d, err := cold().NoteAt(ctx, f.noteID, v)

@@ -24,6 +24,7 @@ type Service struct {
 	Store store.Store
 	Now   func() time.Time
 	docs  docCache
+	heads headCache
 	waits waitState // concurrent long polls (events.go)
 	live  live      // the live fan-out (live.go)
 }

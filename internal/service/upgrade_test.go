@@ -135,6 +135,48 @@ func TestNotesStoredWholeUpgrade(t *testing.T) {
 			if err != nil || d3.Tabs[3].Sheets[0].Cells[0][0] != 2.0 || d3.Markdown != "Stored whole ☃" {
 				t.Fatalf("version 3: %v %v", d3, err)
 			}
+
+			// What each version changed reads the same across the upgrade:
+			// between versions stored whole, across the line, and after it.
+			cellsOf := func(since, v int64) string {
+				t.Helper()
+				res, err := svc.DiffVersion(ctx, f.person, service.DiffArgs{NoteID: f.noteID, Version: v, Since: since})
+				if err != nil {
+					t.Fatalf("diff %d…%d: %v", since, v, err)
+				}
+				var out []string
+				for _, td := range res.Tabs {
+					for _, l := range td.Lines {
+						out = append(out, l.Op+" "+l.Text)
+					}
+					for _, c := range td.Cells {
+						out = append(out, fmt.Sprintf("%s %v→%v", c.Address, c.Before, c.After))
+					}
+				}
+				return strings.Join(out, ", ")
+			}
+			if got := cellsOf(1, 2); got != "added Stored whole ☃, A1 <nil>→1, B1 <nil>→a, B3 <nil>→true" {
+				t.Errorf("version 2 (stored whole) changed %q", got)
+			}
+			if got := cellsOf(2, 3); got != "A1 1→2" {
+				t.Errorf("version 3 (by parts) changed %q", got)
+			}
+			if got := cellsOf(1, 3); got != "added Stored whole ☃, A1 <nil>→2, B1 <nil>→a, B3 <nil>→true" {
+				t.Errorf("versions 2 and 3 together changed %q", got)
+			}
+			// Restoring a version stored whole gives it back.
+			if _, err := svc.RestoreVersion(ctx, f.op, service.RestoreArgs{NoteID: f.noteID, Version: 1}); err != nil {
+				t.Fatal(err)
+			}
+			_, d4, err := service.New(st).LoadNote(ctx, f.noteID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want note.Doc
+			if err := json.Unmarshal([]byte(whole[1]), &want); err != nil {
+				t.Fatal(err)
+			}
+			sameNote(t, "version 1, stored whole, restored", *d4, want)
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"foundry/internal/note"
@@ -106,11 +107,23 @@ func (p *Person) NewNote(ctx context.Context, title string, build func(d *note.D
 	return res.NoteID, err
 }
 
-// History is the Note's version history: each version and when it was
-// committed.
+// History is the Note's whole version history, oldest first: each version
+// and when it was committed (read a page at a time, as people's history
+// view reads it).
 func (p *Person) History(ctx context.Context, noteID string) ([]service.VersionEntry, error) {
-	h, err := p.Svc.NoteHistory(ctx, p.as(), noteID)
-	return h.Versions, err
+	var all []service.VersionEntry
+	cursor := ""
+	for {
+		h, err := p.Svc.NoteHistory(ctx, p.as(), service.HistoryArgs{NoteID: noteID, Page: service.Page{Cursor: cursor, Limit: service.MaxPage}})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, h.Versions...)
+		if cursor = h.NextCursor; cursor == "" {
+			slices.Reverse(all)
+			return all, nil
+		}
+	}
 }
 
 // IsConflict reports a version conflict, from the service or as text.

@@ -287,47 +287,88 @@ func (b *Base) StoreParts(ctx context.Context, typ, id string, version int64, do
 }
 
 func (b *Base) VersionParts(ctx context.Context, typ, id string, version int64) ([]parts.Part, error) {
+	return versionParts(ctx, b.R, b.D, typ, id, version, nil)
+}
+
+func (b *Base) VersionPartsOf(ctx context.Context, typ, id string, version int64, keys []string) ([]parts.Part, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	return versionParts(ctx, b.R, b.D, typ, id, version, keys)
+}
+
+func (b *Base) PartKeys(ctx context.Context, typ, id string, from, to int64) ([]string, error) {
+	rows, err := b.R.QueryContext(ctx, b.D.Q(`SELECT DISTINCT key FROM part_versions WHERE type = ? AND id = ? AND version >= ? AND version <= ? ORDER BY key`), typ, id, from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// versionParts rebuilds the parts of (typ, id) as they were at version:
+// every part when keys is nil, else only those keys.
+func versionParts(ctx context.Context, q Querier, d Dialect, typ, id string, version int64, keys []string) ([]parts.Part, error) {
 	// Each part: its newest snapshot at or before version, then the
 	// splices after it up to version (a chain bounded by the writer).
-	rows, err := b.R.QueryContext(ctx, b.D.Q(`WITH snap AS (SELECT key, MAX(version) AS since FROM part_versions
-			WHERE type = ? AND id = ? AND version <= ? AND snapshot = 1 GROUP BY key)
-		SELECT p.key, p.snapshot, p.data FROM snap JOIN part_versions p
-			ON p.type = ? AND p.id = ? AND p.key = snap.key AND p.version >= snap.since AND p.version <= ?
-		ORDER BY p.key, p.version`), typ, id, version, typ, id, version)
+	only, join, args := "", `JOIN part_versions p ON`, []any{typ, id, version}
+	if keys != nil {
+		// A few keys: look each one's chain up from snap (SQLite would
+		// otherwise scan every part's history and probe snap).
+		only, join = ` AND key IN (`+d.jsonStrings()+`)`, `CROSS JOIN part_versions p WHERE`
+		args = append(args, jsonList(keys))
+	}
+	args = append(args, typ, id, version)
+	rows, err := q.QueryContext(ctx, d.Q(`WITH snap AS (SELECT key, MAX(version) AS since FROM part_versions
+			WHERE type = ? AND id = ? AND version <= ? AND snapshot = 1`+only+` GROUP BY key)
+		SELECT p.key, p.snapshot, p.data FROM snap `+join+` p.type = ? AND p.id = ? AND p.key = snap.key AND p.version >= snap.since AND p.version <= ?
+		ORDER BY p.key, p.version`), args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []parts.Part
 	var key string
-	var data []byte
+	// A chain is replayed in two buffers, data and spare, taking turns.
+	var data, spare []byte
 	have := false
 	flush := func() {
 		if have {
 			out = append(out, parts.Part{Key: key, Data: data})
+			data = nil
 		}
 	}
 	for rows.Next() {
 		var k string
 		var full int
-		var d sql.NullString
+		var d sql.RawBytes // valid until the next row: copied or applied at once
 		if err := rows.Scan(&k, &full, &d); err != nil {
 			return nil, err
 		}
 		if k != key {
 			flush()
-			key, data, have = k, nil, false
+			key, have = k, false
 		}
 		switch {
 		case full != 0:
-			data, have = nil, d.Valid
-			if d.Valid {
-				data = []byte(d.String)
+			have = d != nil
+			if have {
+				data = append(data[:0], d...)
 			}
 		case have:
-			if data, err = parts.Apply(data, []byte(d.String)); err != nil {
+			next, err := parts.ApplyTo(spare, data, d)
+			if err != nil {
 				return nil, fmt.Errorf("%s %s part %s: %w", typ, id, k, err)
 			}
+			data, spare = next, data
 		}
 	}
 	flush()

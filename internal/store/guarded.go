@@ -94,6 +94,11 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 	if creating {
 		_, err = q.ExecContext(ctx, d.Q(`INSERT INTO resources (type, id, workspace_id, owner_id, title, approved, version, doc, updated_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			cur.Type, cur.ID, cur.Workspace, cur.Owner, cur.Title, boolInt(cur.Approved), cur.Version, string(cur.Doc), us)
+	} else if ch.Doc == nil {
+		// The document stays: not sent again, so neither database rewrites
+		// it (PostgreSQL would store a TOASTed document anew).
+		_, err = q.ExecContext(ctx, d.Q(`UPDATE resources SET title = ?, approved = ?, version = ?, updated_us = ? WHERE type = ? AND id = ?`),
+			cur.Title, boolInt(cur.Approved), cur.Version, us, cur.Type, cur.ID)
 	} else {
 		_, err = q.ExecContext(ctx, d.Q(`UPDATE resources SET title = ?, approved = ?, version = ?, doc = ?, updated_us = ? WHERE type = ? AND id = ?`),
 			cur.Title, boolInt(cur.Approved), cur.Version, string(cur.Doc), us, cur.Type, cur.ID)
@@ -243,6 +248,13 @@ func (t txReader) Parts(after int64) ([]parts.Part, error) {
 	return readParts(t.ctx, t.q, t.d, t.typ, t.id, after)
 }
 
+func (t txReader) VersionParts(version int64, keys []string) ([]parts.Part, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	return versionParts(t.ctx, t.q, t.d, t.typ, t.id, version, keys)
+}
+
 // writePart stores one part at version and what history keeps of it.
 func writePart(ctx context.Context, q Querier, d Dialect, typ, id string, version int64, p parts.Write) error {
 	data, hist := nullText(p.Data), nullText(p.Hist)
@@ -291,9 +303,12 @@ func readParts(ctx context.Context, q Querier, d Dialect, typ, id string, after 
 	return out, rows.Err()
 }
 
-// changedSince unions the sub-IDs touched by every version after v.
+// changedSince unions the sub-IDs touched by every version after v, in
+// the order they were first touched. Most versions of a long run repeat
+// the same list (a person typing in one tab), so each distinct list is
+// read once.
 func changedSince(ctx context.Context, q Querier, d Dialect, typ, id string, v int64) ([]string, error) {
-	rows, err := q.QueryContext(ctx, d.Q(`SELECT changed FROM resource_versions WHERE type = ? AND id = ? AND version > ? ORDER BY version`), typ, id, v)
+	rows, err := q.QueryContext(ctx, d.Q(`SELECT changed FROM resource_versions WHERE type = ? AND id = ? AND version > ? GROUP BY changed ORDER BY MIN(version)`), typ, id, v)
 	if err != nil {
 		return nil, err
 	}

@@ -117,6 +117,11 @@ type Identity interface {
 	// SetPassword replaces a user's password hash and ends every session of
 	// theirs, in one transaction.
 	SetPassword(ctx context.Context, id, hash string) error
+	// RehashPassword replaces a user's password hash old with hash, the
+	// same password hashed anew (stronger parameters), keeping their
+	// sessions. It does nothing and answers false if the user's hash is no
+	// longer old (the password changed meanwhile).
+	RehashPassword(ctx context.Context, id, old, hash string) (bool, error)
 	// DeleteUser removes a user of the workspace with their sessions and
 	// personal access tokens, and revokes their connections and grants.
 	DeleteUser(ctx context.Context, workspace, id string) error
@@ -240,6 +245,19 @@ func (b *Base) SetPassword(ctx context.Context, id, hash string) error {
 		_, err = q.ExecContext(ctx, b.D.Q(`DELETE FROM sessions WHERE user_id = ?`), id)
 		return err
 	})
+}
+
+func (b *Base) RehashPassword(ctx context.Context, id, old, hash string) (done bool, err error) {
+	err = b.Tx(ctx, func(q Querier) error {
+		res, err := q.ExecContext(ctx, b.D.Q(`UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?`), hash, id, old)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		done = n == 1
+		return err
+	})
+	return done, err
 }
 
 func (b *Base) DeleteUser(ctx context.Context, workspace, id string) error {

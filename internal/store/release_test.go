@@ -380,10 +380,18 @@ func checkPeopleLists(t *testing.T, svc *service.Service, op service.Caller, not
 // CLI and the web app show) is the store's, each writer named.
 func checkNoteHistory(t *testing.T, svc *service.Service, op service.Caller, id string, vs []store.VersionInfo) {
 	t.Helper()
-	h, err := svc.NoteHistory(context.Background(), op, id)
-	if err != nil {
-		t.Fatalf("the operator's history of %s: %v", id, err)
+	var h service.History
+	for cursor := ""; ; {
+		page, err := svc.NoteHistory(context.Background(), op, service.HistoryArgs{NoteID: id, Page: service.Page{Cursor: cursor, Limit: service.MaxPage}})
+		if err != nil {
+			t.Fatalf("the operator's history of %s: %v", id, err)
+		}
+		h.Version, h.Versions = page.Version, append(h.Versions, page.Versions...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
 	}
+	slices.Reverse(h.Versions) // pages come newest first
 	if len(h.Versions) != len(vs) || len(vs) == 0 || h.Version != vs[len(vs)-1].Version {
 		t.Fatalf("the operator's history of %s has %d versions, at version %d; the store has %d", id, len(h.Versions), h.Version, len(vs))
 	}

@@ -282,6 +282,10 @@ var migrations = []string{
 
 	// File bytes (store.Blobs), per workspace by SHA-256. Idempotent.
 	`{{blob_tables}}`,
+
+	// What one version changed (PartKeys: a diff of a version) is read by
+	// version, not by scanning every part's history. Idempotent.
+	`CREATE INDEX IF NOT EXISTS part_versions_by_version ON part_versions (type, id, version, key)`,
 }
 
 // postgresBlobTables keeps each blob as rows of at most BlobChunk bytes

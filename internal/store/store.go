@@ -123,6 +123,9 @@ type TxReader interface {
 	// Parts returns the parts of the written resource last written after
 	// version after (tombstones included), as this transaction sees them.
 	Parts(after int64) ([]parts.Part, error)
+	// VersionParts is Store.VersionPartsOf of the written resource, as this
+	// transaction sees it.
+	VersionParts(version int64, keys []string) ([]parts.Part, error)
 }
 
 // Change is what Apply decided.
@@ -291,6 +294,13 @@ type Store interface {
 	// VersionParts rebuilds the resource's parts as they were at version
 	// (parts gone by then are left out).
 	VersionParts(ctx context.Context, typ, id string, version int64) ([]parts.Part, error)
+	// VersionPartsOf is VersionParts of the named parts only: what a
+	// restore or a diff needs of a resource, at a cost of those parts.
+	VersionPartsOf(ctx context.Context, typ, id string, version int64, keys []string) ([]parts.Part, error)
+	// PartKeys are the keys of the parts written at the versions from to
+	// to (both included), each once, in order: what those versions
+	// changed, read by version (with the parts gone in them).
+	PartKeys(ctx context.Context, typ, id string, from, to int64) ([]string, error)
 
 	// GetObject reads one proposal or repository version. Objects have no
 	// write method of their own: they are written only through Guarded

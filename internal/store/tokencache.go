@@ -136,6 +136,14 @@ func (c *tokenCache) VersionParts(ctx context.Context, typ string, id string, ve
 	return c.s.VersionParts(ctx, typ, id, version)
 }
 
+func (c *tokenCache) VersionPartsOf(ctx context.Context, typ string, id string, version int64, keys []string) ([]parts.Part, error) {
+	return c.s.VersionPartsOf(ctx, typ, id, version, keys)
+}
+
+func (c *tokenCache) PartKeys(ctx context.Context, typ string, id string, from int64, to int64) ([]string, error) {
+	return c.s.PartKeys(ctx, typ, id, from, to)
+}
+
 func (c *tokenCache) GetObject(ctx context.Context, kind string, id string) (Object, error) {
 	return c.s.GetObject(ctx, kind, id)
 }
@@ -214,6 +222,10 @@ func (c *tokenCache) UserByEmail(ctx context.Context, email string) (User, error
 
 func (c *tokenCache) SetPassword(ctx context.Context, id string, hash string) error {
 	return c.s.SetPassword(ctx, id, hash)
+}
+
+func (c *tokenCache) RehashPassword(ctx context.Context, id, old, hash string) (bool, error) {
+	return c.s.RehashPassword(ctx, id, old, hash)
 }
 
 func (c *tokenCache) DeleteUser(ctx context.Context, workspace string, id string) error {

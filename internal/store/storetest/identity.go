@@ -23,6 +23,7 @@ var identityCases = []struct {
 }{
 	{"users: created once per email and ID, found by either", testUsers},
 	{"SetPassword replaces the hash and ends only that user's sessions", testSetPassword},
+	{"RehashPassword replaces the hash it was given only, keeping sessions", testRehashPassword},
 	{"DeleteUser removes sessions and tokens and revokes connections and grants", testDeleteUser},
 	{"sessions are found by hash until they expire", testSessions},
 	{"ServerSecret keeps the first value, whatever its bytes", testServerSecret},
@@ -221,6 +222,37 @@ func testSetPassword(t *testing.T, s store.Store) {
 	}
 	if err := s.SetPassword(ctx, "usr_unknown", "x"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("SetPassword of an unknown user: %v, want ErrNotFound", err)
+	}
+}
+
+func testRehashPassword(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	ws := Seed(t, s)
+	a, b := addUser(t, s, ws, "member"), addUser(t, s, ws, "member")
+	a1 := addSession(t, s, a, time.Hour)
+	done, err := s.RehashPassword(ctx, a.ID, a.PasswordHash, "$argon2id$rehashed")
+	if err != nil || !done {
+		t.Fatalf("RehashPassword of the current hash: %v, %v; want done", done, err)
+	}
+	if got, _ := s.UserByID(ctx, a.ID); got.PasswordHash != "$argon2id$rehashed" {
+		t.Fatalf("hash after RehashPassword = %q", got.PasswordHash)
+	}
+	if _, err := s.SessionByHash(ctx, a1.Hash, time.Now()); err != nil {
+		t.Fatalf("the user's session after a rehash: %v, want it kept", err)
+	}
+	// The password changed meanwhile: the old hash is not current.
+	done, err = s.RehashPassword(ctx, a.ID, a.PasswordHash, "$argon2id$late")
+	if err != nil || done {
+		t.Fatalf("RehashPassword of a replaced hash: %v, %v; want not done", done, err)
+	}
+	if got, _ := s.UserByID(ctx, a.ID); got.PasswordHash != "$argon2id$rehashed" {
+		t.Fatalf("a rehash of a replaced hash changed it to %q", got.PasswordHash)
+	}
+	if got, _ := s.UserByID(ctx, b.ID); got.PasswordHash != b.PasswordHash {
+		t.Fatalf("another user's hash changed to %q", got.PasswordHash)
+	}
+	if done, err := s.RehashPassword(ctx, "usr_unknown", "x", "y"); err != nil || done {
+		t.Fatalf("RehashPassword of an unknown user: %v, %v; want not done", done, err)
 	}
 }
 

@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"concurrent writers with compare-and-swap lose nothing", testConcurrentCAS},
 		{"every committed write appends one event and wakes waiters", testEvents},
 		{"history keeps every version", testHistory},
+		{"parts rebuild at every version, all or by key, and each version's keys are listed", testPartsHistory},
 		{"tokens are found by hash and can be revoked", testTokens},
 		{"objects written by a guarded write are stored with it", testObjects},
 		{"a key in a separate scope never meets the same key in the default one", testKeyScopes},

@@ -85,7 +85,18 @@ export const api = {
   // fileHref is where a file is downloaded from (a link, not a call).
   fileHref: (n: Ref, file: string) => url("/api/notes/{note_id}/files/{file_id}", { path: { ...noteAt(n), file_id: file } }),
 
-  history: (id: string, signal?: AbortSignal) => answer(client.GET("/api/notes/{note_id}/history", { params: { path: { note_id: id } }, signal })),
+  // A page of the history, newest first; cursor "" is the newest page.
+  history: (id: string, cursor: string, signal?: AbortSignal) =>
+    answer(client.GET("/api/notes/{note_id}/history", { params: { path: { note_id: id }, query: { cursor: cursor || undefined } }, signal })),
+  // What version changed: against the version before it, or since an
+  // older one (0: the version before).
+  diff: (id: string, version: number, since: number, signal?: AbortSignal) =>
+    answer(
+      client.GET("/api/notes/{note_id}/versions/{version}/diff", {
+        params: { path: { note_id: id, version }, query: { since: since > 0 ? since : undefined } },
+        signal,
+      }),
+    ),
   version: (id: string, version: number, signal?: AbortSignal) =>
     answer(client.GET("/api/notes/{note_id}/versions/{version}", { params: { path: { note_id: id, version } }, signal })),
   versionTab: (id: string, version: number, tab_id: string, signal?: AbortSignal) =>

@@ -13,7 +13,8 @@ export const keys = {
   note: (id: string) => ["note", id] as const, // its title, version and tab strip
   tab: (id: string, tab: string) => ["note", id, "tab", tab] as const,
   outline: (id: string, tab: string) => ["note", id, "tab", tab, "outline"] as const,
-  history: (id: string) => ["note", id, "history"] as const,
+  history: (id: string) => ["note", id, "history"] as const, // its pages, newest first
+  diff: (id: string, v: number, since: number) => ["note", id, "version", v, "diff", since] as const,
   version: (id: string, v: number) => ["note", id, "version", v] as const,
   versionTab: (id: string, v: number, tab: string) => ["note", id, "version", v, "tab", tab] as const,
   connections: ["connections"] as const,
@@ -57,7 +58,19 @@ export const queries = {
       queryKey: type === "sheet" ? keys.outline(id, tab) : keys.tab(id, tab),
       queryFn: ({ signal }) => (type === "sheet" ? api.outline({ id, tab_id: tab }, signal) : api.tab({ id, tab_id: tab }, signal)),
     }),
-  history: (id: string) => queryOptions({ queryKey: keys.history(id), queryFn: ({ signal }) => api.history(id, signal) }),
+  // The history a page at a time, newest first: the live stream reads
+  // the pages loaded again, each from the cursor the page before gives.
+  history: (id: string) =>
+    infiniteQueryOptions({
+      queryKey: keys.history(id),
+      queryFn: ({ pageParam, signal }) => api.history(id, pageParam, signal),
+      initialPageParam: "",
+      getNextPageParam: (last) => last.next_cursor || undefined,
+    }),
+  // What a version (or a run of versions, since an older one) changed:
+  // that never changes either.
+  diff: (id: string, v: number, since: number) =>
+    queryOptions({ queryKey: keys.diff(id, v, since), queryFn: ({ signal }) => api.diff(id, v, since, signal), staleTime: Infinity }),
   // A version never changes.
   version: (id: string, v: number) =>
     queryOptions({ queryKey: keys.version(id, v), queryFn: ({ signal }) => api.version(id, v, signal), staleTime: Infinity }),

@@ -174,7 +174,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A Note's versions, oldest first, with who wrote each */
+        /** A Note's versions, newest first, a page at a time, with who wrote each */
         get: operations["getNotesNoteIdHistory"];
         put?: never;
         post?: never;
@@ -385,6 +385,23 @@ export interface paths {
         };
         /** A Note's tab strip as it was at one version */
         get: operations["getNotesNoteIdVersionsVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notes/{note_id}/versions/{version}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a version changed: markdown lines, sheet cells, slides and items, bounded */
+        get: operations["getNotesNoteIdVersionsVersionDiff"];
         put?: never;
         post?: never;
         delete?: never;
@@ -637,6 +654,17 @@ export interface components {
             ok: boolean;
             warnings: components["schemas"]["CompileMessage"][];
         };
+        CellChange: {
+            /** @description A1 style: B3 is row 2, column 1 */
+            address: string;
+            after: unknown;
+            before: unknown;
+            col: number;
+            row: number;
+            /** @description The sheet's name */
+            sheet: string;
+            sheet_id: string;
+        };
         CompileMessage: {
             column: number;
             file: string;
@@ -698,6 +726,11 @@ export interface components {
             scopes: string[] | null;
             user: components["schemas"]["UserRef"];
         };
+        FieldChange: {
+            after: string;
+            before: string;
+            field: string;
+        };
         File: {
             added_at: string;
             content_type: string;
@@ -716,9 +749,26 @@ export interface components {
         };
         History: {
             id: string;
-            /** Format: int64 */
+            /** @description The cursor of the page of older versions; null on the page of version 1 */
+            next_cursor: null | string;
+            /**
+             * Format: int64
+             * @description The Note's version now
+             */
             version: number;
+            /** @description Newest first */
             versions: components["schemas"]["VersionEntry"][];
+        };
+        ItemChange: {
+            /** @enum {string} */
+            change: "added" | "deleted" | "changed" | "renamed" | "moved";
+            /** @description The fields that changed */
+            fields?: components["schemas"]["FieldChange"][];
+            id: string;
+            /** @description A slide changed that also moved in the deck */
+            moved?: boolean;
+            /** @description Its title or name */
+            name: string;
         };
         LauncherApp: {
             added_at: string;
@@ -735,6 +785,13 @@ export interface components {
             name: string;
             repository_id: string;
             version_id: string;
+        };
+        LineChange: {
+            /** @description The line's number (from 1) in the version before (removed) or after (added) */
+            line: number;
+            /** @enum {string} */
+            op: "removed" | "added";
+            text: string;
         };
         LiveWrite: {
             actor: components["schemas"]["Who"];
@@ -1023,6 +1080,32 @@ export interface components {
             /** Format: int64 */
             version: number;
         };
+        TabDiff: {
+            /** @description sheet: the cells changed */
+            cells?: components["schemas"]["CellChange"][];
+            /** @enum {string} */
+            change: "added" | "deleted" | "changed";
+            /** @description The tab's changes, listed or not */
+            changes: number;
+            /** @description sources and files: items added, deleted or changed */
+            items?: components["schemas"]["ItemChange"][];
+            /** @description The label after (before, for a tab deleted) */
+            label: string;
+            /** @description The label before, when the tab was renamed */
+            label_before?: string;
+            /** @description markdown: the lines removed and added */
+            lines?: components["schemas"]["LineChange"][];
+            /** @description The tab moved in the strip */
+            moved?: boolean;
+            /** @description The tab's changes left out of its lists */
+            omitted?: number;
+            /** @description sheet: sheets added, deleted or renamed */
+            sheets?: components["schemas"]["ItemChange"][];
+            /** @description slides: slides added, deleted, changed or moved */
+            slides?: components["schemas"]["ItemChange"][];
+            tab_id: string;
+            type: string;
+        };
         TabRef: {
             label: string;
             position: number;
@@ -1057,6 +1140,10 @@ export interface components {
             tab_id: string;
             /** Format: int64 */
             version: number;
+        };
+        TextChange: {
+            after: string;
+            before: string;
         };
         UpdateAppRequest: {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
@@ -1096,6 +1183,29 @@ export interface components {
         UserRef: {
             email: string;
             id: string;
+        };
+        VersionDiffView: {
+            /** @description Every change found, listed or not */
+            changes: number;
+            /**
+             * Format: int64
+             * @description The Note's version now
+             */
+            current_version: number;
+            id: string;
+            /** @description Changes left out of the lists (at most 200 are listed) */
+            omitted: number;
+            /**
+             * Format: int64
+             * @description The version compared with; 0 for a Note's first version
+             */
+            since: number;
+            /** @description The tabs that changed, in the strip's order after, then the tabs deleted */
+            tabs: components["schemas"]["TabDiff"][];
+            /** @description The title, when it changed */
+            title?: components["schemas"]["TextChange"];
+            /** Format: int64 */
+            version: number;
         };
         VersionEntry: {
             /** Format: date-time */
@@ -1617,7 +1727,11 @@ export interface operations {
     };
     getNotesNoteIdHistory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description next_cursor of the page before: the versions older than it */
+                cursor?: string;
+                limit?: null | number;
+            };
             header?: never;
             path: {
                 note_id: string;
@@ -2312,6 +2426,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VersionView"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    getNotesNoteIdVersionsVersionDiff: {
+        parameters: {
+            query?: {
+                /** @description Compare with this older version instead of the one before (what a run of versions changed together) */
+                since?: null | number;
+            };
+            header?: never;
+            path: {
+                note_id: string;
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionDiffView"];
                 };
             };
             400: components["responses"]["Problem"];

@@ -88,6 +88,9 @@ export type FileAdded = Schema<"FileAdded">;
 
 export type History = Schema<"History">;
 export type VersionView = Schema<"VersionView">;
+// VersionDiff is what a version (or a run of them) changed, tab by tab.
+export type VersionDiff = Schema<"VersionDiffView">;
+export type TabDiff = Schema<"TabDiff">;
 export type Restored = Schema<"Restored">;
 
 // The live stream, GET /api/events?note_id=…: one write event's data.

@@ -3,12 +3,21 @@ import { useQuery } from "@tanstack/react-query";
 import { api, errorText, queries, type VersionEntry } from "../../api";
 import { useSave } from "../../save";
 import { Dialog, ErrorBox, Loading } from "../../ui";
+import { Changes } from "./DiffView";
 import { VersionTab } from "./VersionTab";
 import { whoText } from "./types";
 
-// VersionDetail is one version, read-only: its tab strip and each tab's
-// content, and a restore, which makes a new version.
-export function VersionDetail(p: { noteId: string; entry: VersionEntry; current: number; me: string; onRestored: (v: number) => void; onStale: () => void }) {
+// VersionDetail is one version, read-only: what it changed, its tab strip
+// and each tab's content, and a restore, which makes a new version.
+export function VersionDetail(p: {
+  noteId: string;
+  entry: VersionEntry;
+  current: number;
+  me: string;
+  labels: Record<string, string>;
+  onRestored: (v: number) => void;
+  onStale: () => void;
+}) {
   const v = p.entry.version;
   const q = useQuery(queries.version(p.noteId, v));
   const view = q.data;
@@ -54,6 +63,11 @@ export function VersionDetail(p: { noteId: string; entry: VersionEntry; current:
         </button>
       </div>
       {restoreErr && !confirming ? <ErrorBox text={restoreErr} /> : null}
+      <h4 className="version-section">{v === 1 ? "What the Note was made with" : `What version ${v} changed`}</h4>
+      <div className="version-changes">
+        <Changes noteId={p.noteId} version={v} since={0} labels={p.labels} />
+      </div>
+      <h4 className="version-section">The Note as it was</h4>
       <div className="tabstrip version-strip" role="tablist" aria-label={`Tabs at version ${v}`}>
         {view.tabs.map((t) => (
           <button

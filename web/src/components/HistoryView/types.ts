@@ -1,4 +1,4 @@
-import type { Actor, TabRef } from "../../api";
+import type { Actor, TabRef, VersionEntry } from "../../api";
 
 export type HistoryProps = {
   noteId: string;
@@ -63,4 +63,71 @@ export function cellText(v: unknown): string {
   if (v === null || v === undefined) return "";
   if (typeof v === "object") return JSON.stringify(v);
   return String(v);
+}
+
+// GROUP_WINDOW_MS is how close in time a writer's versions follow each
+// other to be one entry of the history.
+export const GROUP_WINDOW_MS = 5 * 60 * 1000;
+
+// VersionGroup is one entry of the history: consecutive versions by one
+// writer, each within GROUP_WINDOW_MS of the next, newest first.
+export type VersionGroup = {
+  key: number; // its oldest version: stays while newer versions join it
+  versions: VersionEntry[];
+  newest: VersionEntry;
+  oldest: VersionEntry;
+  changed: string[]; // the tabs any of them changed, each once
+};
+
+// alone are the kinds of change that always make an entry of their own.
+const alone = new Set(["restored", "note_created", "note_deleted"]);
+
+const writer = (v: VersionEntry) => v.who.kind + ":" + v.who.id;
+
+// groupVersions groups versions, newest first, into the history's entries:
+// a person typing for a few minutes is one entry, not one per pause; a
+// restore and the Note's creation stay entries of their own.
+export function groupVersions(versions: VersionEntry[], window = GROUP_WINDOW_MS): VersionGroup[] {
+  const out: VersionGroup[] = [];
+  for (const v of versions) {
+    const g = out[out.length - 1];
+    const joins =
+      g !== undefined &&
+      v.version > 1 &&
+      !alone.has(v.kind) &&
+      !alone.has(g.oldest.kind) &&
+      writer(v) === writer(g.oldest) &&
+      g.oldest.version === v.version + 1 &&
+      Date.parse(g.oldest.at) - Date.parse(v.at) <= window;
+    if (joins) {
+      g.versions.push(v);
+      g.oldest = v;
+      g.key = v.version;
+      for (const id of v.changed) if (!g.changed.includes(id)) g.changed.push(id);
+    } else {
+      out.push({ key: v.version, versions: [v], newest: v, oldest: v, changed: [...v.changed] });
+    }
+  }
+  return out;
+}
+
+// clock is a time of day, "10:06".
+export function clock(iso: string): string {
+  return new Date(iso).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+}
+
+// spanText is when a group's versions were made: "10:02–10:06", or one
+// time for one version (or several in the same minute).
+export function spanText(g: VersionGroup): string {
+  const a = clock(g.oldest.at);
+  const b = clock(g.newest.at);
+  const day = new Date(g.newest.at).toDateString() === new Date().toDateString() ? "" : new Date(g.newest.at).toLocaleDateString(undefined, { month: "short", day: "numeric" }) + ", ";
+  return day + (a === b ? b : `${a}–${b}`);
+}
+
+// whatText says what a group did: its kind when all its versions are of
+// one kind, "Edited" when they differ.
+export function whatText(g: VersionGroup): string {
+  const kinds = new Set(g.versions.map((v) => v.kind));
+  return kinds.size === 1 ? describeKind(g.newest.kind) : "Edited";
 }
