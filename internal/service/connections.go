@@ -162,21 +162,15 @@ func name(ctx context.Context, st store.Store, workspace string, out []Entry) er
 		for len(ids) > 0 {
 			batch := ids[:min(len(ids), 200)]
 			ids = ids[len(batch):]
-			rs, err := st.List(ctx, store.ListQuery{Workspace: workspace, Type: typ, IDs: batch, Limit: len(batch)})
+			q := store.ListQuery{Workspace: workspace, Type: typ, IDs: batch, Limit: len(batch)}
+			if typ == store.TypeNote {
+				q.Unmarked = KindNoteDeleted // a deleted Note keeps its row, marked by an object
+			}
+			rs, err := st.List(ctx, q)
 			if err != nil {
 				return fmt.Errorf("look up the granted %ss: %w", typ, err)
 			}
 			for _, r := range rs {
-				if typ == store.TypeNote {
-					// A deleted Note keeps its row, marked by an object.
-					_, err := st.GetObject(ctx, KindNoteDeleted, r.ID)
-					if err == nil {
-						continue
-					}
-					if !errors.Is(err, store.ErrNotFound) {
-						return fmt.Errorf("look up whether Note %s is deleted: %w", r.ID, err)
-					}
-				}
 				titles[r.ID] = r.Title
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -79,84 +80,17 @@ func (b *Base) Head(ctx context.Context, typ, id string) (Resource, error) {
 }
 
 func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
-	if q.IDs != nil && len(q.IDs) == 0 {
+	query, args, none := b.listStatement(q)
+	if none {
 		return nil, nil
 	}
-	cols := `id, owner_id, title, approved, version, updated_us`
-	if q.WithDoc {
-		cols += `, doc`
-	}
-	// scope is the rows of the list, the title query aside, that come
-	// after the ID that after (SQL) names; its arguments come in order.
-	scope := func(after string, afterArgs ...any) (string, []any) {
-		where := `workspace_id = ? AND type = ? AND id > ` + after
-		args := append([]any{q.Workspace, q.Type}, afterArgs...)
-		if q.ApprovedOnly {
-			where += ` AND approved = 1`
-		}
-		if q.IDs != nil {
-			where += ` AND id IN (?` + strings.Repeat(`, ?`, len(q.IDs)-1) + `)`
-			for _, id := range q.IDs {
-				args = append(args, id)
-			}
-		}
-		return where, args
-	}
-	where, args := scope(`?`, q.AfterID)
-	query := `SELECT ` + cols + ` FROM resources WHERE ` + where
-	if q.Query != "" {
-		// See titlematch.go: every path runs the same test (match); an
-		// index only narrows the rows it is run on.
-		m := newTitleMatch(q.Query)
-		if m.none {
-			return nil, nil
-		}
-		// (SQLite recompiles a statement on every call whose GLOB pattern
-		// is a bare parameter, in case its LIKE optimization applies: the
-		// pattern is "? || ''".)
-		match, pattern := `title GLOB (? || '')`, m.glob()
-		if b.D.Name == "postgres" {
-			match, pattern = `title ~ ?`, m.regex()
-		}
-		bound := max(titleCandidates*q.Limit, 1)
-		if cand, candArgs, ok := b.titleCandidates(m, q.Type, bound); ok {
-			// The index names the titles that may match (cand), up to a
-			// bound: if it names fewer, the rows it names are tested
-			// (sparse); if it has that many, the query is one many titles
-			// match, and testing the rows in ID order up to the limit costs
-			// less than reading every match from the index (dense). Which
-			// branch runs is each one's LIMIT (0 for the other), which both
-			// databases evaluate once, before reading a row. One statement,
-			// so one snapshot.
-			query = `WITH ` + cand + `,
-				sparse AS MATERIALIZED (SELECT id FROM resources WHERE ` + where + ` AND ` + match + ` AND ` + b.D.inIDs(`SELECT id FROM cand`) + `
-					LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) < ? THEN ? ELSE 0 END),
-				dense AS MATERIALIZED (SELECT id FROM resources WHERE ` + where + ` AND ` + match + `
-					ORDER BY id LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) >= ? THEN ? ELSE 0 END)
-				SELECT ` + cols + ` FROM resources WHERE type = ? AND ` + b.D.inIDs(`SELECT id FROM sparse UNION ALL SELECT id FROM dense`)
-			scopeArgs := args
-			args = append([]any{}, candArgs...)
-			args = append(append(append(args, scopeArgs...), pattern), bound, bound)
-			args = append(append(append(args, scopeArgs...), pattern), bound, q.Limit)
-			args = append(args, q.Type)
-		} else {
-			// Nothing narrows it: test the rows in ID order up to the
-			// limit. ("|| ''" keeps PostgreSQL from a full scan of its
-			// trigram index, which knows nothing of so short a query.)
-			if b.D.Name == "postgres" {
-				match = `(title || '') ~ ?`
-			}
-			query += ` AND ` + match
-			args = append(args, pattern)
-		}
-	}
-	query += ` ORDER BY id LIMIT ?`
-	args = append(args, q.Limit)
 	var rows *sql.Rows
 	var err error
 	if q.IDs == nil {
-		// A few shapes serve every call: prepared once (a title query's
-		// statement takes longer to plan than to run).
+		// A few shapes serve every call, one per limit (callers ask for
+		// a few: a page is at most service.MaxPage and one more): prepared
+		// once (a title query's statement takes longer to plan than to
+		// run).
 		var st *sql.Stmt
 		if st, err = b.hot(ctx, query); err == nil {
 			rows, err = st.QueryContext(ctx, args...)
@@ -188,6 +122,112 @@ func (b *Base) List(ctx context.Context, q ListQuery) ([]Resource, error) {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// listStatement is List's statement and its arguments; none: nothing can
+// match, and there is no statement to run.
+func (b *Base) listStatement(q ListQuery) (query string, args []any, none bool) {
+	if q.IDs != nil && len(q.IDs) == 0 {
+		return "", nil, true
+	}
+	cols := `id, owner_id, title, approved, version, updated_us`
+	if q.WithDoc {
+		cols += `, doc`
+	}
+	// scope is the rows of the list, the title query aside, that come
+	// after the ID that after (SQL) names; its arguments come in order.
+	scope := func(after string, afterArgs ...any) (string, []any) {
+		where := `workspace_id = ? AND type = ? AND id > ` + after
+		args := append([]any{q.Workspace, q.Type}, afterArgs...)
+		if q.ApprovedOnly {
+			where += ` AND approved = 1`
+		}
+		if q.Unmarked != "" {
+			// By the primary key of objects, for each row read. A scalar
+			// subquery, which PostgreSQL runs per row as written (NOT
+			// EXISTS becomes an anti-join that may sort or hash every mark
+			// of the kind on each call); IS DISTINCT FROM, which it takes
+			// for true of most rows (IS NULL it takes for true of few, and
+			// then scans and sorts the whole table for a page).
+			where += ` AND (SELECT 1 FROM objects o WHERE o.kind = ? AND o.id = resources.id) IS DISTINCT FROM 1`
+			args = append(args, q.Unmarked)
+		}
+		if q.IDs != nil {
+			where += ` AND id IN (?` + strings.Repeat(`, ?`, len(q.IDs)-1) + `)`
+			for _, id := range q.IDs {
+				args = append(args, id)
+			}
+		}
+		return where, args
+	}
+	where, args := scope(`?`, q.AfterID)
+	query = `SELECT ` + cols + ` FROM resources WHERE ` + where
+	if q.Query != "" {
+		// See titlematch.go: every path runs the same test (match); an
+		// index only narrows the rows it is run on.
+		m := newTitleMatch(q.Query)
+		if m.none {
+			return "", nil, true
+		}
+		// (SQLite recompiles a statement on every call whose GLOB pattern
+		// is a bare parameter, in case its LIKE optimization applies: the
+		// pattern is "? || ''".)
+		match, pattern := `title GLOB (? || '')`, m.glob()
+		scan := match // the test where the rows are read in ID order
+		if b.D.Name == "postgres" {
+			// PostgreSQL plans a prepared statement anew on every call (half
+			// a millisecond at 10,000 titles) for as long as that plan looks
+			// cheaper than one planned for every call, which it does while
+			// the planner can read the pattern. So the pattern comes in a
+			// subquery, which no plan reads, and the limits are written into
+			// the statement (limit and bound): a few statements, each
+			// planned once. Where the rows are read in ID order, the trigram
+			// index is kept out ("|| ''": otherwise PostgreSQL reads every
+			// title it matches and sorts them), and IS DISTINCT FROM false
+			// makes the planner count on most rows passing (it counts on
+			// few for a pattern it cannot read, and then reads and sorts
+			// the whole workspace for a page).
+			match, pattern = `title ~ (SELECT ?::text)`, m.regex()
+			scan = `((title || '') ~ (SELECT ?::text)) IS DISTINCT FROM false`
+		}
+		bound := max(titleCandidates*q.Limit, 1)
+		if cand, candArgs, ok := b.titleCandidates(m, q.Type, bound); ok {
+			// The index names the titles that may match (cand), up to a
+			// bound: if it names fewer, the rows it names are tested
+			// (sparse); if it has that many, the query is one many titles
+			// match, and testing the rows in ID order up to the limit costs
+			// less than reading every match from the index (dense). Which
+			// branch runs is each one's LIMIT (0 for the other), which both
+			// databases evaluate once, before reading a row. One statement,
+			// so one snapshot. On SQLite both branches keep the rows they
+			// found; on PostgreSQL only their IDs, which the page then reads
+			// by primary key (see inIDs).
+			keep, page := cols, `SELECT `+cols+` FROM (SELECT * FROM sparse UNION ALL SELECT * FROM dense) found`
+			if b.D.Name == "postgres" {
+				keep, page = `id`, `SELECT `+cols+` FROM resources WHERE type = ? AND `+b.D.inIDs(`SELECT id FROM sparse UNION ALL SELECT id FROM dense`)
+			}
+			bnd, lim := strconv.Itoa(bound), strconv.Itoa(q.Limit)
+			query = `WITH ` + cand + `,
+				sparse AS MATERIALIZED (SELECT ` + keep + ` FROM resources WHERE ` + where + ` AND ` + match + ` AND ` + b.D.inIDs(`SELECT id FROM cand`) + `
+					LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) < ` + bnd + ` THEN ` + bnd + ` ELSE 0 END),
+				dense AS MATERIALIZED (SELECT ` + keep + ` FROM resources WHERE ` + where + ` AND ` + scan + `
+					ORDER BY id LIMIT CASE WHEN (SELECT COUNT(*) FROM cand) >= ` + bnd + ` THEN ` + lim + ` ELSE 0 END)
+				` + page
+			scopeArgs := args
+			args = append([]any{}, candArgs...)
+			args = append(append(args, scopeArgs...), pattern)
+			args = append(append(args, scopeArgs...), pattern)
+			if b.D.Name == "postgres" {
+				args = append(args, q.Type)
+			}
+		} else {
+			// Nothing narrows it: test the rows in ID order up to the limit.
+			query += ` AND ` + scan
+			args = append(args, pattern)
+		}
+	}
+	query += ` ORDER BY id LIMIT ` + strconv.Itoa(q.Limit)
+	return query, args, false
 }
 
 func (b *Base) History(ctx context.Context, typ, id string) ([]VersionInfo, error) {

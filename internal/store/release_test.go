@@ -85,6 +85,7 @@ func TestReleaseFixtureUpgrades(t *testing.T) {
 			t.Fatalf("open the release-1 data folder: %v", err)
 		}
 		defer s.Close()
+		titleIndexHolds(t, &s.Base, `SELECT (SELECT COUNT(*) FROM resource_titles) = (SELECT COUNT(*) FROM resources)`)
 		upgradeRelease(t, s)
 		compareReads(t, g, readRelease(t, s, g.Secrets))
 	})
@@ -95,9 +96,21 @@ func TestReleaseFixtureUpgrades(t *testing.T) {
 			t.Fatalf("open the release-1 database: %v", err)
 		}
 		defer s.Close()
+		titleIndexHolds(t, &s.Base, `SELECT COUNT(*) = 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'resources_title_trgm'`)
 		upgradeRelease(t, s)
 		compareReads(t, g, readRelease(t, s, g.Secrets))
 	})
+}
+
+// titleIndexHolds checks that opening the release's database made the
+// title index for the titles it holds (release 1 had none): check is a
+// query that says so.
+func titleIndexHolds(t *testing.T, b *store.Base, check string) {
+	t.Helper()
+	var ok bool
+	if err := b.R.QueryRowContext(context.Background(), check).Scan(&ok); err != nil || !ok {
+		t.Errorf("the title index of the upgraded database (%s): %v, %v", check, ok, err)
+	}
 }
 
 // upgradeRelease moves the release's Notes, stored whole, to parts as a

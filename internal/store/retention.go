@@ -67,6 +67,9 @@ type PruneReport struct {
 	// clients no one connected, deleted.
 	Identity int64
 	Batches  int // transactions run (each deletes at most Batch rows)
+	// TitleMerges counts the steps that merged the segments of SQLite's
+	// title index (see compactTitleIndex).
+	TitleMerges int
 }
 
 // Prune deletes the idempotency keys and events older than the retention
@@ -74,7 +77,9 @@ type PruneReport struct {
 // each one is its own small job of the writer, so a user write never waits
 // behind a long delete). Running it twice, or on two nodes at once, is
 // harmless. Every pruned event raises its resource's horizon (EventHorizon),
-// which tells a poll that events after its cursor may be gone.
+// which tells a poll that events after its cursor may be gone. On SQLite it
+// then merges the title index's segments when they have grown many
+// (compactTitleIndex).
 func (b *Base) Prune(ctx context.Context, now time.Time) (PruneReport, error) {
 	r := b.Retention.withDefaults()
 	var rep PruneReport
@@ -150,6 +155,10 @@ func (b *Base) Prune(ctx context.Context, now time.Time) (PruneReport, error) {
 	}
 	n, err := b.pruneIdentity(ctx, now, r.UnusedClients, r.Batch)
 	rep.Identity = n
+	if err != nil {
+		return rep, err
+	}
+	rep.TitleMerges, err = b.compactTitleIndex(ctx)
 	return rep, err
 }
 
@@ -204,8 +213,8 @@ func (b *Base) StartPruner() *Pruner {
 			rep, err := b.Prune(ctx, time.Now())
 			if err != nil && ctx.Err() == nil {
 				slog.Error("retention: prune failed; it is tried again at the next run", "cause", err)
-			} else if rep.Keys > 0 || rep.Events > 0 {
-				slog.Info("retention: pruned", "idempotency_keys", rep.Keys, "events", rep.Events, "transactions", rep.Batches)
+			} else if rep.Keys > 0 || rep.Events > 0 || rep.TitleMerges > 0 {
+				slog.Info("retention: pruned", "idempotency_keys", rep.Keys, "events", rep.Events, "transactions", rep.Batches, "title_index_merges", rep.TitleMerges)
 			}
 			t.Reset(r.Every)
 		}

@@ -230,9 +230,13 @@ type ListQuery struct {
 	ApprovedOnly bool
 	IDs          []string // nil = any
 	Query        string   // substring of the title, case-insensitive
-	AfterID      string
-	Limit        int
-	WithDoc      bool // also load each resource's document
+	// Unmarked, when set, leaves out every resource that has an object of
+	// this kind under its own ID (the service marks a deleted Note so), in
+	// the same statement, so a page is whole and one snapshot.
+	Unmarked string
+	AfterID  string
+	Limit    int
+	WithDoc  bool // also load each resource's document
 }
 
 // ObjectQuery selects objects of one workspace, ordered by ID.

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -102,21 +104,23 @@ const titleCandidates = 4
 // short for one). On PostgreSQL the trigram index serves the match itself,
 // when the database has one (without it the same query scans); the match
 // is planned apart from the bound, or a cached statement's generic plan
-// takes the bound for a reason to scan the table until it has that many.
+// takes the bound for a reason to scan the table until it has that many,
+// and its pattern comes in a subquery, as in Base.List. The bound is
+// written into the statement, as the limits are there.
 func (b *Base) titleCandidates(m titleMatch, typ string, bound int) (cte string, args []any, ok bool) {
 	if !m.indexed() {
 		return "", nil, false
 	}
 	if b.D.Name == "postgres" {
-		return `cand_all AS MATERIALIZED (SELECT id FROM resources WHERE title ~ ?),
-			cand AS MATERIALIZED (SELECT id FROM cand_all LIMIT ?)`, []any{m.regex(), bound}, true
+		return `cand_all AS MATERIALIZED (SELECT id FROM resources WHERE title ~ (SELECT ?::text)),
+			cand AS MATERIALIZED (SELECT id FROM cand_all LIMIT ` + strconv.Itoa(bound) + `)`, []any{m.regex()}, true
 	}
 	fts := m.fts()
 	if fts == "" {
 		return "", nil, false
 	}
 	return `cand AS MATERIALIZED (SELECT k.id FROM resource_titles JOIN resource_title_keys k ON k.rid = resource_titles.rowid
-			WHERE resource_titles MATCH ? AND k.type = ? LIMIT ?)`, []any{fts, typ, bound}, true
+			WHERE resource_titles MATCH ? AND k.type = ? LIMIT ` + strconv.Itoa(bound) + `)`, []any{fts, typ}, true
 }
 
 // inIDs is "id is one of the IDs the subquery gives", written so that the
@@ -144,7 +148,8 @@ const (
 // fts is an FTS5 query for resource_titles (trigram, case_sensitive 0)
 // that every title the query matches satisfies, or "" when there is none
 // worth running: up to maxFTSWindows windows of three runes, spread over
-// the query (first and last included), each present in one of its
+// the query (first and last included, as few as cover it: each one is a
+// lookup in every segment of the index), each present in one of its
 // spellings. FTS5 folds ASCII case itself; every other rune is looked up
 // in each spelling its class allows, since FTS5's folding is not
 // unicode.ToLower.
@@ -163,14 +168,13 @@ func (m titleMatch) fts() string {
 		}
 		spell[i] = s
 	}
-	n := len(spell) - 2 // windows
-	var starts []int
-	for i := 0; i < maxFTSWindows && i < n; i++ {
-		if n <= maxFTSWindows {
-			starts = append(starts, i)
-		} else {
-			starts = append(starts, i*(n-1)/(maxFTSWindows-1))
-		}
+	// As many windows as cover the query without overlap where they can
+	// (one per three runes, rounded up), at most maxFTSWindows, spread from
+	// the first rune to the last.
+	k := min(maxFTSWindows, (len(spell)+2)/3)
+	starts := []int{0}
+	for i := 1; i < k; i++ {
+		starts = append(starts, i*(len(spell)-3)/(k-1))
 	}
 	var groups []string
 	for _, st := range starts {
@@ -240,3 +244,68 @@ var upperOf = sync.OnceValue(func() map[rune][]rune {
 	}
 	return m
 })
+
+// Upkeep of SQLite's title index. Every write of a title adds a small
+// segment to the FTS5 index; FTS5's own merging, done as titles are
+// written, leaves a segment per level for each unmerged group (about one
+// plus the digit sum, in base 4, of the titles written since the index
+// was last whole). Every title query looks each of its windows up in
+// every segment, and that cost, not the number of titles, is what grows:
+// 10,000 titles written one at a time leave about seven segments, and a
+// query for one of them costs four times what it does on a whole index.
+// So the pruner (Prune) merges the segments into one when there are more
+// than maxTitleSegments, by FTS5's incremental merge, titleMergePages
+// pages at a time, each step its own short job of the writer.
+const (
+	maxTitleSegments   = 3
+	titleMergePages    = 100
+	maxTitleMergeSteps = 2000 // 200,000 pages: about 8,000,000 titles
+)
+
+// titleSegments is how many segments SQLite's title index has.
+func (b *Base) titleSegments(ctx context.Context) (int, error) {
+	var n int
+	err := b.R.QueryRowContext(ctx, `SELECT COUNT(DISTINCT segid) FROM resource_titles_idx`).Scan(&n)
+	return n, err
+}
+
+// compactTitleIndex merges the title index's segments into one when there
+// are more than maxTitleSegments (SQLite; PostgreSQL's GIN index needs no
+// such care), and answers how many merge steps it ran.
+func (b *Base) compactTitleIndex(ctx context.Context) (int, error) {
+	if b.D.Name != "sqlite" {
+		return 0, nil
+	}
+	n, err := b.titleSegments(ctx)
+	if err != nil || n <= maxTitleSegments {
+		return 0, err
+	}
+	steps := 0
+	for steps < maxTitleMergeSteps {
+		// A step that found nothing left to merge changes fewer than two
+		// rows (FTS5's own test of its merge command).
+		var changed int64
+		err := b.Tx(ctx, func(q Querier) error {
+			var before, after int64
+			if err := q.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&before); err != nil {
+				return err
+			}
+			if _, err := q.ExecContext(ctx, `INSERT INTO resource_titles (resource_titles, rank) VALUES ('merge', ?)`, -titleMergePages); err != nil {
+				return err
+			}
+			if err := q.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&after); err != nil {
+				return err
+			}
+			changed = after - before
+			return nil
+		})
+		if err != nil {
+			return steps, fmt.Errorf("merge the title index: %w", err)
+		}
+		if changed < 2 {
+			break
+		}
+		steps++
+	}
+	return steps, nil
+}

@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"concurrent first-workspace creates make one workspace", testCreateFirstWorkspace},
 		{"a title query finds titles that contain it, case ignored, on every path", testListQuery},
 		{"a title query answers as the model does over random titles", testListQueryRandom},
+		{"a list leaves out marked resources and pages whole, through the title index or not", testListUnmarkedPaging},
 		{"the token cache answers every other method as the store under it", testTokenCacheForwards},
 	}
 	tests = append(tests, identityCases...)

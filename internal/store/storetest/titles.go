@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -297,5 +298,106 @@ func testListQueryRandom(t *testing.T, s store.Store) {
 			}
 			t.Errorf("query %q: got %q, want %q", query, g, x)
 		}
+	}
+}
+
+// Mark gives a resource an object of kind under its own ID (as the
+// service marks a deleted Note), in a guarded write.
+func Mark(t testing.TB, s store.Store, ws, typ, id, kind string) {
+	t.Helper()
+	_, err := s.Guarded(context.Background(), store.Mutation{
+		Workspace: ws, Type: typ, ID: id, Actor: "test",
+		Apply: func(cur *store.Resource) (*store.Change, error) {
+			return &store.Change{Kind: "marked", Result: json.RawMessage(`{}`),
+				Objects: []store.Object{{Workspace: ws, Kind: kind, ID: id, Parent: id, Doc: json.RawMessage(`{}`)}}}, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testListUnmarkedPaging: Unmarked leaves out the resources marked with an
+// object of its kind (and only those: another kind, or the kind under
+// another ID, leaves a resource in), with and without a title query, and
+// pages of every size walk the same list: a page never comes up short of
+// its limit while more follow, whether the index names few candidates
+// (the rows it names are tested), as many as the bound or more (the rows
+// are tested in ID order), or the query is too short for it.
+func testListUnmarkedPaging(t *testing.T, s store.Store) {
+	ws := Seed(t, s)
+	type row struct {
+		title            string
+		approved, marked bool
+	}
+	byID := map[string]row{}
+	for i := range 90 {
+		title := fmt.Sprintf("Plan %02d", i)
+		switch {
+		case i%9 == 0:
+			title += " Zephyr Ärger" // 10 titles
+		case i%30 == 1:
+			title += " Quokka" // 3 titles
+		}
+		r := row{title: title, approved: i%4 != 1, marked: i%3 == 0}
+		id := CreateTitled(t, s, ws, store.TypeNote, title, r.approved)
+		switch {
+		case r.marked:
+			Mark(t, s, ws, store.TypeNote, id, "gone")
+		case i%5 == 2:
+			Mark(t, s, ws, store.TypeNote, id, "other")
+		}
+		byID[id] = r
+	}
+	// A mark of the kind whose ID is no Note of ws, and a marked Room with
+	// a Note's title.
+	room := CreateTitled(t, s, ws, store.TypeRoom, "Plan 00 Zephyr Ärger", true)
+	Mark(t, s, ws, store.TypeRoom, room, "gone")
+
+	for _, query := range []string{"", "plan", "zephyr", "ÄRGER", "quokka", "an 0", "pl", "ä", "zz"} {
+		for _, approvedOnly := range []bool{false, true} {
+			var want []string
+			for id, r := range byID {
+				if r.marked || approvedOnly && !r.approved || !titleMatches(r.title, query) {
+					continue
+				}
+				want = append(want, id)
+			}
+			slices.Sort(want)
+			if want == nil {
+				want = []string{}
+			}
+			for _, limit := range []int{1, 2, 3, 7, 50, 1000} {
+				got := []string{}
+				after := ""
+				for range len(byID) + 2 {
+					page := listIDs(t, s, store.ListQuery{Workspace: ws, Type: store.TypeNote, Query: query, ApprovedOnly: approvedOnly,
+						Unmarked: "gone", AfterID: after, Limit: limit})
+					if len(page) > limit {
+						t.Fatalf("query %q limit %d: a page of %d", query, limit, len(page))
+					}
+					got = append(got, page...)
+					if len(page) < limit {
+						break
+					}
+					after = page[len(page)-1]
+				}
+				if !slices.Equal(got, want) {
+					g, w := []string{}, []string{}
+					for _, id := range got {
+						g = append(g, byID[id].title)
+					}
+					for _, id := range want {
+						w = append(w, byID[id].title)
+					}
+					t.Errorf("query %q (approved only %v) in pages of %d: got %q, want %q", query, approvedOnly, limit, g, w)
+				}
+			}
+		}
+	}
+	// Without Unmarked, the marked rows are listed.
+	all := listIDs(t, s, store.ListQuery{Workspace: ws, Type: store.TypeNote, Query: "zephyr", Limit: 1000})
+	if len(all) != 10 {
+		t.Errorf("query zephyr without Unmarked: %d Notes, want all 10", len(all))
 	}
 }
