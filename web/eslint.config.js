@@ -24,6 +24,12 @@ export default defineConfig(
     languageOptions: { globals: { process: "readonly" } },
   },
   {
+    // The live hub's tests (run in node by internal/web/bundle).
+    files: ["test/**/*.js"],
+    extends: [js.configs.recommended],
+    languageOptions: { globals: { EventTarget: "readonly", Event: "readonly", MessageEvent: "readonly" } },
+  },
+  {
     files: ["src/**/*.{ts,tsx}", "sandbox/**/*.{ts,tsx}"],
     extends: [js.configs.recommended, tseslint.configs.recommended, reactHooks.configs.flat["recommended-latest"]],
     plugins: { "import-x": importX, foundry: { rules: { "no-import-cycle": noImportCycle, "wire-types": wireTypes } } },

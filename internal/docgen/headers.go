@@ -14,6 +14,7 @@ import (
 func HeadersTable() (string, error) {
 	rows := []struct{ page, header, value, constant string }{
 		{"the web app (`/`, `/notes/…`, …)", "Content-Security-Policy", web.CSP, "web.CSP"},
+		{"the web app's live worker (`" + web.AssetPrefix + web.LiveWorkerPrefix + "HASH.js`)", "Content-Security-Policy", web.WorkerCSP, "web.WorkerCSP"},
 		{"sign-in, setup and consent pages", "Content-Security-Policy", account.ContentSecurityPolicy, "account.ContentSecurityPolicy"},
 		{"a Room app's frame (`" + sandbox.Path + "`)", "Content-Security-Policy", sandbox.CSP, "sandbox.CSP"},
 		{"a Room app's frame (`" + sandbox.Path + "`)", "Permissions-Policy", sandbox.PermissionsPolicy, "sandbox.PermissionsPolicy"},

@@ -24,8 +24,9 @@ import (
 
 // The Needs your approval page and the navigation's badge run against the
 // proposals REST as its contract describes it: Chromium's Fetch domain
-// answers every /api/proposals… request of the tab from inboxXFake, while
-// the rest (sign-in, /api/me, the bundle) is the real server. Connected
+// answers every /api/proposals… request of the tab, and its live stream
+// (the proposals topic), from inboxXFake, while the rest (sign-in,
+// /api/me, the bundle) is the real server. Connected
 // runs against the real server alone.
 
 // inboxXPost is one decision the page sent.
@@ -48,9 +49,9 @@ type inboxXFake struct {
 	forced     map[string]inboxXAnswer
 	posts      []inboxXPost
 	pollOK     bool // GET /api/proposals/count answers (else 503)
-	eventsDown bool // GET /api/proposals/events answers 404
+	eventsDown bool // GET /api/live answers 404
 	listDown   bool // GET /api/proposals answers 500
-	streams    int  // event-stream requests answered
+	streams    int  // live stream requests answered
 }
 
 func inboxXNewFake() *inboxXFake {
@@ -101,14 +102,14 @@ func (f *inboxXFake) serve(method, raw string, header map[string]any) (int, stri
 	}
 	rest := strings.TrimPrefix(u.Path, "/api/proposals")
 	switch {
-	case rest == "/events" && method == "GET":
-		if f.eventsDown {
+	case u.Path == "/api/live" && method == "GET":
+		if f.eventsDown || u.Query().Get("topic") != "proposals" {
 			return inboxXJSON(404, map[string]any{"detail": "not here"})
 		}
 		f.streams++
-		// The answer ends after one event; the browser reconnects after
-		// retry ms and gets the count of that moment.
-		return 200, "text/event-stream", fmt.Appendf(nil, "retry: 250\nevent: count\ndata: {\"pending\":%d}\n\n", len(f.pending))
+		// The answer ends after the count; the page opens the stream
+		// again a second later and gets the count of that moment.
+		return 200, "text/event-stream", fmt.Appendf(nil, "retry: 250\nevent: ready\ndata: {\"cursor\":\"\",\"topics\":[\"proposals\"]}\n\nevent: proposals\ndata: {\"pending\":%d}\n\n", len(f.pending))
 	case rest == "/count" && method == "GET":
 		if !f.pollOK {
 			return inboxXJSON(503, map[string]any{"detail": "the count is unavailable"})
@@ -161,7 +162,8 @@ func (f *inboxXFake) serve(method, raw string, header map[string]any) (int, stri
 	return inboxXJSON(405, map[string]any{"detail": "method not allowed"})
 }
 
-// inboxXIntercept answers the tab's /api/proposals… requests from f.
+// inboxXIntercept answers the tab's /api/proposals… and /api/live requests
+// from f.
 func inboxXIntercept(t *testing.T, ctx context.Context, f *inboxXFake) {
 	t.Helper()
 	paused := make(chan *cdpfetch.EventRequestPaused, 256)
@@ -189,7 +191,7 @@ func inboxXIntercept(t *testing.T, ctx context.Context, f *inboxXFake) {
 			}
 		}
 	}()
-	if _, err := chromedp.Call(ctx, cdpfetch.Enable, cdpfetch.EnableParams{Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*/api/proposals*"}}}); err != nil {
+	if _, err := chromedp.Call(ctx, cdpfetch.Enable, cdpfetch.EnableParams{Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*/api/proposals*"}, {URLPattern: "*/api/live?*"}}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -258,6 +260,9 @@ func inboxXLong() string {
 func TestBrowserApprovals(t *testing.T) {
 	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
+	// The live stream comes from the page itself (a SharedWorker's
+	// requests are not the tab's, for Chromium's Fetch domain to answer).
+	do(t, ctx, "no shared worker", withoutSharedWorker())
 	f := inboxXNewFake()
 	inboxXIntercept(t, ctx, f)
 
@@ -277,7 +282,7 @@ func TestBrowserApprovals(t *testing.T) {
 		t.Errorf("with nothing pending the nav shows %d badges", n)
 	}
 	if f.streamed() == 0 {
-		t.Error("the page never opened GET /api/proposals/events")
+		t.Error("the page never opened GET /api/live?topic=proposals")
 	}
 	noOverflow(t, ctx, "approvals-empty")
 	accessible(t, ctx, "approvals-empty")

@@ -103,6 +103,9 @@ func agentWrites(t *testing.T, e *servertest.Env, id string, edit func(string) s
 func TestBrowserNoteMarkdown(t *testing.T) {
 	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
+	// The live stream comes from the page itself, for liveBlockStream to
+	// cut (a SharedWorker's requests are not the tab's).
+	do(t, ctx, "no shared worker", withoutSharedWorker())
 	signInToNotes(t, ctx, e)
 	id := notesOf(t, e)["Welcome"].NoteID
 	start, _ := serverText(t, e, id)
@@ -302,7 +305,7 @@ func liveBlockStream(block bool) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		var ps []*network.BlockPattern
 		if block {
-			ps = []*network.BlockPattern{{URLPattern: "*://*:*/api/events?*", Block: true}}
+			ps = []*network.BlockPattern{{URLPattern: "*://*:*/api/live?*", Block: true}}
 		}
 		_, err := cdp.Call(ctx, t, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: ps})
 		return err

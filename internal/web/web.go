@@ -1,7 +1,7 @@
 // Package web serves the people's web app: the bundle in dist/ (built from
 // web/src by go generate, committed, embedded), its one page on every
 // client route for signed-in people, and its content-named assets (the
-// app's script, stylesheet and chunks), each in the compressed encoding
+// app's script, stylesheet and chunks, the live worker), each in the compressed encoding
 // the browser takes best of those the build made.
 package web
 
@@ -27,8 +27,18 @@ var dist embed.FS
 // CSP is the page's Content-Security-Policy: everything from this server,
 // nothing inline, no framing of the page; the frames it embeds (a Room's
 // apps, in the sandbox page) come from this server alone, so a frame
-// cannot navigate itself anywhere else.
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+// cannot navigate itself anywhere else. Its one worker (the live
+// connection's SharedWorker, assets/live-HASH.js) is this server's too.
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; worker-src 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// WorkerCSP is the live worker's own policy (a worker runs under the
+// policy its script is served with): it loads nothing, and connects to
+// this server alone.
+const WorkerCSP = "default-src 'none'; connect-src 'self'"
+
+// LiveWorkerPrefix begins the name of the live worker's script under
+// AssetPrefix (live-HASH.js).
+const LiveWorkerPrefix = "live-"
 
 // Routes are the app's client routes: each serves index.html. A pattern
 // ending in "/" covers every path below it (/notes/{id}, …).
@@ -279,6 +289,9 @@ func (h *Handler) asset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	securityHeaders(w)
+	if strings.HasPrefix(f.name, LiveWorkerPrefix) {
+		w.Header().Set("Content-Security-Policy", WorkerCSP)
+	}
 	f.serve(w, r, AssetCache)
 }
 

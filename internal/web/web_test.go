@@ -315,3 +315,53 @@ func TestAccepts(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveWorker: the committed bundle has one live worker script, served
+// as JavaScript, cached as the other content-named assets are, under a
+// policy of its own that lets it connect to this server and load nothing;
+// the page's policy lets it start the worker from this server alone.
+func TestLiveWorker(t *testing.T) {
+	h, err := New(signedIn{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workers []string
+	for name := range h.assets {
+		if strings.HasPrefix(name, LiveWorkerPrefix) {
+			workers = append(workers, name)
+		}
+	}
+	if len(workers) != 1 || !strings.HasSuffix(workers[0], ".js") {
+		t.Fatalf("the bundle's live workers are %v, want one live-HASH.js: rebuild with go generate ./internal/web/...", workers)
+	}
+	mux := http.NewServeMux()
+	h.Mount(mux)
+	rec := get(mux, "GET", AssetPrefix+workers[0], map[string]string{"Accept-Encoding": "gzip, br"})
+	hd := rec.Header()
+	if rec.Code != http.StatusOK || hd.Get("Content-Type") != "text/javascript; charset=utf-8" || hd.Get("Cache-Control") != AssetCache || hd.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("GET the worker: %d, Content-Type %q, Cache-Control %q, X-Content-Type-Options %q", rec.Code, hd.Get("Content-Type"), hd.Get("Cache-Control"), hd.Get("X-Content-Type-Options"))
+	}
+	if got := hd.Get("Content-Security-Policy"); got != WorkerCSP {
+		t.Errorf("the worker's Content-Security-Policy is %q, want %q", got, WorkerCSP)
+	}
+	if hd.Get("Content-Encoding") != "br" || !bytes.Equal(unbr(t, rec.Body.Bytes()), h.assets[workers[0]].body) {
+		t.Errorf("the worker came as %q, not its brotli copy", hd.Get("Content-Encoding"))
+	}
+	// The app's script has no policy of its own (a page's script runs under
+	// the page's).
+	for name := range h.assets {
+		if strings.HasPrefix(name, "app-") && strings.HasSuffix(name, ".js") {
+			if p := get(mux, "GET", AssetPrefix+name, nil).Header().Get("Content-Security-Policy"); p != "" {
+				t.Errorf("%s is served with the policy %q", name, p)
+			}
+		}
+	}
+	for _, want := range []string{"worker-src 'self'", "connect-src 'self'", "script-src 'self'"} {
+		if !strings.Contains(CSP, want) {
+			t.Errorf("the page's policy %q lacks %s", CSP, want)
+		}
+	}
+	if strings.Contains(CSP+WorkerCSP, "unsafe") {
+		t.Errorf("a policy allows something unsafe: %q, %q", CSP, WorkerCSP)
+	}
+}

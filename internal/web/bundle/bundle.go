@@ -1,6 +1,7 @@
 // Package bundle builds the web app (web/src/main.tsx and the CSS it
 // imports) with esbuild's Go API: index.html, assets/app-HASH.js (an ES
-// module), assets/app-HASH.css and assets/chunk-HASH.js, the code the app
+// module), assets/app-HASH.css, assets/live-HASH.js (the SharedWorker
+// that holds the browser's one live stream) and assets/chunk-HASH.js, the code the app
 // shares between its parts or loads later with import() (the editors of
 // the markdown, sheet and slides tabs load when their tab opens),
 // minified, without source maps, each named by a hash of its content.
@@ -25,6 +26,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/andybalholm/brotli"
@@ -43,14 +45,23 @@ func Build(root, dist string) (map[string]int, error) {
 		return nil, ErrNoPackages
 	}
 	files := map[string][]byte{}
-	app, err := build(src, dist, "src/main.tsx", "app", "assets", true, files)
+	// The live connection's SharedWorker (web/src/live/worker.ts) is a
+	// script of its own, assets/live-HASH.js; the app is told its name.
+	live, err := build(src, dist, "src/live/worker.ts", "live", "assets", false, files, nil)
+	if err != nil {
+		return nil, err
+	}
+	if live.js == "" {
+		return nil, fmt.Errorf("esbuild gave no script for the live worker (src/live/worker.ts)")
+	}
+	app, err := build(src, dist, "src/main.tsx", "app", "assets", true, files, map[string]string{"FOUNDRY_LIVE_WORKER": strconv.Quote("/" + live.js)})
 	if err != nil {
 		return nil, err
 	}
 	if app.js == "" || app.css == "" {
 		return nil, fmt.Errorf("esbuild gave no script or no stylesheet (got %d files): import ./app.css from src/main.tsx", len(files))
 	}
-	rt, err := build(src, dist, "sandbox/runtime.tsx", "runtime", "sandbox", false, files)
+	rt, err := build(src, dist, "sandbox/runtime.tsx", "runtime", "sandbox", false, files, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +150,16 @@ type output struct {
 
 // build bundles one entry point into files (by path under dist, in the
 // folder dir, named prefix-HASH, and with split its shared and lazily
-// loaded code as chunk-HASH.js, the script then an ES module).
-func build(src, dist, entry, prefix, dir string, split bool, files map[string][]byte) (output, error) {
+// loaded code as chunk-HASH.js, the script then an ES module). define
+// names more global constants for the code, by identifier, as JavaScript.
+func build(src, dist, entry, prefix, dir string, split bool, files map[string][]byte, define map[string]string) (output, error) {
 	format := api.FormatIIFE
 	if split {
 		format = api.FormatESModule
+	}
+	defines := map[string]string{"process.env.NODE_ENV": `"production"`}
+	for k, v := range define {
+		defines[k] = v
 	}
 	res := api.Build(api.BuildOptions{
 		AbsWorkingDir:     src,
@@ -166,7 +182,7 @@ func build(src, dist, entry, prefix, dir string, split bool, files map[string][]
 		LegalComments:     api.LegalCommentsEndOfFile,
 		Sourcemap:         api.SourceMapNone,
 		Charset:           api.CharsetUTF8,
-		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+		Define:            defines,
 		Loader:            map[string]api.Loader{".svg": api.LoaderDataURL},
 		LogLevel:          api.LogLevelWarning,
 		// Stencil's lazy loader (which RevoGrid's standalone build never

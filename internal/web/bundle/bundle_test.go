@@ -49,7 +49,7 @@ func TestBuildReproducible(t *testing.T) {
 	if len(first) != len(wroteA) {
 		t.Fatalf("the build reports %d files and wrote %d", len(wroteA), len(first))
 	}
-	named := regexp.MustCompile(`^(index\.html|assets/(app|chunk)-[A-Z0-9]+\.(js|css)(\.gz|\.br)?|sandbox/runtime-[A-Z0-9]+\.(js|css))$`)
+	named := regexp.MustCompile(`^(index\.html|assets/(app|chunk)-[A-Z0-9]+\.(js|css)(\.gz|\.br)?|assets/live-[A-Z0-9]+\.js(\.gz|\.br)?|sandbox/runtime-[A-Z0-9]+\.(js|css))$`)
 	count := map[string]int{}
 	for name, body := range first {
 		if !bytes.Equal(body, second[name]) {
@@ -59,7 +59,7 @@ func TestBuildReproducible(t *testing.T) {
 			t.Errorf("%s differs from the committed internal/web/dist: run go generate ./internal/web/... and commit it", name)
 		}
 		if !named.MatchString(name) {
-			t.Errorf("the build wrote %s, want only index.html, assets/app-HASH.js and .css, assets/chunk-HASH.js (each with .gz and .br) and sandbox/runtime-HASH.js and .css", name)
+			t.Errorf("the build wrote %s, want only index.html, assets/app-HASH.js and .css, assets/chunk-HASH.js, assets/live-HASH.js (each with .gz and .br) and sandbox/runtime-HASH.js and .css", name)
 		}
 		switch ext := path.Ext(name); {
 		case ext == ".gz" || ext == ".br":
@@ -75,8 +75,28 @@ func TestBuildReproducible(t *testing.T) {
 			}
 		}
 	}
-	if count["app.js"] != 1 || count["app.css"] != 1 || count["chunk.js"] == 0 || count[".gz"] != count["app.js"]+count["app.css"]+count["chunk.js"] || count[".br"] != count[".gz"] {
-		t.Errorf("the build wrote %v: want one app script, one stylesheet, chunks, and a .gz and a .br of each", count)
+	if count["app.js"] != 1 || count["app.css"] != 1 || count["chunk.js"] == 0 || count["live.js"] != 1 || count[".gz"] != count["app.js"]+count["app.css"]+count["chunk.js"]+count["live.js"] || count[".br"] != count[".gz"] {
+		t.Errorf("the build wrote %v: want one app script, one stylesheet, chunks, one live worker, and a .gz and a .br of each", count)
+	}
+	// The live worker is a classic script of its own (a SharedWorker's),
+	// importing nothing, and the app names it: the one in this build.
+	for name, body := range first {
+		if !strings.HasPrefix(name, "assets/live-") || path.Ext(name) != ".js" {
+			continue
+		}
+		if regexp.MustCompile(`\bimport\s*[({"']|\bfrom\s*"`).Match(body) {
+			t.Errorf("%s imports a module: a SharedWorker's classic script cannot", name)
+		}
+		if !bytes.Contains(body, []byte("/api/live")) {
+			t.Errorf("%s does not open /api/live", name)
+		}
+		named := false
+		for other, ob := range first {
+			named = named || (strings.HasPrefix(other, "assets/") && path.Ext(other) == ".js" && bytes.Contains(ob, []byte(`"/`+name+`"`)))
+		}
+		if !named {
+			t.Errorf("no script of the app names the live worker /%s", name)
+		}
 	}
 	for name := range committed {
 		if _, ok := first[name]; !ok {

@@ -104,9 +104,10 @@ export const api = {
   restore: (id: string, version: number, pre: Precondition) =>
     answer(client.POST("/api/notes/{note_id}/restore", { params: { path: { note_id: id }, header: guard(pre) }, body: { version } })),
 
-  // The live streams (Server-Sent Events).
-  noteEvents: (id: string) => new EventSource(url("/api/events", { query: { note_id: id } })),
-  proposalEvents: () => new EventSource(url("/api/proposals/events", {})),
+  // The live stream (Server-Sent Events): every topic the pages of this
+  // browser follow ("note:ID", "proposals"), after a cursor ("": from
+  // now). src/live holds it, once for every tab.
+  live: (topics: string[], after: string) => new EventSource(url("/api/live", { query: { topic: topics, after: after || undefined } })),
 
   connections: () => answer(client.GET("/api/connections")),
   revoke: (id: string) => written(client.DELETE("/api/connections/{id}", { params: { path: { id } } })),

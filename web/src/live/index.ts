@@ -1,3 +1,5 @@
 export { useLive } from "./useLive";
 export { LiveGone, LiveMarker } from "./LiveMarker";
+export { pageLive } from "./connection";
+export { PROPOSALS, noteTopic } from "./protocol";
 export type { Gone, Live, RemoteChange, Writer } from "./types";

@@ -1,51 +1,54 @@
 import { useEffect, useState } from "react";
 import { api } from "../../api";
+import { pageLive, PROPOSALS } from "../../live";
+
+// POLL_MS is how often the count is asked for while live updates are
+// stopped.
+const POLL_MS = 15000;
 
 // usePendingCount is how many proposals wait for this person's decision,
-// live: the server's event stream, or a poll of the count when the stream
-// cannot be opened. null until the first answer.
+// live: the proposals topic of the page's one live connection, or a poll
+// of the count while live updates are stopped (and one ask while the
+// stream reconnects). null until the first answer.
 export function usePendingCount(): number | null {
   const [count, setCount] = useState<number | null>(null);
   useEffect(() => {
-    let stopped = false;
+    let over = false;
     let timer: number | undefined;
-    let source: EventSource | null = null;
+    let wasLive = false; // the stream was live: a reconnect asks once meanwhile
     const poll = () => {
       api
         .pendingCount()
         .then((r) => {
-          if (!stopped && typeof r?.pending === "number") setCount(r.pending);
+          if (!over && typeof r?.pending === "number") setCount(r.pending);
         })
         .catch(() => {});
     };
-    const startPolling = () => {
-      if (timer !== undefined) return;
-      poll();
-      timer = window.setInterval(poll, 15000);
-    };
-    if (typeof EventSource === "function") {
-      source = api.proposalEvents();
-      source.addEventListener("count", (e) => {
-        try {
-          const d = JSON.parse((e as MessageEvent<string>).data);
-          if (!stopped && typeof d?.pending === "number") setCount(d.pending);
-        } catch {
-          // A malformed event changes nothing.
+    const live = pageLive();
+    const off = live.subscribe(PROPOSALS, (m) => {
+      if (m.t === "proposals") setCount(m.pending);
+    });
+    const unwatch = live.watch((s) => {
+      if (s.state === "stopped") {
+        if (timer === undefined) {
+          poll();
+          timer = window.setInterval(poll, POLL_MS);
         }
-      });
-      source.onerror = () => {
-        // Closed: the stream is refused (not reconnecting), so poll.
-        // Reconnecting: ask once meanwhile.
-        if (source && source.readyState === EventSource.CLOSED) startPolling();
-        else poll();
-      };
-    } else {
-      startPolling();
-    }
+        return;
+      }
+      window.clearInterval(timer);
+      timer = undefined;
+      if (s.state === "live") wasLive = true;
+      else if (wasLive) {
+        wasLive = false;
+        poll();
+      }
+    });
     return () => {
-      stopped = true;
-      source?.close();
-      if (timer !== undefined) window.clearInterval(timer);
+      over = true;
+      off();
+      unwatch();
+      window.clearInterval(timer);
     };
   }, []);
   return count;
