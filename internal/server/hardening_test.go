@@ -53,7 +53,7 @@ func TestPanicInHandlerIs500(t *testing.T) {
 	hs := httptest.NewServer(srv.Handler)
 	defer hs.Close()
 	for i := 0; i < 2; i++ {
-		resp, err := http.Get(hs.URL + "/healthz")
+		resp, err := http.Get(hs.URL + "/readyz")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,15 +81,15 @@ func TestPanicInHandlerIs500(t *testing.T) {
 	}
 }
 
-// TestHealthzHidesStoreError: the store's message is logged, not served.
-func TestHealthzHidesStoreError(t *testing.T) {
+// TestReadyzHidesStoreError: the store's message is logged, not served.
+func TestReadyzHidesStoreError(t *testing.T) {
 	t.Parallel()
 	var logs logtest.Buffer
 	srv := server.New(&brokenStore{}, server.Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	rec := httptest.NewRecorder()
-	srv.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	srv.Handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 	if rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), "SQLSTATE") || strings.Contains(rec.Body.String(), "10.0.0.5") {
-		t.Fatalf("healthz: %d %s", rec.Code, rec.Body.String())
+		t.Fatalf("readyz: %d %s", rec.Code, rec.Body.String())
 	}
 	if !strings.Contains(logs.String(), "SQLSTATE") {
 		t.Fatalf("store error not logged: %s", logs.String())

@@ -4,13 +4,15 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"foundry/internal/account"
 	"foundry/internal/api"
@@ -99,7 +101,12 @@ type Server struct {
 	// did not answer): personal access tokens still work, and its routes
 	// answer 503. serve refuses to run with it.
 	OAuthErr error
-	Handler  http.Handler
+	// Ready answers /readyz; Drain it first when shutting down.
+	Ready *Readiness
+	// Metrics is this server's Prometheus registry, served at /metrics:
+	// each part registers its own collectors on it.
+	Metrics *prometheus.Registry
+	Handler http.Handler
 }
 
 // Toolsets are the MCP toolsets a server can serve (Config.Toolsets).
@@ -166,16 +173,11 @@ func New(st store.Store, c Config) *Server {
 		}
 	}
 	mux.Handle(api.Prefix, api.New(svc, people, api.Options{Logger: c.Logger, Verify: mcpOpts.Verify}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if _, err := st.LastCursor(r.Context(), "", "", ""); err != nil {
-			c.Logger.Error("healthz: store unavailable", "err", err)
-			w.WriteHeader(http.StatusServiceUnavailable)
-			json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "error": "the store does not answer; see the server log"})
-			return
-		}
-		json.NewEncoder(w).Encode(map[string]string{"status": "ok"})
-	})
+	ready := newReadiness(st, c.Logger)
+	mux.HandleFunc("GET /healthz", serveHealth)
+	mux.HandleFunc("GET /readyz", ready.serveReady)
+	metrics := newMetrics()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
 	// The people's web app takes / and its client routes (/notes, …) and
 	// its own assets, ahead of every other door: the sign-in pages'
 	// signed-in page at / gives way to it.
@@ -195,6 +197,7 @@ func New(st store.Store, c Config) *Server {
 		sb.Mount(mux)
 	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
+		Ready: ready, Metrics: metrics,
 		Handler: Recover(c.Logger, logRequests(c.Logger, root))}
 }
 
