@@ -59,6 +59,8 @@ func init() {
 		{path: "notes unapprove", args: "NOTE_ID", nargs: 1, about: "switch off connected access", flags: notesApproveFlags(false)},
 		{path: "notes history", args: "NOTE_ID", nargs: 1, about: "list a Note's versions, newest first, a page at a time: when, by whom, what changed", flags: notesHistoryFlags},
 		{path: "notes restore", args: "NOTE_ID", nargs: 1, about: "make an old version current again (the restore is itself a new version)", flags: notesRestoreFlags},
+		{path: "export", args: "OUT", nargs: 1, about: "write a Note (--note ID) or every Note (--all) into a folder or a .zip: markdown, CSV, JSON and the files", long: exportLong, flags: exportFlags},
+		{path: "import", args: "ARCHIVE", nargs: 1, about: "read an export (folder or .zip) back into new Notes; prints their IDs", long: importLong, flags: importFlags},
 		{path: "rooms list", about: "list the workspace's cloud Rooms", flags: roomsListFlags},
 		{path: "rooms create", about: "create a cloud Room", flags: roomsCreateFlags},
 		{path: "proposals list", about: "list the apps agents proposed for Rooms", flags: proposalsListFlags},

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"archive/zip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"foundry/internal/service"
+)
+
+// TestExportImportFromTheCLI: an operator exports one Note and every Note
+// to a zip and a folder, imports them into another data folder, and finds
+// the same content under new IDs.
+func TestExportImportFromTheCLI(t *testing.T) {
+	data, noteID, _ := grantWorkspace(t)
+	text := "# Plan ✓\n\nनमस्ते"
+	onData(t, data, func(ctx context.Context, svc *service.Service, op service.Caller) {
+		if _, err := svc.EditNoteTab(ctx, op, service.EditTabArgs{NoteID: noteID, TabID: "markdown", Operation: "replace_text", Text: &text}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.UploadFile(ctx, op, service.UploadArgs{NoteID: noteID, FileUpload: service.FileUpload{Name: "a.txt", Body: strings.NewReader("bytes"), Length: 5}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.CreateNote(ctx, op, service.CreateNoteArgs{Title: "Second"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	out := t.TempDir()
+	zipPath := filepath.Join(out, "one.zip")
+	code, stdout, stderr := runInProcess(t, "export", "--data", data, "--note", noteID, "--history", zipPath)
+	if code != 0 || !strings.Contains(stdout, "exported 1 Note to") {
+		t.Fatalf("export --note: %d\n%s%s", code, stdout, stderr)
+	}
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+	}
+	zr.Close()
+	joined := strings.Join(names, "\n")
+	for _, want := range []string{"granted-" + noteID + "/note.json", "-note.md", "/001-a.txt", "/history/000003.json"} {
+		if !strings.Contains(joined, want) {
+			t.Fatalf("the zip has no %s:\n%s", want, joined)
+		}
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(out, ".one.zip*"))
+	if len(leftovers) != 0 {
+		t.Fatalf("temporary files left: %v", leftovers)
+	}
+
+	folder := filepath.Join(out, "all")
+	code, stdout, stderr = runInProcess(t, "export", "--all", folder, "--data", data)
+	if code != 0 || !strings.Contains(stdout, "exported 2 Notes") || strings.Count(stderr, "exported ") != 2 {
+		t.Fatalf("export --all: %d\n%s%s", code, stdout, stderr)
+	}
+
+	// Into another workspace.
+	other, _, _ := grantWorkspace(t)
+	for _, archive := range []string{zipPath, folder} {
+		code, stdout, stderr = runInProcess(t, "import", "--data", other, archive)
+		if code != 0 {
+			t.Fatalf("import %s: %d\n%s%s", archive, code, stdout, stderr)
+		}
+		ids := strings.Fields(stdout)
+		if want := map[string]int{zipPath: 1, folder: 2}[archive]; len(ids) != want {
+			t.Fatalf("import %s printed %v, want %d Note IDs", archive, ids, want)
+		}
+		onData(t, other, func(ctx context.Context, svc *service.Service, op service.Caller) {
+			for _, id := range ids {
+				tabs, err := svc.ListNoteTabs(ctx, op, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tabs.Title != "Granted" {
+					continue
+				}
+				md, err := svc.ReadNoteTab(ctx, op, service.TabArgs{NoteID: id, TabID: "markdown"})
+				if err != nil || *md.Text != text {
+					t.Fatalf("imported markdown: %v %v", md.Text, err)
+				}
+				files, _ := svc.ReadNoteTab(ctx, op, service.TabArgs{NoteID: id, TabID: "files"})
+				if len(files.Files) != 1 || files.Files[0].Name != "a.txt" || files.Files[0].SizeBytes != 5 {
+					t.Fatalf("imported files: %+v", files.Files)
+				}
+			}
+		})
+	}
+}
+
+func TestExportAndImportRefuseWrongCalls(t *testing.T) {
+	data, noteID, _ := grantWorkspace(t)
+	dir := t.TempDir()
+	exists := filepath.Join(dir, "exists.zip")
+	os.WriteFile(exists, []byte("x"), 0o644)
+	full := filepath.Join(dir, "full")
+	os.MkdirAll(full, 0o755)
+	os.WriteFile(filepath.Join(full, "x"), []byte("x"), 0o644)
+	notZip := filepath.Join(dir, "not.zip")
+	os.WriteFile(notZip, []byte("not a zip"), 0o644)
+	for _, tc := range []struct {
+		args  []string
+		code  int
+		words string
+	}{
+		{[]string{"export", "--data", data, filepath.Join(dir, "a.zip")}, 2, "--note ID or --all"},
+		{[]string{"export", "--data", data, "--all", "--note", noteID, filepath.Join(dir, "a.zip")}, 2, "exactly one"},
+		{[]string{"export", "--data", data, "--note", noteID, exists}, 2, "exists already"},
+		{[]string{"export", "--data", data, "--note", noteID, full}, 1, "not empty"},
+		{[]string{"export", "--data", data, "--note", "note_nosuchnote", filepath.Join(dir, "b.zip")}, 1, "no Note note_nosuchnote"},
+		{[]string{"export", "--data", data, "--note", noteID}, 2, "needs OUT"},
+		{[]string{"import", "--data", data, filepath.Join(dir, "missing.zip")}, 2, "give a folder or a .zip"},
+		{[]string{"import", "--data", data, notZip}, 1, "is not a zip"},
+		{[]string{"import", "--data", data, full}, 1, "not in a Note's folder"},
+	} {
+		code, stdout, stderr := runInProcess(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.words) {
+			t.Errorf("foundry %s: exit %d (want %d)\n%s%s\nwant it to say %q", strings.Join(tc.args, " "), code, tc.code, stdout, stderr, tc.words)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.zip")); err == nil {
+		t.Fatal("a failed export left its zip")
+	}
+}
