@@ -175,6 +175,7 @@ func (h *handler) routes() []route {
 		{"POST", "/api/notes/{note_id}/tabs/{tab_id}/sheets", sessionOrToken, write, MaxBody, addSheetDoc, h.addSheet},
 		{"PATCH", "/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}", sessionOrToken, write, MaxBody, renameSheetDoc, h.renameSheet},
 		{"DELETE", "/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}", sessionOrToken, write, MaxBody, deleteSheetDoc, h.deleteSheet},
+		{"GET", "/api/notes/{note_id}/export", sessionOrToken, read, MaxBody, exportNoteDoc, h.exportNote},
 		{"GET", "/api/notes/{note_id}/history", sessionOrToken, read, MaxBody, historyDoc, h.history},
 		{"GET", "/api/notes/{note_id}/versions/{version}", sessionOrToken, read, MaxBody, getVersionDoc, h.getVersion},
 		{"GET", "/api/notes/{note_id}/versions/{version}/tabs/{tab_id}", sessionOrToken, read, MaxBody, getVersionTabDoc, h.getVersionTab},

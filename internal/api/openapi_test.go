@@ -249,6 +249,15 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 		t.Fatal("the document does not give a download's 200 as */*")
 	}
 	v.checked["GET /api/notes/{note_id}/files/{file_id} 200"] = true
+	// An export is a zip, as the document says; a token's is refused.
+	if res, raw := e.filesDo(t, filesRaw{method: "GET", path: "/api/notes/" + nid + "/export"}); res.StatusCode != http.StatusOK || !bytes.HasPrefix(raw, []byte("PK")) {
+		t.Fatalf("export: %d %.100q", res.StatusCode, raw)
+	}
+	if _, ok := v.doc["paths"].(map[string]any)["/api/notes/{note_id}/export"].(map[string]any)["get"].(map[string]any)["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/zip"]; !ok {
+		t.Fatal("the document does not give an export's 200 as application/zip")
+	}
+	v.checked["GET /api/notes/{note_id}/export 200"] = true
+	v.check("GET", "/api/notes/{note_id}/export", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/export", bearer: tok}))
 	v.check("DELETE", "/api/notes/{note_id}/files/{file_id}", e.do(t, req{method: "DELETE", path: filePath, header: ifMatch(15)}))
 
 	// The event streams answer text/event-stream, as the document says.

@@ -79,6 +79,8 @@ func limits() []limit {
 			"`body`", []string{"service.MaxFileBytes", "service.MaxFilesPerNote", "service.MaxNoteFileBytes"}},
 		{"file name", fmt.Sprintf("%d characters (≤ %s bytes), trimmed; no control/bidi characters, no `/` or `\\`, not `.` or `..`; Content-Type ≤ %d bytes", service.MaxFileNameRunes, count(service.MaxFileNameBytes), service.MaxContentTypeLen),
 			"`name`, `Content-Type`", []string{"service.MaxFileNameRunes", "service.MaxFileNameBytes", "service.MaxContentTypeLen"}},
+		{"import archive (`foundry import`)", fmt.Sprintf("%s entries; note.json %s; a tab's entry %s; everything read %s; each file as the Files tab's limits; a Note with an entry past a limit is not created", count(service.MaxArchiveEntries), size(service.MaxManifestBytes), size(service.MaxTabEntryBytes), size(service.MaxImportNotesBytes)),
+			"the entry's name", []string{"service.MaxArchiveEntries", "service.MaxManifestBytes", "service.MaxTabEntryBytes", "service.MaxImportNotesBytes"}},
 		{"IDs, cursors, idempotency keys", fmt.Sprintf("no control, bidi or invisible characters; keys %d–%d characters; an ID ≤ %d bytes", service.MinKey, service.MaxKey, service.MaxIDBytes),
 			"the argument", []string{"service.MinKey", "service.MaxKey", "service.MaxIDBytes"}},
 		{"a REST conflict's `changes`", fmt.Sprintf("the newest %d versions since the one the write was based on", service.MaxConflictChanges), "—",
