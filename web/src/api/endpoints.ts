@@ -84,6 +84,10 @@ export const api = {
     written(client.DELETE("/api/notes/{note_id}/files/{file_id}", { params: { path: { ...noteAt(n), file_id: file }, header: guard(pre) } })),
   // fileHref is where a file is downloaded from (a link, not a call).
   fileHref: (n: Ref, file: string) => url("/api/notes/{note_id}/files/{file_id}", { path: { ...noteAt(n), file_id: file } }),
+  // exportHref is where a Note is downloaded as a zip (with every version
+  // when history).
+  exportHref: (id: string, history: boolean) =>
+    url("/api/notes/{note_id}/export", { path: { note_id: id }, query: history ? { history: true } : {} }),
 
   // A page of the history, newest first; cursor "" is the newest page.
   history: (id: string, cursor: string, signal?: AbortSignal) =>

@@ -132,6 +132,23 @@ export interface paths {
         patch: operations["patchNotesNoteId"];
         trace?: never;
     };
+    "/api/notes/{note_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Note as a zip: markdown, sheets as CSV and JSON, slides, sources, the files (a person's act) */
+        get: operations["getNotesNoteIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notes/{note_id}/files": {
         parameters: {
             query?: never;
@@ -1608,6 +1625,38 @@ export interface operations {
             415: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
             428: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    getNotesNoteIdExport: {
+        parameters: {
+            query?: {
+                /** @description true: add every version of the Note, with who wrote it and when */
+                history?: boolean;
+            };
+            header?: never;
+            path: {
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
             500: components["responses"]["Problem"];
         };
     };

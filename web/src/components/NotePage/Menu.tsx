@@ -1,6 +1,10 @@
 import { useEffect, useRef, type KeyboardEvent } from "react";
 import type { MenuItem } from "./types";
 
+// The items the arrows move between: buttons that are not disabled, and
+// links.
+const itemSelector = "button:not(:disabled), a[role=menuitem]";
+
 // Menu is a button that opens a short list of actions: arrows move, Enter
 // picks, Escape closes and gives focus back to the button.
 export function Menu(props: { id: string; label: string; text: string; open: boolean; setOpen: (o: boolean) => void; items: MenuItem[] }) {
@@ -9,7 +13,7 @@ export function Menu(props: { id: string; label: string; text: string; open: boo
   const { open, setOpen } = props;
   useEffect(() => {
     if (!open) return;
-    const first = list.current?.querySelector<HTMLButtonElement>("button:not(:disabled)");
+    const first = list.current?.querySelector<HTMLElement>(itemSelector);
     first?.focus();
     const onDown = (e: MouseEvent) => {
       const t = e.target as Node;
@@ -19,8 +23,8 @@ export function Menu(props: { id: string; label: string; text: string; open: boo
     return () => document.removeEventListener("mousedown", onDown);
   }, [open, setOpen]);
   const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
-    const items = Array.from(list.current?.querySelectorAll<HTMLButtonElement>("button:not(:disabled)") ?? []);
-    const i = items.indexOf(document.activeElement as HTMLButtonElement);
+    const items = Array.from(list.current?.querySelectorAll<HTMLElement>(itemSelector) ?? []);
+    const i = items.indexOf(document.activeElement as HTMLElement);
     if (e.key === "Escape" || e.key === "Tab") {
       if (e.key === "Escape") e.preventDefault();
       setOpen(false);
@@ -51,7 +55,24 @@ export function Menu(props: { id: string; label: string; text: string; open: boo
       </button>
       {open ? (
         <div className="menu" role="menu" id={props.id + "-menu"} aria-label={props.label} ref={list} onKeyDown={onKey}>
-          {props.items.map((it) => (
+          {props.items.map((it) =>
+            it.href ? (
+              <a
+                key={it.key}
+                role="menuitem"
+                data-item={it.key}
+                className="menu-item"
+                href={it.href}
+                download
+                onClick={() => {
+                  setOpen(false);
+                  btn.current?.focus();
+                  it.run();
+                }}
+              >
+                {it.text}
+              </a>
+            ) : (
             <button
               key={it.key}
               type="button"
@@ -67,7 +88,8 @@ export function Menu(props: { id: string; label: string; text: string; open: boo
             >
               {it.text}
             </button>
-          ))}
+            ),
+          )}
         </div>
       ) : null}
     </div>

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { errorText, type TabRef } from "../../api";
+import { api, errorText, type TabRef } from "../../api";
 import { Link } from "../../router";
 import { Dialog, ErrorBox, Loading, Notice } from "../../ui";
 import type { SaveState } from "../../save";
@@ -7,13 +7,15 @@ import { TabView } from "./TabView";
 import { HistoryView } from "../HistoryView";
 import { LiveGone, LiveMarker } from "../../live";
 import { TabStrip } from "./TabStrip";
+import { Menu } from "./Menu";
 import { useNotePage } from "./useNotePage";
 import type { NotePageProps } from "./types";
 import "../../strip.css";
 
-// The Note page: its header (title, version, saving state, History), its
-// tab strip (exact tab IDs in the URL; add, rename, reorder, delete), and
-// the open tab — or, with ?history in the URL, the Note's history.
+// The Note page: its header (title, version, saving state, History, and
+// the Note menu: Download as a zip), its tab strip (exact tab IDs in the
+// URL; add, rename, reorder, delete), and the open tab — or, with ?history
+// in the URL, the Note's history.
 
 const stateText: Record<SaveState, string> = {
   saved: "Saved",
@@ -28,6 +30,7 @@ export function NotePage(props: NotePageProps) {
   const page = useNotePage(props);
   const { note, tabs, current, writes } = page;
   const [deleting, setDeleting] = useState<TabRef | null>(null);
+  const [noteMenu, setNoteMenu] = useState(false);
 
   if (page.error) {
     return (
@@ -81,6 +84,17 @@ export function NotePage(props: NotePageProps) {
           >
             History
           </button>
+          <Menu
+            id="note-actions"
+            label="Note actions"
+            text="⋯"
+            open={noteMenu}
+            setOpen={setNoteMenu}
+            items={[
+              { key: "download", text: "Download (.zip)", href: api.exportHref(note.id, false), run: () => {} },
+              { key: "download-history", text: "Download with history (.zip)", href: api.exportHref(note.id, true), run: () => {} },
+            ]}
+          />
         </div>
       </div>
       <LiveGone gone={page.live.gone} />

@@ -11,7 +11,9 @@ export type StripWrites = {
   remove: (t: TabRef) => Promise<boolean>;
 };
 
-export type MenuItem = { key: string; text: string; run: () => void; disabled?: boolean; danger?: boolean };
+// An item with href is a link (a download: the browser saves what it
+// answers, as an <a download>); any other item runs run.
+export type MenuItem = { key: string; text: string; run: () => void; disabled?: boolean; danger?: boolean; href?: string };
 
 // Fixed tabs are in every Note: they cannot be deleted.
 export const fixedTypes = ["markdown", "files", "sources"];
