@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -531,4 +532,55 @@ func problemCode(err error) string {
 		return p.Code
 	}
 	return ""
+}
+
+// TestImportFolderDoesNotFollowLinksOut: a folder archive whose entry is a
+// symbolic link out of the folder is refused by name; nothing outside is
+// read.
+func TestImportFolderDoesNotFollowLinksOut(t *testing.T) {
+	eachStore(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		dir := filepath.Join(t.TempDir(), "export")
+		fw, err := service.NewFolderWriter(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := f.svc.ExportNote(ctx, f.op, f.noteID, fw, service.ExportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Close()
+		secret := filepath.Join(t.TempDir(), "secret.md")
+		if err := os.WriteFile(secret, []byte("outside the archive"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		md := filepath.Join(dir, e.Dir, "01-note.md")
+		if err := os.Remove(md); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(secret, md); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+		a, err := service.OpenFolderArchive(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		res, err := f.svc.ImportArchive(ctx, f.op, a, service.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Notes) != 0 || len(res.Problems) != 1 || res.Problems[0].Entry != e.Dir+"/01-note.md" || !strings.Contains(res.Problems[0].Reason, "can't be read") {
+			t.Fatalf("a link out of the folder: %+v", res)
+		}
+	})
+}
+
+func TestImportIsAPersonsAct(t *testing.T) {
+	eachStore(t, func(t *testing.T, f *fixture) {
+		_, err := f.svc.ImportArchive(context.Background(), service.Agent(f.write), newMem(), service.ImportOptions{})
+		if problemCode(err) != service.PersonOnly {
+			t.Fatalf("an agent's import: %v, want %s", err, service.PersonOnly)
+		}
+	})
 }
