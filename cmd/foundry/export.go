@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"foundry/internal/server"
 	"foundry/internal/service"
 )
 
@@ -28,7 +29,8 @@ const importLong = `ARCHIVE is a folder or a .zip an export wrote. Each Note in 
 Note (new IDs, connected access off, version 1) with the same content; the
 new IDs are printed one a line. A Note with an entry that can't be read is
 not created, and the entry is named on standard error (exit code 1); the
-other Notes are still imported.
+other Notes are still imported. A new --data folder (moving to a new server)
+gets its workspace created first, as the first serve creates it.
 `
 
 func exportFlags(fs *flag.FlagSet) func([]string) error {
@@ -143,7 +145,7 @@ func importFlags(fs *flag.FlagSet) func([]string) error {
 			defer zr.Close()
 			a = service.NewZipArchive(&zr.Reader)
 		}
-		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+		return intoWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
 			res, err := svc.ImportArchive(ctx, service.Operator(o), a, service.ImportOptions{Progress: func(i int, n service.Imported) {
 				fmt.Fprintf(os.Stderr, "imported %d: %s as %s (from %s)\n", i, cell(n.Title), n.NoteID, n.From)
 			}})
@@ -167,9 +169,37 @@ func importFlags(fs *flag.FlagSet) func([]string) error {
 	}
 }
 
+// intoWorkspace is withWorkspace for an import, which may be the first
+// thing done with a new data folder (moving to a new server): the
+// workspace is created as the first serve creates it.
+func intoWorkspace(d dataFlags, fn func(ctx context.Context, svc *service.Service, o service.Owner) error) error {
+	ctx := context.Background()
+	st, err := server.OpenStore(ctx, d.config())
+	if err != nil {
+		return err
+	}
+	svc := service.New(st)
+	o, created, err := svc.Bootstrap(ctx, firstWorkspaceName, firstOwnerEmail)
+	if err != nil {
+		st.Close()
+		return err
+	}
+	if created {
+		fmt.Fprintf(os.Stderr, "created the workspace, as a first serve does: `%s serve %s` prints the link to set the owner's password\n", self, d.arg())
+	}
+	err = fn(ctx, svc, o)
+	return errors.Join(err, st.Close())
+}
+
 func plural(n int) string {
 	if n == 1 {
 		return ""
 	}
 	return "s"
 }
+
+// The workspace and owner a new data folder starts with (serve and import).
+const (
+	firstWorkspaceName = "Foundry"
+	firstOwnerEmail    = "owner@localhost"
+)

@@ -60,12 +60,16 @@ func TestExportImportFromTheCLI(t *testing.T) {
 		t.Fatalf("export --all: %d\n%s%s", code, stdout, stderr)
 	}
 
-	// Into another workspace.
-	other, _, _ := grantWorkspace(t)
-	for _, archive := range []string{zipPath, folder} {
+	// Into a new data folder, as when moving to a new server: the first
+	// import creates the workspace, as a first serve does.
+	other := filepath.Join(t.TempDir(), "new-data")
+	for i, archive := range []string{zipPath, folder} {
 		code, stdout, stderr = runInProcess(t, "import", "--data", other, archive)
 		if code != 0 {
 			t.Fatalf("import %s: %d\n%s%s", archive, code, stdout, stderr)
+		}
+		if created := strings.Contains(stderr, "created the workspace"); created != (i == 0) {
+			t.Fatalf("import %d into the new folder says:\n%s", i, stderr)
 		}
 		ids := strings.Fields(stdout)
 		if want := map[string]int{zipPath: 1, folder: 2}[archive]; len(ids) != want {

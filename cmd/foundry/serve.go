@@ -124,7 +124,7 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 			return fmt.Errorf("start the OAuth authorization server: %w", srv.OAuthErr)
 		}
 
-		owner, created, err := srv.Service.Bootstrap(ctx, "Foundry", "owner@localhost")
+		owner, created, err := srv.Service.Bootstrap(ctx, firstWorkspaceName, firstOwnerEmail)
 		if err != nil {
 			return fmt.Errorf("create workspace: %w", err)
 		}
