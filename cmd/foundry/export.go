@@ -155,6 +155,9 @@ func importFlags(fs *flag.FlagSet) func([]string) error {
 			if err != nil {
 				return err
 			}
+			for _, p := range res.Skipped {
+				fmt.Fprintf(os.Stderr, "skipped: %s\n", cell(p.String()))
+			}
 			for _, p := range res.Problems {
 				fmt.Fprintf(os.Stderr, "not imported: %s\n", cell(p.String()))
 			}

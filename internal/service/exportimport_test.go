@@ -434,7 +434,6 @@ func TestImportRefusesHostileArchives(t *testing.T) {
 			{"a source that is not http", "-sources.json", "http", func(m *memArchive) {
 				m.put(m.find("-sources.json"), []byte(`{"sources":[{"source_id":"s","title":"x","url":"javascript:alert(1)","normalized_url":"","added_at":""}]}`))
 			}},
-			{"a folder without note.json", "stray/", "no note.json", func(m *memArchive) { m.put("stray/readme.txt", []byte("x")) }},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				m := newMem()
@@ -465,6 +464,19 @@ func TestImportRefusesHostileArchives(t *testing.T) {
 				}
 			})
 		}
+		// An export's folder zipped whole: its Notes are one level down, and
+		// a stray file beside them is skipped, not read.
+		nested := newMem()
+		for _, n := range good.names {
+			nested.put("export/"+n, good.data[n].Bytes())
+		}
+		nested.put("export/README.txt", []byte("x"))
+		nested.put("stray/readme.txt", []byte("x"))
+		res, err := f.svc.ImportArchive(ctx, f.op, service.NewZipArchive(nested.zipOf(t)), service.ImportOptions{})
+		if err != nil || len(res.Notes) != 1 || len(res.Problems) != 0 || len(res.Skipped) != 2 || res.Skipped[0].Entry != "export/README.txt" {
+			t.Fatalf("a nested export: %+v %v", res, err)
+		}
+
 		// A good Note beside a refused one is still imported.
 		m := newMem()
 		for _, n := range good.names {
@@ -472,7 +484,7 @@ func TestImportRefusesHostileArchives(t *testing.T) {
 			m.put("other-x/"+strings.TrimPrefix(n, dir+"/"), good.data[n].Bytes())
 		}
 		m.put("other-x/note.json", []byte(`{"format":"foundry-note","format_version":1,"title":"x","tabs":[{"type":"kanban"}]}`))
-		res, err := f.svc.ImportArchive(ctx, f.op, m, service.ImportOptions{})
+		res, err = f.svc.ImportArchive(ctx, f.op, m, service.ImportOptions{})
 		if err != nil || len(res.Notes) != 1 || len(res.Problems) != 1 || res.Problems[0].Entry != "other-x/note.json" {
 			t.Fatalf("a good and a bad Note: %+v %v", res, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -153,6 +154,9 @@ func (p EntryProblem) String() string { return p.Entry + ": " + p.Reason }
 type ImportResult struct {
 	Notes    []Imported     `json:"notes"`
 	Problems []EntryProblem `json:"problems,omitempty"`
+	// Skipped are entries in no Note's folder, which the import did not
+	// read (a stray file beside the Notes).
+	Skipped []EntryProblem `json:"skipped,omitempty"`
 }
 
 // ImportOptions are an import's options.
@@ -175,8 +179,7 @@ func (s *Service) ImportArchive(ctx context.Context, c Caller, a Archive, o Impo
 	}
 	res := ImportResult{Notes: []Imported{}}
 	seen := map[string]bool{}
-	dirs := map[string]bool{}
-	var order []string
+	var valid []string
 	for _, n := range names {
 		if strings.HasSuffix(n, "/") && n != "/" && entryName(strings.TrimSuffix(n, "/")) == nil {
 			continue // a zip's folder entry
@@ -190,20 +193,32 @@ func (s *Service) ImportArchive(ctx context.Context, c Caller, a Archive, o Impo
 			continue
 		}
 		seen[n] = true
-		dir, rest, ok := strings.Cut(n, "/")
-		if !ok {
-			res.Problems = append(res.Problems, EntryProblem{Entry: n, Reason: "not in a Note's folder: each Note is a folder with a note.json"})
-			continue
-		}
-		if rest == "note.json" && !dirs[dir] {
-			dirs[dir] = true
-			order = append(order, dir)
+		valid = append(valid, n)
+	}
+	// A Note is a folder with a note.json, at any depth (an export's
+	// folder zipped whole puts its Notes one level down); a note.json
+	// inside a Note's folder is that Note's content, not another Note.
+	isNote := map[string]bool{}
+	var order []string
+	for _, n := range valid {
+		if path.Base(n) == "note.json" && path.Dir(n) != "." {
+			isNote[path.Dir(n)] = true
+			order = append(order, path.Dir(n))
 		}
 	}
-	for _, n := range names {
-		if dir, _, ok := strings.Cut(n, "/"); ok && !dirs[dir] && seen[n] {
-			dirs[dir] = true
-			res.Problems = append(res.Problems, EntryProblem{Entry: dir + "/", Reason: "this folder has no note.json, so it is not a Note an export wrote"})
+	noteOf := func(n string) string {
+		out := ""
+		for d := path.Dir(n); d != "."; d = path.Dir(d) {
+			if isNote[d] {
+				out = d // the outermost
+			}
+		}
+		return out
+	}
+	order = slices.DeleteFunc(order, func(d string) bool { return noteOf(d+"/note.json") != d })
+	for _, n := range valid {
+		if noteOf(n) == "" {
+			res.Skipped = append(res.Skipped, EntryProblem{Entry: n, Reason: "not in a Note's folder (a folder with a note.json), so not read"})
 		}
 	}
 	im := importer{s: s, c: c, a: a, seen: seen}
