@@ -3,12 +3,15 @@ package main
 import (
 	"archive/zip"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"foundry/internal/server"
 	"foundry/internal/service"
+	"foundry/internal/store/postgres/pgtest"
 )
 
 // TestExportImportFromTheCLI: an operator exports one Note and every Note
@@ -129,5 +132,56 @@ func TestExportAndImportRefuseWrongCalls(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "b.zip")); err == nil {
 		t.Fatal("a failed export left its zip")
+	}
+}
+
+// TestExportImportOnPostgres: the same commands with --database, from one
+// PostgreSQL schema to another.
+func TestExportImportOnPostgres(t *testing.T) {
+	from, _ := pgtest.Schema(t)
+	to, _ := pgtest.Schema(t)
+	ctx := context.Background()
+	st, err := server.OpenStore(ctx, server.Config{Database: from})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(st)
+	o, _, err := svc.Bootstrap(ctx, "PG", "owner@localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := svc.CreateNote(ctx, service.Operator(o), service.CreateNoteArgs{Title: "On PostgreSQL"})
+	if err == nil {
+		_, err = svc.UploadFile(ctx, service.Operator(o), service.UploadArgs{NoteID: n.NoteID, FileUpload: service.FileUpload{Name: "pg.txt", Body: strings.NewReader("chunks"), Length: 6}})
+	}
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipPath := filepath.Join(t.TempDir(), "pg.zip")
+	if code, stdout, stderr := runInProcess(t, "export", "--database", from, "--all", zipPath); code != 0 {
+		t.Fatalf("export: %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runInProcess(t, "import", "--database", to, zipPath)
+	if code != 0 || len(strings.Fields(stdout)) != 1 {
+		t.Fatalf("import: %d\n%s%s", code, stdout, stderr)
+	}
+	st, err = server.OpenStore(ctx, server.Config{Database: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc = service.New(st)
+	o, err = svc.FirstWorkspace(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, b, err := svc.OpenFile(ctx, service.Operator(o), service.FileArgs{NoteID: strings.TrimSpace(stdout), FileID: "file-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got, _ := io.ReadAll(b); string(got) != "chunks" {
+		t.Fatalf("the imported file holds %q", got)
 	}
 }
