@@ -444,7 +444,7 @@ func (im *importer) build(ctx context.Context, dir string) (Imported, error) {
 	if err != nil {
 		return Imported{}, fail(mname, "the Note was not created: %s", reason(err))
 	}
-	return Imported{From: problem.Excerpt(m.NoteID), NoteID: res.NoteID, Title: res.Title, Version: res.Version}, nil
+	return Imported{From: printable(m.NoteID), NoteID: res.NoteID, Title: res.Title, Version: res.Version}, nil
 }
 
 // tab reads one tab's content from entry into tab tabID of d.
