@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"foundry/internal/server"
 	"foundry/internal/service"
@@ -86,7 +87,7 @@ func exportZip(out string, export func(service.ArchiveWriter) (int, error)) (int
 		return 0, err
 	}
 	defer os.Remove(tmp.Name())
-	zw := zip.NewWriter(tmp)
+	zw := service.NewZipWriter(tmp, time.Now())
 	n, err := export(zw)
 	if err == nil {
 		err = zw.Close()

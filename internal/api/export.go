@@ -1,8 +1,8 @@
 package api
 
 import (
-	"archive/zip"
 	"net/http"
+	"time"
 
 	"foundry/internal/service"
 )
@@ -32,7 +32,7 @@ func (h *handler) exportNote(w http.ResponseWriter, r *http.Request, c *caller) 
 		return
 	}
 	hw := &lazyHeaders{w: w, name: service.ExportDirName(tabs.Title, tabs.NoteID) + ".zip"}
-	zw := zip.NewWriter(hw)
+	zw := service.NewZipWriter(hw, time.Now())
 	if _, err := h.svc.ExportNote(r.Context(), c.svc, in.NoteID, zw, service.ExportOptions{History: in.History}); err != nil {
 		if !hw.wrote {
 			h.fail(w, r, err)

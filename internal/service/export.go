@@ -102,6 +102,23 @@ func (f *FolderWriter) Close() error {
 
 var _ ArchiveWriter = (*zip.Writer)(nil)
 
+// ZipWriter is a zip archive whose entries carry the time of the export
+// (zip.Writer's Create leaves them at 1980).
+type ZipWriter struct {
+	*zip.Writer
+	at time.Time
+}
+
+// NewZipWriter writes a zip to w, its entries stamped at.
+func NewZipWriter(w io.Writer, at time.Time) *ZipWriter {
+	return &ZipWriter{Writer: zip.NewWriter(w), at: at}
+}
+
+// Create starts the entry name, compressed.
+func (z *ZipWriter) Create(name string) (io.Writer, error) {
+	return z.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: z.at})
+}
+
 // ExportOptions say what an export holds besides the Note as it is.
 type ExportOptions struct {
 	// History adds every version of the Note, with who wrote it and when.
