@@ -150,7 +150,7 @@ func (h *Handler) canSee(ctx context.Context, p auth.Principal, uri string) erro
 	if err != nil {
 		var pr *problem.Problem
 		if !errors.As(err, &pr) {
-			h.log.Error("subscription check", "uri", short(uri), "err", err)
+			h.log.ErrorContext(ctx, "subscription check", "uri", short(uri), "err", err)
 		}
 		return errors.New("resource " + short(uri) + " was not found")
 	}

@@ -335,7 +335,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) accessError(ctx context.Context, w http.ResponseWriter, ar fosite.AccessRequester, err error) {
 	if rfc := fosite.ErrorToRFC6749Error(err); rfc.CodeField >= 500 {
-		s.log.Error("oauth: token endpoint", "err", err, "debug", rfc.DebugField)
+		s.log.ErrorContext(ctx, "oauth: token endpoint", "err", err, "debug", rfc.DebugField)
 	}
 	if ar == nil {
 		ar = fosite.NewAccessRequest(&session{})
@@ -349,7 +349,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	err := s.provider.NewRevocationRequest(ctx, r)
 	if err != nil {
 		if rfc := fosite.ErrorToRFC6749Error(err); rfc.CodeField >= 500 {
-			s.log.Error("oauth: revocation", "err", err, "debug", rfc.DebugField)
+			s.log.ErrorContext(r.Context(), "oauth: revocation", "err", err, "debug", rfc.DebugField)
 		}
 	}
 	s.provider.WriteRevocationResponse(ctx, w, err)

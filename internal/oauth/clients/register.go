@@ -97,11 +97,11 @@ func (r *Registry) Register(w http.ResponseWriter, req *http.Request) {
 	}
 	c, secret, err := r.create(req.Context(), store.ClientDynamic, m)
 	if err != nil {
-		r.log.Error("client registration failed", "err", err)
+		r.log.ErrorContext(req.Context(), "client registration failed", "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "the client could not be stored: try again")
 		return
 	}
-	r.log.Info("client registered", "client_id", c.ID, "name", c.Name, "auth", m.TokenEndpointAuthMethod)
+	r.log.InfoContext(req.Context(), "client registered", "client_id", c.ID, "name", c.Name, "auth", m.TokenEndpointAuthMethod)
 	h.Set("Content-Type", "application/json")
 	h.Set("Pragma", "no-cache")
 	w.WriteHeader(http.StatusCreated)

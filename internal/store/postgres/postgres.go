@@ -347,3 +347,8 @@ func (s *Store) Close() error {
 	})
 	return s.closeErr
 }
+
+// SQLDB is the store's connection pool, for its statistics (sql.DBStats:
+// connections open, in use and idle, waits for one); nothing writes
+// through it but the store.
+func (s *Store) SQLDB() *sql.DB { return s.db }

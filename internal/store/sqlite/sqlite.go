@@ -85,6 +85,19 @@ type Store struct {
 	// writer goroutine in the middle of a statement.
 	rolledBack atomic.Bool // a whole transaction was rolled back
 	committing atomic.Bool // the writer is running its COMMIT
+
+	observe atomic.Pointer[func(jobs int, commit time.Duration)] // ObserveCommits
+}
+
+// ObserveCommits makes f hear every group commit the writer runs: how many
+// writes it holds and how long its COMMIT took (the fsync that makes them
+// durable). f runs on the writer goroutine and must not block; nil stops.
+func (s *Store) ObserveCommits(f func(jobs int, commit time.Duration)) {
+	if f == nil {
+		s.observe.Store(nil)
+		return
+	}
+	s.observe.Store(&f)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -541,7 +554,12 @@ func (s *Store) runTx(ctx context.Context, conn *stmtConn, batch []*job) (rest [
 			return batch[i+1:]
 		}
 	}
-	if err := s.commit(ctx, conn, batch); err != nil {
+	start := time.Now()
+	err := s.commit(ctx, conn, batch)
+	if f := s.observe.Load(); f != nil {
+		(*f)(len(batch), time.Since(start))
+	}
+	if err != nil {
 		slog.Error("sqlite writer: COMMIT failed; the batch is answered as not committed", "cause", err, "jobs", len(batch))
 		for _, j := range batch {
 			j.answer(ErrNotCommitted)
