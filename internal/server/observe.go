@@ -200,11 +200,20 @@ func (o *observer) observeRequests(l *slog.Logger, next http.Handler) http.Handl
 
 // routeLabel is the pattern r was served by, never its path (a label per
 // path would have no bound).
+// A pattern without a method (the API's, which picks the route by method
+// itself) is prefixed with the request's method, if it is a standard one.
 func routeLabel(r *http.Request) string {
 	if r.Pattern == "" {
 		return "unmatched"
 	}
-	return r.Pattern
+	if strings.Contains(r.Pattern, " ") {
+		return r.Pattern
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return r.Method + " " + r.Pattern
+	}
+	return "OTHER " + r.Pattern
 }
 
 // statusWriter notes the status of the answer, whether it is an event

@@ -287,6 +287,9 @@ func Recover(l *slog.Logger, next http.Handler) http.Handler {
 			for k := range h {
 				delete(h, k)
 			}
+			if id := reqlog.ID(r.Context()); id != "" {
+				h.Set(reqlog.Header, id)
+			}
 			h.Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusInternalServerError)
 			if strings.HasPrefix(r.URL.Path, "/mcp") {
