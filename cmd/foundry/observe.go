@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,7 +38,7 @@ func listenMetrics(addr, mainAddr string) (net.Listener, error) {
 		return nil, nil
 	}
 	host, port, err := net.SplitHostPort(addr)
-	if err != nil || port == "" {
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
 		return nil, usagef("--metrics-addr: %q is not HOST:PORT; give e.g. 127.0.0.1:9090 (or leave it out to serve /metrics on --addr)", addr)
 	}
 	if host != "" && net.ParseIP(host) == nil && host != "localhost" {
