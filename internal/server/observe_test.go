@@ -21,6 +21,8 @@ import (
 	"foundry/internal/logtest"
 	"foundry/internal/server"
 	"foundry/internal/server/servertest"
+	"foundry/internal/store/postgres"
+	"foundry/internal/store/postgres/pgtest"
 )
 
 // scrape reads url's /metrics as Prometheus would.
@@ -424,5 +426,48 @@ func TestMetricsOwnAddr(t *testing.T) {
 	defer own.Close()
 	if fams := scrape(t, own.URL); fams["foundry_http_requests_total"] == nil || fams["go_goroutines"] == nil {
 		t.Fatalf("the metrics handler serves %d families, without the request counts", len(fams))
+	}
+}
+
+// TestMetricsPostgres: on PostgreSQL the pool's statistics are served, and
+// a write and a conflict are counted as on SQLite; there is no SQLite
+// group commit.
+func TestMetricsPostgres(t *testing.T) {
+	t.Parallel()
+	u, _ := pgtest.Schema(t)
+	st, err := postgres.Open(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := servertest.Start(t, servertest.Options{Store: st})
+	cs := e.Client(t, e.WriteToken(t), "")
+	before := scrape(t, e.URL)
+	md := servertest.MustCall(t, cs, "read_note_tab", map[string]any{"note_id": e.NoteID, "tab_id": "markdown"})
+	edit := map[string]any{"note_id": e.NoteID, "tab_id": "markdown", "expected_version": md.Int("version"),
+		"idempotency_key": "pg-metrics-0001", "operation": "replace_text", "text": "on postgres"}
+	if r := servertest.MustCall(t, cs, "edit_note_tab", edit); r.IsError {
+		t.Fatal(r.Text)
+	}
+	edit["idempotency_key"] = "pg-metrics-0002"
+	if r := servertest.MustCall(t, cs, "edit_note_tab", edit); r.Code() != "version_conflict" {
+		t.Fatalf("stale edit: %s", r.Text)
+	}
+	after := scrape(t, e.URL)
+	for _, c := range []struct {
+		outcome string
+		want    float64
+	}{{"committed", 1}, {"conflict", 1}, {"replayed", 0}} {
+		if got := sample(after, "foundry_writes_total", "outcome", c.outcome) - sample(before, "foundry_writes_total", "outcome", c.outcome); got != c.want {
+			t.Errorf("foundry_writes_total{outcome=%q} went up by %v, want %v", c.outcome, got, c.want)
+		}
+	}
+	if n := sample(after, "go_sql_open_connections", "db_name", "postgres"); n < 1 {
+		t.Errorf("go_sql_open_connections{db_name=postgres} = %v, want ≥ 1", n)
+	}
+	if n := sample(after, "go_sql_max_open_connections", "db_name", "postgres"); n < 1 {
+		t.Errorf("go_sql_max_open_connections{db_name=postgres} = %v, want the pool's bound", n)
+	}
+	if after["foundry_sqlite_group_commit_writes"] != nil {
+		t.Errorf("a PostgreSQL node serves SQLite's group commit metrics")
 	}
 }
