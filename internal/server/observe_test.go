@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,8 +24,10 @@ import (
 	"foundry/internal/logtest"
 	"foundry/internal/server"
 	"foundry/internal/server/servertest"
+	"foundry/internal/store"
 	"foundry/internal/store/postgres"
 	"foundry/internal/store/postgres/pgtest"
+	"foundry/internal/store/sqlite"
 )
 
 // scrape reads url's /metrics as Prometheus would.
@@ -471,3 +476,54 @@ func TestMetricsPostgres(t *testing.T) {
 		t.Errorf("a PostgreSQL node serves SQLite's group commit metrics")
 	}
 }
+
+// failingList is a real store whose List fails once failing is set, as a
+// database that stops answering mid-call does.
+type failingList struct {
+	store.Store
+	failing *atomic.Bool
+}
+
+func (f failingList) List(ctx context.Context, q store.ListQuery) ([]store.Resource, error) {
+	if f.failing.Load() {
+		return nil, errors.New("list: connection reset by peer")
+	}
+	return f.Store.List(ctx, q)
+}
+
+// TestToolFaultLoggedWithRequestID: a tool call that fails is logged with
+// the request's ID (the one its client sent), counted as an error, and
+// answers an incident ID, not the cause.
+func TestToolFaultLoggedWithRequestID(t *testing.T) {
+	t.Parallel()
+	var logs logtest.Buffer
+	dir := t.TempDir()
+	st, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failing atomic.Bool
+	e := servertest.Start(t, servertest.Options{Store: failingList{st, &failing}, Config: server.Config{Logger: jsonLogs(&logs)}})
+	failing.Store(true)
+	cs := servertest.Connect(t, e.URL+"/mcp", e.WriteToken(t), "", headerTransport{h: http.Header{"X-Request-Id": {"agent-call-9"}}, base: http.DefaultTransport})
+	r := servertest.MustCall(t, cs, "list_notes", map[string]any{})
+	if r.Code() != "internal_error" || strings.Contains(r.Text, "connection reset") {
+		t.Fatalf("list_notes on a failing store: %s", r.Text)
+	}
+	logged := false
+	for _, l := range logLines(t, &logs) {
+		if l["msg"] == "tool failed" {
+			logged = true
+			if l["request_id"] != "agent-call-9" || !strings.Contains(fmt.Sprint(l["err"]), "connection reset") {
+				t.Errorf("the fault's log line: %v", l)
+			}
+		}
+	}
+	if !logged {
+		t.Fatalf("the fault is not logged:\n%s", logs.String())
+	}
+	if n := sample(scrape(t, e.URL), "foundry_mcp_tool_calls_total", "tool", "list_notes", "outcome", "error"); n != 1 {
+		t.Errorf("list_notes errors counted: %v, want 1", n)
+	}
+}
+
