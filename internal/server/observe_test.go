@@ -526,4 +526,3 @@ func TestToolFaultLoggedWithRequestID(t *testing.T) {
 		t.Errorf("list_notes errors counted: %v, want 1", n)
 	}
 }
-
