@@ -552,7 +552,7 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 	if subs {
 		opts.Capabilities.Resources = &mcp.ResourceCapabilities{Subscribe: true}
 		opts.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) (err error) {
-			defer h.recoverTo(&err, "resources/subscribe")
+			defer h.recoverTo(ctx, &err, "resources/subscribe")
 			// Without sessions a 2025-11-25 resources/subscribe has no stream
 			// to deliver on; say what works instead.
 			if ip := req.Session.InitializeParams(); ip == nil || ip.ProtocolVersion < "2026-07-28" {
