@@ -123,7 +123,11 @@ func registerParts(reg prometheus.Registerer, raw store.Store, svc *service.Serv
 		}, func() float64 { return float64(people.Stats().HashSlots) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "foundry_long_polls_waiting",
-			Help: "Event polls (poll_resource_events, REST) waiting for a write now.",
+			Help: "Event polls (poll_resource_events with wait_seconds > 0) waiting for a write now.",
+		}, func() float64 { return float64(svc.LongPolls()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "foundry_waiters",
+			Help: "Places taken in the cap long polls and event streams share (--max-waiters-per-node): the long polls waiting and the event streams open.",
 		}, func() float64 { return float64(svc.Waiting()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "foundry_mcp_listen_streams",

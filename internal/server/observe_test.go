@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -208,8 +207,9 @@ func TestMetricsCountKnownCalls(t *testing.T) {
 	}
 }
 
-// TestMetricsEventStreamsAndLongPolls: an open event stream and a waiting
-// long poll are counted while they last.
+// TestMetricsEventStreamsAndLongPolls: an open event stream, a waiting
+// long poll and an MCP listen stream are each counted while they last, and
+// no longer after.
 func TestMetricsEventStreamsAndLongPolls(t *testing.T) {
 	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
@@ -217,6 +217,24 @@ func TestMetricsEventStreamsAndLongPolls(t *testing.T) {
 	cs := e.Client(t, token, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	gauges := func(want map[string]float64) {
+		t.Helper()
+		fams := scrape(t, e.URL)
+		for name, v := range want {
+			k, labels, _ := strings.Cut(name, "|")
+			var ls []string
+			if labels != "" {
+				ls = strings.Split(labels, "|")
+			}
+			if got := sample(fams, k, ls...); got != v {
+				t.Errorf("%s = %v, want %v", name, got, v)
+			}
+		}
+	}
+	const events, mcpStreams = "foundry_http_event_streams|route|GET /api/events", "foundry_http_event_streams|route|POST /mcp"
+	gauges(map[string]float64{events: 0, "foundry_long_polls_waiting": 0, "foundry_waiters": 0, "foundry_mcp_listen_streams": 0})
+
+	// An event stream of the REST API.
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.URL+"/api/events?note_id="+e.NoteID, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
@@ -227,11 +245,9 @@ func TestMetricsEventStreamsAndLongPolls(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	route := []string{"route", "GET /api/events"}
-	if n := sample(scrape(t, e.URL), "foundry_http_event_streams", route...); n != 1 {
-		t.Fatalf("event streams open: %v, want 1", n)
-	}
+	gauges(map[string]float64{events: 1, "foundry_long_polls_waiting": 0, "foundry_waiters": 1})
 
+	// A long poll, waiting for a write.
 	read := servertest.MustCall(t, cs, "poll_resource_events", map[string]any{"resource_type": "note", "resource_id": e.NoteID})
 	if read.IsError {
 		t.Fatal(read.Text)
@@ -241,21 +257,21 @@ func TestMetricsEventStreamsAndLongPolls(t *testing.T) {
 		defer close(done)
 		servertest.MustCall(t, cs, "poll_resource_events", map[string]any{"resource_type": "note", "resource_id": e.NoteID, "cursor": read.Str("cursor"), "wait_seconds": 20})
 	}()
-	waiting := 0.0
-	for range 200 { // bounded: the poll is waiting within moments
-		if waiting = sample(scrape(t, e.URL), "foundry_long_polls_waiting"); waiting == 1 {
-			break
-		}
-		select {
-		case <-done:
-			t.Fatal("the long poll answered before any write")
-		default:
-		}
-		time.Sleep(10 * time.Millisecond)
+	waitFor(t, "the long poll to wait", func() bool { return e.Server.Service.LongPolls() == 1 })
+	gauges(map[string]float64{events: 1, "foundry_long_polls_waiting": 1, "foundry_waiters": 2})
+
+	// An MCP subscriptions/listen stream.
+	listen, err := http.DefaultClient.Do(listenReq(ctx, e, token))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if waiting != 1 {
-		t.Fatalf("long polls waiting: %v, want 1", waiting)
+	defer listen.Body.Close()
+	if listen.StatusCode != http.StatusOK {
+		t.Fatalf("listen: %d", listen.StatusCode)
 	}
+	waitFor(t, "the listen stream", func() bool { return e.Server.MCP.OpenStreams() == 1 })
+	gauges(map[string]float64{"foundry_mcp_listen_streams": 1, mcpStreams: 1})
+
 	md := servertest.MustCall(t, cs, "read_note_tab", map[string]any{"note_id": e.NoteID, "tab_id": "markdown"})
 	if r := servertest.MustCall(t, cs, "edit_note_tab", map[string]any{"note_id": e.NoteID, "tab_id": "markdown", "expected_version": md.Int("version"),
 		"idempotency_key": "metrics-wake-0001", "operation": "replace_text", "text": "wake"}); r.IsError {
@@ -263,20 +279,11 @@ func TestMetricsEventStreamsAndLongPolls(t *testing.T) {
 	}
 	<-done
 	cancel()
-	resp.Body.Close()
-	for range 200 {
-		if sample(scrape(t, e.URL), "foundry_http_event_streams", route...) == 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	after := scrape(t, e.URL)
-	if n := sample(after, "foundry_http_event_streams", route...); n != 0 {
-		t.Errorf("event streams open after it ended: %v", n)
-	}
-	if n := sample(after, "foundry_long_polls_waiting"); n != 0 {
-		t.Errorf("long polls waiting after it answered: %v", n)
-	}
+	waitFor(t, "every stream to end", func() bool {
+		fams := scrape(t, e.URL)
+		return sample(fams, "foundry_http_event_streams", "route", "GET /api/events") == 0 && sample(fams, "foundry_mcp_listen_streams") == 0
+	})
+	gauges(map[string]float64{events: 0, mcpStreams: 0, "foundry_long_polls_waiting": 0, "foundry_waiters": 0, "foundry_mcp_listen_streams": 0})
 }
 
 // jsonLogs is a server logger writing JSON lines at debug level to buf.

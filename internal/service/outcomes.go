@@ -17,17 +17,19 @@ type WriteStats struct {
 	KeyReused uint64 // a key already used for other arguments: nothing written
 }
 
-type writeCounts struct {
+// tally is what a Service counts of itself.
+type tally struct {
 	committed, replayed, conflicts, keyReused atomic.Uint64
+	polls                                     atomic.Int64 // long polls waiting now
 }
 
 // WriteStats reports the guarded writes counted since the Service started.
 func (s *Service) WriteStats() WriteStats {
 	return WriteStats{
-		Committed: s.writes.committed.Load(),
-		Replayed:  s.writes.replayed.Load(),
-		Conflicts: s.writes.conflicts.Load(),
-		KeyReused: s.writes.keyReused.Load(),
+		Committed: s.stats.committed.Load(),
+		Replayed:  s.stats.replayed.Load(),
+		Conflicts: s.stats.conflicts.Load(),
+		KeyReused: s.stats.keyReused.Load(),
 	}
 }
 
@@ -38,13 +40,17 @@ func (s *Service) guardedWrite(ctx context.Context, m store.Mutation) (store.Out
 	var kr *store.KeyReusedError
 	switch {
 	case err == nil && out.Replayed:
-		s.writes.replayed.Add(1)
+		s.stats.replayed.Add(1)
 	case err == nil:
-		s.writes.committed.Add(1)
+		s.stats.committed.Add(1)
 	case errors.As(err, &ce):
-		s.writes.conflicts.Add(1)
+		s.stats.conflicts.Add(1)
 	case errors.As(err, &kr):
-		s.writes.keyReused.Add(1)
+		s.stats.keyReused.Add(1)
 	}
 	return out, err
 }
+
+// LongPolls is how many event polls (wait_seconds > 0) are waiting now;
+// Waiting counts them with the event streams, which share their cap.
+func (s *Service) LongPolls() int { return int(s.stats.polls.Load()) }

@@ -21,13 +21,13 @@ import (
 
 // Service bundles the use cases over one store.
 type Service struct {
-	Store  store.Store
-	Now    func() time.Time
-	docs   docCache
-	heads  headCache
-	waits  waitState   // concurrent long polls (events.go)
-	live   live        // the live fan-out (live.go)
-	writes writeCounts // guarded writes by outcome (outcomes.go)
+	Store store.Store
+	Now   func() time.Time
+	docs  docCache
+	heads headCache
+	waits waitState // concurrent long polls (events.go)
+	live  live      // the live fan-out (live.go)
+	stats tally     // writes by outcome, long polls waiting (outcomes.go)
 }
 
 // New returns a Service over s.
