@@ -39,7 +39,7 @@ type observer struct {
 	inFlight     prometheus.Gauge
 }
 
-func newObserver(reg prometheus.Registerer) *observer {
+func newObserver(reg prometheus.Registerer, version string) *observer {
 	o := &observer{
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "foundry_mcp_tool_calls_total",
@@ -73,6 +73,14 @@ func newObserver(reg prometheus.Registerer) *observer {
 		}),
 	}
 	reg.MustRegister(o.toolCalls, o.toolDuration, o.requests, o.reqDuration, o.refusals, o.eventStreams, o.inFlight)
+	if version == "" {
+		version = "dev"
+	}
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name:        "foundry_build_info",
+		Help:        "Always 1; its version label is the Foundry release this node runs.",
+		ConstLabels: prometheus.Labels{"version": version},
+	}, func() float64 { return 1 }))
 	return o
 }
 

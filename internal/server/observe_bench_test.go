@@ -21,7 +21,7 @@ func BenchmarkObserveRequests(b *testing.B) {
 		h    http.Handler
 	}{
 		{"bare", mux},
-		{"observed", newObserver(prometheus.NewRegistry()).observeRequests(slog.New(slog.NewTextHandler(io.Discard, nil)), mux)},
+		{"observed", newObserver(prometheus.NewRegistry(), "bench").observeRequests(slog.New(slog.NewTextHandler(io.Discard, nil)), mux)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "/api/notes/n1", nil)

@@ -200,6 +200,9 @@ func TestMetricsCountKnownCalls(t *testing.T) {
 	if sample(after, "foundry_password_hash_slots") < 1 {
 		t.Errorf("foundry_password_hash_slots is %v", sample(after, "foundry_password_hash_slots"))
 	}
+	if n := sample(after, "foundry_build_info", "version", "dev"); n != 1 {
+		t.Errorf("foundry_build_info{version=dev} = %v, want 1", n)
+	}
 	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", "foundry_mcp_listen_streams", "foundry_password_hashes_running", "foundry_http_requests_in_flight"} {
 		if after[name] == nil {
 			t.Errorf("%s is not served", name)

@@ -128,7 +128,7 @@ func New(st store.Store, c Config) *Server {
 	}
 	c.Logger = reqlog.NewLogger(c.Logger) // a request's log lines carry its request_id
 	metrics := newMetrics()
-	obs := newObserver(metrics)
+	obs := newObserver(metrics, c.Version)
 	raw := st
 	// Every call verifies its token: from memory, re-checked in the store
 	// at most every store.TokenRecheck (see store.WithTokenCache).
