@@ -159,7 +159,7 @@ func writeProblem(w http.ResponseWriter, status int, p *problem.Problem) {
 		status, b = http.StatusInternalServerError, []byte(`{"type":"`+ProblemType+`internal_error","title":"Internal error","status":500,"code":"internal_error","error":"internal_error","detail":"the answer could not be encoded","message":"the answer could not be encoded"}`)
 	}
 	if status < 500 {
-		reqlog.NoteRefusal(w, p.Code)
+		reqlog.NoteRefusal(w, reqlog.DoorREST, p.Code)
 	}
 	w.Header().Set("Content-Type", ProblemContentType)
 	w.WriteHeader(status)

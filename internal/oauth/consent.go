@@ -15,6 +15,7 @@ import (
 	"foundry/internal/account"
 	"foundry/internal/auth"
 	"foundry/internal/oauth/clients"
+	"foundry/internal/reqlog"
 	"foundry/internal/store"
 )
 
@@ -253,6 +254,8 @@ func (s *Server) authorizeError(ctx context.Context, w http.ResponseWriter, ar f
 	rfc := fosite.ErrorToRFC6749Error(err)
 	if rfc.CodeField >= 500 {
 		s.log.ErrorContext(ctx, "oauth: authorize", "err", err, "debug", rfc.DebugField)
+	} else {
+		reqlog.NoteRefusal(w, reqlog.DoorOAuth, rfc.ErrorField)
 	}
 	if ar == nil || !ar.IsRedirectURIValid() {
 		msg := rfc.ErrorField + ": " + rfc.GetDescription()

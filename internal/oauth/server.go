@@ -26,6 +26,7 @@ import (
 	"github.com/ory/fosite/token/hmac"
 
 	"foundry/internal/auth"
+	"foundry/internal/reqlog"
 	"foundry/internal/store"
 )
 
@@ -336,6 +337,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 func (s *Server) accessError(ctx context.Context, w http.ResponseWriter, ar fosite.AccessRequester, err error) {
 	if rfc := fosite.ErrorToRFC6749Error(err); rfc.CodeField >= 500 {
 		s.log.ErrorContext(ctx, "oauth: token endpoint", "err", err, "debug", rfc.DebugField)
+	} else {
+		reqlog.NoteRefusal(w, reqlog.DoorOAuth, rfc.ErrorField)
 	}
 	if ar == nil {
 		ar = fosite.NewAccessRequest(&session{})

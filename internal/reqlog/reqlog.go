@@ -94,18 +94,26 @@ func (h Handler) WithGroup(name string) slog.Handler {
 	return Handler{Inner: h.Inner.WithGroup(name)}
 }
 
-// Refusals is what a response writer implements to hear the refusal code
-// a door answered with (problem.Problem.Code).
+// Refusals is what a response writer implements to hear the refusal a door
+// answered with: the door (DoorREST, DoorOAuth) and the rule's code
+// (problem.Problem.Code, an OAuth error code).
 type Refusals interface {
-	NoteRefusal(code string)
+	NoteRefusal(door, code string)
 }
 
+// Doors that report their refusals.
+const (
+	DoorREST  = "rest"
+	DoorOAuth = "oauth"
+)
+
 // NoteRefusal tells the response writer w (or one it wraps, through
-// Unwrap) that the answer is a refusal with code; nothing if none listens.
-func NoteRefusal(w http.ResponseWriter, code string) {
+// Unwrap) that the answer is door's refusal with code; nothing if none
+// listens.
+func NoteRefusal(w http.ResponseWriter, door, code string) {
 	for w != nil {
 		if n, ok := w.(Refusals); ok {
-			n.NoteRefusal(code)
+			n.NoteRefusal(door, code)
 			return
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })

@@ -76,10 +76,10 @@ func TestHandler(t *testing.T) {
 
 type listener struct {
 	http.ResponseWriter
-	code string
+	door, code string
 }
 
-func (l *listener) NoteRefusal(code string) { l.code = code }
+func (l *listener) NoteRefusal(door, code string) { l.door, l.code = door, code }
 
 type wrapper struct{ http.ResponseWriter }
 
@@ -89,10 +89,10 @@ func (w wrapper) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // nothing when none listens.
 func TestNoteRefusal(t *testing.T) {
 	l := &listener{ResponseWriter: httptest.NewRecorder()}
-	reqlog.NoteRefusal(wrapper{wrapper{l}}, "version_conflict")
-	if l.code != "version_conflict" {
-		t.Errorf("the listener heard %q", l.code)
+	reqlog.NoteRefusal(wrapper{wrapper{l}}, reqlog.DoorREST, "version_conflict")
+	if l.door != reqlog.DoorREST || l.code != "version_conflict" {
+		t.Errorf("the listener heard %q %q", l.door, l.code)
 	}
-	reqlog.NoteRefusal(wrapper{httptest.NewRecorder()}, "x") // no listener: no panic
-	reqlog.NoteRefusal(nil, "x")
+	reqlog.NoteRefusal(wrapper{httptest.NewRecorder()}, reqlog.DoorREST, "x") // no listener: no panic
+	reqlog.NoteRefusal(nil, reqlog.DoorREST, "x")
 }

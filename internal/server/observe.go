@@ -22,11 +22,9 @@ import (
 // (a millisecond) to a long poll (service.MaxWait, 25 s).
 var callBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
 
-// Doors a refusal is counted at (foundry_refusals_total's door label).
-const (
-	doorMCP  = "mcp"
-	doorREST = "rest"
-)
+// doorMCP is the MCP tools' door label of foundry_refusals_total (the
+// HTTP doors report theirs: reqlog.DoorREST, reqlog.DoorOAuth).
+const doorMCP = "mcp"
 
 // observer is what one server counts of its calls, on its own registry.
 type observer struct {
@@ -61,7 +59,7 @@ func newObserver(reg prometheus.Registerer, version string) *observer {
 		}, []string{"route"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "foundry_refusals_total",
-			Help: "Calls refused with a rule's code, by door (mcp, rest) and code (version_conflict, invalid_argument, too_many_waiters, …).",
+			Help: "Calls refused with a rule's code, by door (mcp, rest, oauth) and code (version_conflict, invalid_argument, too_many_waiters, rate_limited, invalid_grant, …).",
 		}, []string{"door", "code"}),
 		eventStreams: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "foundry_http_event_streams",
@@ -199,7 +197,7 @@ func (o *observer) observeRequests(l *slog.Logger, next http.Handler) http.Handl
 			o.requests.WithLabelValues(route, strconv.Itoa(status/100)+"xx").Inc()
 			o.reqDuration.WithLabelValues(route).Observe(d.Seconds())
 			if rw.refusal != "" {
-				o.refusals.WithLabelValues(doorREST, rw.refusal).Inc()
+				o.refusals.WithLabelValues(rw.door, rw.refusal).Inc()
 			}
 			if l.Enabled(r.Context(), slog.LevelDebug) {
 				l.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "route", route, "status", status, "duration", d.String())
@@ -236,6 +234,7 @@ type statusWriter struct {
 	r       *http.Request
 	status  int
 	stream  string // the route, once the answer is known to be an event stream
+	door    string // of the refusal
 	refusal string
 }
 
@@ -265,7 +264,7 @@ func (w *statusWriter) Flush() {
 }
 
 // NoteRefusal implements reqlog.Refusals.
-func (w *statusWriter) NoteRefusal(code string) { w.refusal = code }
+func (w *statusWriter) NoteRefusal(door, code string) { w.door, w.refusal = door, code }
 
 // Unwrap lets http.ResponseController reach the connection (deadlines).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

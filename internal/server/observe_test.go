@@ -140,6 +140,28 @@ func TestMetricsCountKnownCalls(t *testing.T) {
 		}
 	}
 
+	// Two refusals of the OAuth endpoints: a registration that is not
+	// JSON, a code that was never issued.
+	oauthCodes := map[string]float64{}
+	for _, c := range []struct{ path, ctype, body string }{
+		{"/register", "text/plain", "{}"},
+		{"/token", "application/x-www-form-urlencoded", "grant_type=authorization_code&code=fdyac_never.issued&client_id=nobody&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcb&code_verifier=" + strings.Repeat("v", 43)},
+	} {
+		resp, err := http.Post(e.URL+c.path, c.ctype, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Error string `json:"error"`
+		}
+		json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode < 400 || resp.StatusCode >= 500 || body.Error == "" {
+			t.Fatalf("POST %s: %d %q", c.path, resp.StatusCode, body.Error)
+		}
+		oauthCodes[body.Error]++
+	}
+
 	b := newBrowser(t, "")
 	if p := b.submit(b.get(e.URL+"/signin"), "", map[string]string{"email": e.Owner.User.Email, "password": "not the password"}); p.Status != http.StatusUnauthorized {
 		t.Fatalf("wrong password: %d", p.Status)
@@ -180,6 +202,11 @@ func TestMetricsCountKnownCalls(t *testing.T) {
 	} {
 		if got := delta(c.name, c.labels...); got != c.want {
 			t.Errorf("%s%v went up by %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	for code, n := range oauthCodes {
+		if got := delta("foundry_refusals_total", "door", "oauth", "code", code); got != n {
+			t.Errorf("foundry_refusals_total{door=oauth,code=%s} went up by %v, want %v", code, got, n)
 		}
 	}
 	// Every route label is a pattern: no raw path (here, no Note's ID).

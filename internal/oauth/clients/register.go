@@ -22,6 +22,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"foundry/internal/auth"
+	"foundry/internal/reqlog"
 	"foundry/internal/store"
 )
 
@@ -162,6 +163,9 @@ func create(ctx context.Context, st store.Store, kind string, m Metadata, now ti
 }
 
 func writeError(w http.ResponseWriter, status int, code, desc string) {
+	if status < 500 {
+		reqlog.NoteRefusal(w, reqlog.DoorOAuth, code)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
