@@ -115,7 +115,8 @@ type Server struct {
 	// MetricsHandler serves Metrics in Prometheus' text format: on Handler
 	// at GET /metrics, unless Config.MetricsOwnAddr.
 	MetricsHandler http.Handler
-	Handler        http.Handler
+	// Handler serves every door.
+	Handler http.Handler
 }
 
 // Toolsets are the MCP toolsets a server can serve (Config.Toolsets).
