@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"foundry/internal/reqlog"
 	"foundry/internal/server"
 )
 
@@ -22,11 +23,13 @@ var logFormats = []string{"text", "json"}
 // object a line (json), at level lvl and above, to w.
 func newLogger(format string, lvl slog.Level, w io.Writer) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lvl}
+	// Wrapped so that a line logged with a request's context, through this
+	// logger or slog's default, carries its request_id.
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return reqlog.NewLogger(slog.New(slog.NewTextHandler(w, opts))), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return reqlog.NewLogger(slog.New(slog.NewJSONHandler(w, opts))), nil
 	}
 	return nil, usagef("--log-format: %q is not %s", format, strings.Join(logFormats, " or "))
 }
