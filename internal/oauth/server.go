@@ -206,7 +206,7 @@ func (s *Server) safe(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("oauth: panic", "path", r.URL.Path, "panic", fmt.Sprint(v))
+				s.log.ErrorContext(r.Context(), "oauth: panic", "path", r.URL.Path, "panic", fmt.Sprint(v))
 				http.Error(w, "internal error", http.StatusInternalServerError)
 			}
 		}()

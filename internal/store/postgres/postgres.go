@@ -305,7 +305,7 @@ func (s *Store) run(ctx context.Context, fn func(tx *sql.Tx) error) (err error) 
 	defer tx.Rollback()
 	defer func() {
 		if v := recover(); v != nil {
-			slog.Error("postgres: a write panicked; its transaction is rolled back", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			slog.ErrorContext(ctx, "postgres: a write panicked; its transaction is rolled back", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			err = errPanic
 		}
 	}()

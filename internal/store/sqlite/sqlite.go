@@ -620,7 +620,7 @@ func (s *Store) runJob(ctx context.Context, conn *stmtConn, j *job) (err, lost e
 	if err := s.ctl(ctx, conn, "SAVEPOINT w"); err != nil {
 		return nil, fmt.Errorf("savepoint: %w", err)
 	}
-	ev, err := call(j.fn, conn)
+	ev, err := call(j.ctx, j.fn, conn)
 	conn.closeRows()
 	if err != nil {
 		if rbErr := s.ctl(ctx, conn, "ROLLBACK TO w"); rbErr != nil {
@@ -640,10 +640,10 @@ func (s *Store) runJob(ctx context.Context, conn *stmtConn, j *job) (err, lost e
 
 // call runs a job, turning a panic into ErrInternal; the panic and its stack
 // go to the log, never to the caller.
-func call(fn func(q store.Querier) (*store.Event, error), q store.Querier) (ev *store.Event, err error) {
+func call(ctx context.Context, fn func(q store.Querier) (*store.Event, error), q store.Querier) (ev *store.Event, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("sqlite writer: a write panicked; it was rolled back", "panic", r, "stack", string(debug.Stack()))
+			slog.ErrorContext(ctx, "sqlite writer: a write panicked; it was rolled back", "panic", r, "stack", string(debug.Stack()))
 			ev, err = nil, ErrInternal
 		}
 	}()
