@@ -175,6 +175,7 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 			defer serveMetrics(mln, srv.MetricsHandler, log)()
 		}
 		hs := server.HTTPServer(srv.Handler, ln.Addr().String())
+		server.TrackConnections(srv.Metrics, hs)
 		errc := make(chan error, 1)
 		go func() { errc <- hs.Serve(ln) }()
 		log.Info("Foundry is serving", "mcp", *publicURL+"/mcp", "data", where(cfg), "version", version)

@@ -3,6 +3,7 @@ package server
 import (
 	"database/sql"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -268,3 +269,26 @@ func (w *statusWriter) NoteRefusal(door, code string) { w.door, w.refusal = door
 
 // Unwrap lets http.ResponseController reach the connection (deadlines).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// TrackConnections counts hs's open client connections (kept-alive idle
+// ones included) in foundry_http_connections on reg, the server's
+// registry. Call it before hs serves.
+func TrackConnections(reg prometheus.Registerer, hs *http.Server) {
+	open := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "foundry_http_connections",
+		Help: "Client connections open now (HTTP/1.1 keep-alive ones idle between requests included).",
+	})
+	reg.MustRegister(open)
+	prev := hs.ConnState
+	hs.ConnState = func(c net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			open.Inc()
+		case http.StateClosed, http.StateHijacked:
+			open.Dec()
+		}
+		if prev != nil {
+			prev(c, st)
+		}
+	}
+}

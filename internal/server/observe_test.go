@@ -563,3 +563,37 @@ func TestToolFaultLoggedWithRequestID(t *testing.T) {
 		t.Errorf("list_notes errors counted: %v, want 1", n)
 	}
 }
+
+// TestMetricsConnections: TrackConnections counts the connections a client
+// holds open, and lets them go when they close.
+func TestMetricsConnections(t *testing.T) {
+	t.Parallel()
+	st, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(st, server.Config{})
+	hs := httptest.NewUnstartedServer(srv.Handler)
+	server.TrackConnections(srv.Metrics, hs.Config)
+	hs.Start()
+	defer func() { hs.Close(); st.Close() }()
+	// Three clients, each with its own kept-alive connection.
+	var clients []*http.Client
+	for range 3 {
+		c := &http.Client{Transport: &http.Transport{}}
+		clients = append(clients, c)
+		resp, err := c.Get(hs.URL + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if n := sample(scrapeHandler(t, srv.Handler), "foundry_http_connections"); n != 3 {
+		t.Errorf("connections open: %v, want 3", n)
+	}
+	for _, c := range clients {
+		c.CloseIdleConnections()
+	}
+	waitFor(t, "the connections to close", func() bool { return sample(scrapeHandler(t, srv.Handler), "foundry_http_connections") == 0 })
+}
