@@ -83,6 +83,15 @@ func newObserver(reg prometheus.Registerer, version string) *observer {
 	return o
 }
 
+// knowTools makes every tool's ok and error counts exist from the start, at
+// 0, so that a rate over them is defined before the first call.
+func (o *observer) knowTools(tools []*mcpserver.Tool) {
+	for _, t := range tools {
+		o.toolCalls.WithLabelValues(t.Def.Name, mcpserver.OutcomeOK)
+		o.toolCalls.WithLabelValues(t.Def.Name, mcpserver.OutcomeError)
+	}
+}
+
 // toolCall is mcpserver.Options.Observe.
 func (o *observer) toolCall(tool, outcome string, d time.Duration) {
 	o.toolCalls.WithLabelValues(tool, outcome).Inc()

@@ -48,19 +48,14 @@ func scrape(t *testing.T, base string) map[string]*dto.MetricFamily {
 	return fams
 }
 
-// sample is the value of the family's metric with exactly these labels
-// (a counter's or a gauge's value, a histogram's count); 0 if none.
-func sample(fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
-	f := fams[name]
-	if f == nil {
-		return 0
-	}
+// findMetric is the family's metric with exactly these labels, or nil.
+func findMetric(fams map[string]*dto.MetricFamily, name string, labels ...string) *dto.Metric {
 	want := map[string]string{}
 	for i := 0; i+1 < len(labels); i += 2 {
 		want[labels[i]] = labels[i+1]
 	}
 next:
-	for _, m := range f.GetMetric() {
+	for _, m := range fams[name].GetMetric() {
 		if len(m.GetLabel()) != len(want) {
 			continue
 		}
@@ -69,14 +64,24 @@ next:
 				continue next
 			}
 		}
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue()
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue()
-		case m.Histogram != nil:
-			return float64(m.GetHistogram().GetSampleCount())
-		}
+		return m
+	}
+	return nil
+}
+
+// sample is the value of the family's metric with exactly these labels
+// (a counter's or a gauge's value, a histogram's count); 0 if none.
+func sample(fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
+	m := findMetric(fams, name, labels...)
+	switch {
+	case m == nil:
+		return 0
+	case m.Counter != nil:
+		return m.GetCounter().GetValue()
+	case m.Gauge != nil:
+		return m.GetGauge().GetValue()
+	case m.Histogram != nil:
+		return float64(m.GetHistogram().GetSampleCount())
 	}
 	return 0
 }
@@ -226,6 +231,10 @@ func TestMetricsCountKnownCalls(t *testing.T) {
 	}
 	if sample(after, "foundry_password_hash_slots") < 1 {
 		t.Errorf("foundry_password_hash_slots is %v", sample(after, "foundry_password_hash_slots"))
+	}
+	// A tool never called is there, at 0.
+	if f := findMetric(after, "foundry_mcp_tool_calls_total", "tool", "add_note_source", "outcome", "error"); f == nil || f.GetCounter().GetValue() != 0 {
+		t.Errorf("foundry_mcp_tool_calls_total{tool=add_note_source,outcome=error} is %v, want present at 0", f)
 	}
 	if n := sample(after, "foundry_build_info", "version", "dev"); n != 1 {
 		t.Errorf("foundry_build_info{version=dev} = %v, want 1", n)

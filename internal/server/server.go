@@ -195,6 +195,7 @@ func New(st store.Store, c Config) *Server {
 	mux.HandleFunc("GET /healthz", serveHealth)
 	mux.HandleFunc("GET /readyz", ready.serveReady)
 	registerParts(metrics, raw, svc, h, people)
+	obs.knowTools(h.Tools())
 	metricsHandler := promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})
 	if !c.MetricsOwnAddr {
 		mux.Handle("GET /metrics", metricsHandler)
