@@ -48,6 +48,8 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target (GOGC); a higher value trades memory for less CPU per MCP call; -1 keeps the runtime default")
 	memLimit := fs.String("memory-limit", "256MiB", "soft memory cap for the Go runtime (GOMEMLIMIT), so a high --gc-percent stays bounded")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	logFormat := fs.String("log-format", "text", "log lines as text (key=value) or json (one object a line); each line of a request has its request_id")
+	metricsAddr := fs.String("metrics-addr", "", "serve GET /metrics only on this HOST:PORT, e.g. 127.0.0.1:9090 (default: on --addr)")
 	waitersPerToken := fs.Int("max-waiters-per-token", 8, "concurrent long polls (event polls that wait) and subscription streams one token may hold, each")
 	waitersPerNode := fs.Int("max-waiters-per-node", 1024, "concurrent long polls and subscription streams this server holds, each")
 	hashes := fs.Int("max-password-hashes", 0, "password checks (sign-ins) computed at once, 19 MiB each; others wait up to 2 s, then get 429 (0: a quarter of --memory-limit, at most one per CPU)")
@@ -85,7 +87,10 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+		log, err := newLogger(*logFormat, lvl, os.Stderr)
+		if err != nil {
+			return err
+		}
 		slog.SetDefault(log)
 		tuneGC(*gcPercent, limit)
 
@@ -96,6 +101,14 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 			return fmt.Errorf("listen on %s: %w (choose another with --addr)", *addr, err)
 		}
 		defer ln.Close()
+		mln, err := listenMetrics(*metricsAddr, ln.Addr().String())
+		if err != nil {
+			return err
+		}
+		cfg.MetricsOwnAddr = mln != nil
+		if mln != nil {
+			defer mln.Close()
+		}
 		if *publicURL == "" {
 			*publicURL = "http://" + ln.Addr().String()
 		}
@@ -158,7 +171,11 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 				"email", setup.email, "link", setup.link, "or", fmt.Sprintf("%s user passwd %s %s --password-stdin", self, setup.email, d.arg()))
 		}
 
+		if mln != nil {
+			defer serveMetrics(mln, srv.MetricsHandler, log)()
+		}
 		hs := server.HTTPServer(srv.Handler, ln.Addr().String())
+		server.TrackConnections(srv.Metrics, hs)
 		errc := make(chan error, 1)
 		go func() { errc <- hs.Serve(ln) }()
 		log.Info("Foundry is serving", "mcp", *publicURL+"/mcp", "data", where(cfg), "version", version)

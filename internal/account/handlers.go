@@ -104,7 +104,8 @@ func (m *Manager) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	addr := clientKey(r)
 	if wait := max(m.byAccount.wait(acct, now), m.byAddress.wait(addr, now)); wait > 0 {
-		m.log.Warn("sign-in throttled", "email", acct, "address", addr, "retry_after", wait.Round(time.Second).String())
+		m.countSignIn(SignInThrottled)
+		m.log.WarnContext(r.Context(), "sign-in throttled", "email", acct, "address", addr, "retry_after", wait.Round(time.Second).String())
 		w.Header().Set("Retry-After", retryAfter(wait))
 		d.Error = "Too many failed sign-ins for this account or from this address. Try again " + retryText(wait, now.Add(wait)) + "."
 		Render(w, http.StatusTooManyRequests, "Sign in to Foundry", signinPage, d)
@@ -112,7 +113,8 @@ func (m *Manager) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	u, ok, err := m.verify(r.Context(), acct, err == nil, pw)
 	if errors.Is(err, errHashBusy) {
-		m.log.Warn("sign-in refused: every password check slot stayed busy", "address", addr, "waited", m.hashes.wait.String())
+		m.countSignIn(SignInBusy)
+		m.log.WarnContext(r.Context(), "sign-in refused: every password check slot stayed busy", "address", addr, "waited", m.hashes.wait.String())
 		m.hashBusy(w, r, func(text string) {
 			d.Error = text
 			Render(w, http.StatusTooManyRequests, "Sign in to Foundry", signinPage, d)
@@ -120,7 +122,8 @@ func (m *Manager) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		m.log.Error("sign-in", "err", err)
+		m.countSignIn(SignInError)
+		m.log.ErrorContext(r.Context(), "sign-in", "err", err)
 		d.Error = "Something went wrong on the server; try again in a moment."
 		Render(w, http.StatusInternalServerError, "Sign in to Foundry", signinPage, d)
 		return
@@ -128,19 +131,22 @@ func (m *Manager) signin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		m.byAccount.fail(acct, now)
 		m.byAddress.fail(addr, now)
-		m.log.Info("sign-in refused", "email", acct, "address", addr)
+		m.countSignIn(SignInRefused)
+		m.log.InfoContext(r.Context(), "sign-in refused", "email", acct, "address", addr)
 		d.Error = wrongCredentials
 		Render(w, http.StatusUnauthorized, "Sign in to Foundry", signinPage, d)
 		return
 	}
 	m.byAccount.reset(acct)
 	if err := m.startSession(w, r, u); err != nil {
-		m.log.Error("creating a session", "err", err)
+		m.countSignIn(SignInError)
+		m.log.ErrorContext(r.Context(), "creating a session", "err", err)
 		d.Error = "Something went wrong on the server; try again in a moment."
 		Render(w, http.StatusInternalServerError, "Sign in to Foundry", signinPage, d)
 		return
 	}
-	m.log.Info("signed in", "user", u.ID, "address", addr)
+	m.countSignIn(SignInOK)
+	m.log.InfoContext(r.Context(), "signed in", "user", u.ID, "address", addr)
 	http.Redirect(w, r, d.Next, http.StatusSeeOther)
 }
 
@@ -176,12 +182,12 @@ func (m *Manager) verify(ctx context.Context, email string, wellFormed bool, pw 
 	ok = ok && u.ID != ""
 	if ok && rehash != "" && hashErr == nil {
 		if done, err := m.st.RehashPassword(ctx, u.ID, u.PasswordHash, rehash); err != nil {
-			m.log.Error("storing a password hashed anew; the old hash stays and still works", "user", u.ID, "err", err)
+			m.log.ErrorContext(ctx, "storing a password hashed anew; the old hash stays and still works", "user", u.ID, "err", err)
 		} else if done {
-			m.log.Info("password hashed anew with the current parameters", "user", u.ID)
+			m.log.InfoContext(ctx, "password hashed anew with the current parameters", "user", u.ID)
 		}
 	} else if hashErr != nil {
-		m.log.Error("hashing a password anew; the old hash stays and still works", "user", u.ID, "err", hashErr)
+		m.log.ErrorContext(ctx, "hashing a password anew; the old hash stays and still works", "user", u.ID, "err", hashErr)
 	}
 	return u, ok, nil
 }
@@ -237,7 +243,7 @@ func (m *Manager) signout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := m.st.DeleteSession(r.Context(), p.Session.Hash); err != nil {
-		m.log.Error("ending a session", "err", err)
+		m.log.ErrorContext(r.Context(), "ending a session", "err", err)
 		Render(w, http.StatusInternalServerError, "Sign out", messagePage, message{Text: "Something went wrong on the server, so you are still signed in; try again in a moment.", Error: true})
 		return
 	}
@@ -264,7 +270,7 @@ func (m *Manager) setupForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		m.log.Error("reading a setup link", "err", err)
+		m.log.ErrorContext(r.Context(), "reading a setup link", "err", err)
 		Render(w, http.StatusInternalServerError, "Set your password", messagePage, message{Text: "Something went wrong on the server; open the link again in a moment.", Error: true})
 		return
 	}
@@ -287,7 +293,7 @@ func (m *Manager) setup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		m.log.Error("reading a setup link", "err", err)
+		m.log.ErrorContext(r.Context(), "reading a setup link", "err", err)
 		Render(w, http.StatusInternalServerError, "Set your password", messagePage, message{Text: "Something went wrong on the server; try again in a moment.", Error: true})
 		return
 	}
@@ -311,7 +317,7 @@ func (m *Manager) setup(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	} else if err != nil || hash == "" {
-		m.log.Error("hashing a password", "err", err)
+		m.log.ErrorContext(r.Context(), "hashing a password", "err", err)
 		d.Error = "Something went wrong on the server and the password was not set; try again in a moment."
 		Render(w, http.StatusInternalServerError, "Set your password", setupPage, d)
 		return
@@ -319,7 +325,7 @@ func (m *Manager) setup(w http.ResponseWriter, r *http.Request) {
 	// The link is spent first, atomically: of two uses at once, one wins.
 	won, err := m.st.SetGrantState(r.Context(), store.GrantSetup, g.Hash, []string{store.GrantActive}, store.GrantUsed)
 	if err != nil {
-		m.log.Error("using a setup link", "err", err)
+		m.log.ErrorContext(r.Context(), "using a setup link", "err", err)
 		d.Error = "Something went wrong on the server and the password was not set; try again in a moment."
 		Render(w, http.StatusInternalServerError, "Set your password", setupPage, d)
 		return
@@ -329,16 +335,16 @@ func (m *Manager) setup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := m.st.SetPassword(r.Context(), u.ID, hash); err != nil {
-		m.log.Error("setting a password", "user", u.ID, "err", err)
+		m.log.ErrorContext(r.Context(), "setting a password", "user", u.ID, "err", err)
 		Render(w, http.StatusInternalServerError, "Set your password", messagePage, message{Text: "Something went wrong on the server and the password was not set; ask for a new link (foundry user passwd EMAIL).", Error: true})
 		return
 	}
 	if err := m.st.RevokeGrants(r.Context(), setupRequest(u.ID), store.GrantSetup); err != nil {
-		m.log.Error("voiding older setup links", "user", u.ID, "err", err)
+		m.log.ErrorContext(r.Context(), "voiding older setup links", "user", u.ID, "err", err)
 	}
-	m.log.Info("password set with a setup link", "user", u.ID)
+	m.log.InfoContext(r.Context(), "password set with a setup link", "user", u.ID)
 	if err := m.startSession(w, r, u); err != nil {
-		m.log.Error("creating a session", "err", err)
+		m.log.ErrorContext(r.Context(), "creating a session", "err", err)
 		http.Redirect(w, r, "/signin", http.StatusSeeOther)
 		return
 	}

@@ -61,6 +61,7 @@ type Manager struct {
 	byAccount *throttle
 	byAddress *throttle
 	hashes    *hashGate
+	signIns   signInStats
 }
 
 var _ auth.People = (*Manager)(nil)
@@ -153,14 +154,14 @@ func (m *Manager) Current(r *http.Request) (auth.Person, bool) {
 	s, err := m.st.SessionByHash(r.Context(), auth.HashToken(c.Value), m.now())
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
-			m.log.Error("reading a session", "err", err)
+			m.log.ErrorContext(r.Context(), "reading a session", "err", err)
 		}
 		return auth.Person{}, false
 	}
 	u, err := m.st.UserByID(r.Context(), s.User)
 	if err != nil || u.Workspace != s.Workspace {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			m.log.Error("reading a session's user", "err", err)
+			m.log.ErrorContext(r.Context(), "reading a session's user", "err", err)
 		}
 		return auth.Person{}, false
 	}

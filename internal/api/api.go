@@ -27,6 +27,7 @@ import (
 	"foundry/internal/auth"
 	"foundry/internal/note"
 	"foundry/internal/problem"
+	"foundry/internal/reqlog"
 	"foundry/internal/service"
 )
 
@@ -212,8 +213,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			h.log.Error("api: handler panicked", "path", r.URL.Path, "panic", v)
-			writeProblem(w, http.StatusInternalServerError, problem.New(problem.Internal, "", "Foundry failed to answer; the error was logged, try again"))
+			h.log.ErrorContext(r.Context(), "api: handler panicked", "path", r.URL.Path, "panic", v)
+			writeProblem(w, http.StatusInternalServerError, internalProblem(r))
 		}
 	}()
 	w.Header().Set("Cache-Control", "no-store")
@@ -358,6 +359,16 @@ func (h *handler) internal(w http.ResponseWriter, r *http.Request, err error) {
 	if r.Context().Err() != nil {
 		return // the caller left
 	}
-	h.log.Error("api: request failed", "path", r.URL.Path, "cause", err)
-	writeProblem(w, http.StatusInternalServerError, problem.New(problem.Internal, "", "Foundry failed to answer; the error was logged, try again"))
+	h.log.ErrorContext(r.Context(), "api: request failed", "path", r.URL.Path, "cause", err)
+	writeProblem(w, http.StatusInternalServerError, internalProblem(r))
+}
+
+// internalProblem answers a fault: no cause, only the request ID the log
+// lines of it carry, for the operator to find them.
+func internalProblem(r *http.Request) *problem.Problem {
+	p := problem.New(problem.Internal, "", "Foundry failed to answer; the error was logged, try again")
+	if id := reqlog.ID(r.Context()); id != "" {
+		p = p.With("request_id", id)
+	}
+	return p
 }

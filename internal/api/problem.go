@@ -12,6 +12,7 @@ import (
 	"foundry/internal/auth"
 	"foundry/internal/note"
 	"foundry/internal/problem"
+	"foundry/internal/reqlog"
 	"foundry/internal/service"
 )
 
@@ -157,6 +158,9 @@ func writeProblem(w http.ResponseWriter, status int, p *problem.Problem) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"type":"`+ProblemType+`internal_error","title":"Internal error","status":500,"code":"internal_error","error":"internal_error","detail":"the answer could not be encoded","message":"the answer could not be encoded"}`)
 	}
+	if status < 500 {
+		reqlog.NoteRefusal(w, reqlog.DoorREST, p.Code)
+	}
 	w.Header().Set("Content-Type", ProblemContentType)
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
@@ -235,7 +239,7 @@ func (h *handler) inRESTWords(r *http.Request, p *problem.Problem) *problem.Prob
 				if changes, err := h.svc.ChangesSince(r.Context(), cl.svc, noteID, since); err == nil {
 					c.Details["changes"] = versionEntries(changes)
 				} else if r.Context().Err() == nil {
-					h.log.Error("api: reading what changed for a conflict", "path", r.URL.Path, "cause", err)
+					h.log.ErrorContext(r.Context(), "api: reading what changed for a conflict", "path", r.URL.Path, "cause", err)
 				}
 			}
 		}

@@ -63,6 +63,9 @@ type Options struct {
 	// that is unknown, expired, revoked or meant for another resource.
 	// Default: personal access tokens only (auth.Verify).
 	Verify auth.Verifier
+	// Observe, if set, hears every tool call: the tool's name, its outcome
+	// (Outcome) and how long it took. It must not block.
+	Observe func(tool, outcome string, d time.Duration)
 }
 
 // Handler serves /mcp.
@@ -112,6 +115,7 @@ func New(svc *service.Service, opts Options) *Handler {
 		streams: service.NewGate(opts.MaxStreamsPerToken, opts.MaxStreamsPerNode)}
 	for _, t := range h.all {
 		t.Log = h.log // tool faults and panics go to the endpoint's logger
+		t.Observe = opts.Observe
 	}
 	if svc != nil {
 		svc.Store.OnChange(h.broadcast)
@@ -397,7 +401,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, id json.R
 					return p, true
 				}
 				if !errors.Is(err, auth.ErrInvalidToken) {
-					h.log.Error("verify token", "err", err)
+					h.log.ErrorContext(r.Context(), "verify token", "err", err)
 					writeRPCError(w, http.StatusInternalServerError, id, -32603, "internal error")
 					return auth.Principal{}, false
 				}
@@ -548,7 +552,7 @@ func (h *Handler) build(toolsets []string, readOnly, subs bool) *variant {
 	if subs {
 		opts.Capabilities.Resources = &mcp.ResourceCapabilities{Subscribe: true}
 		opts.SubscribeHandler = func(ctx context.Context, req *mcp.SubscribeRequest) (err error) {
-			defer h.recoverTo(&err, "resources/subscribe")
+			defer h.recoverTo(ctx, &err, "resources/subscribe")
 			// Without sessions a 2025-11-25 resources/subscribe has no stream
 			// to deliver on; say what works instead.
 			if ip := req.Session.InitializeParams(); ip == nil || ip.ProtocolVersion < "2026-07-28" {

@@ -15,12 +15,12 @@ var errInternal = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "inte
 // recoverTo turns a panic in an SDK goroutine (which would end the process)
 // into an internal error for that one call, logged with its stack. Use it
 // deferred; errp may be nil.
-func (h *Handler) recoverTo(errp *error, what string) {
+func (h *Handler) recoverTo(ctx context.Context, errp *error, what string) {
 	v := recover()
 	if v == nil {
 		return
 	}
-	h.log.Error("panic", "in", what, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	h.log.ErrorContext(ctx, "panic", "in", what, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 	if errp != nil {
 		*errp = errInternal
 	}
@@ -29,7 +29,7 @@ func (h *Handler) recoverTo(errp *error, what string) {
 // recoverMiddleware wraps every method the SDK dispatches.
 func (h *Handler) recoverMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
-		defer h.recoverTo(&err, method)
+		defer h.recoverTo(ctx, &err, method)
 		return next(ctx, method, req)
 	}
 }

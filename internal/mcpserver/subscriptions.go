@@ -54,7 +54,7 @@ func (h *Handler) addSubscriptions(srv *mcp.Server) {
 	srv.AddReceivingMiddleware(h.guardListen)
 	srv.AddSendingMiddleware(h.guardPush)
 	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (_ *mcp.ReadResourceResult, err error) {
-		defer h.recoverTo(&err, "resources/read")
+		defer h.recoverTo(ctx, &err, "resources/read")
 		typ, id, ok := parseURI(req.Params.URI)
 		if !ok {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
@@ -72,7 +72,7 @@ func (h *Handler) addSubscriptions(srv *mcp.Server) {
 		if err != nil {
 			var pr *problem.Problem
 			if !errors.As(err, &pr) {
-				h.log.Error("resources/read", "uri", req.Params.URI, "err", err)
+				h.log.ErrorContext(ctx, "resources/read", "uri", req.Params.URI, "err", err)
 			}
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
@@ -100,7 +100,7 @@ func (h *Handler) broadcast(typ, id string) {
 	}
 	uri := ResourceURI(typ, id)
 	go func() {
-		defer h.recoverTo(nil, "broadcast "+uri)
+		defer h.recoverTo(context.Background(), nil, "broadcast "+uri)
 		for _, s := range srvs {
 			s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 		}
@@ -150,7 +150,7 @@ func (h *Handler) canSee(ctx context.Context, p auth.Principal, uri string) erro
 	if err != nil {
 		var pr *problem.Problem
 		if !errors.As(err, &pr) {
-			h.log.Error("subscription check", "uri", short(uri), "err", err)
+			h.log.ErrorContext(ctx, "subscription check", "uri", short(uri), "err", err)
 		}
 		return errors.New("resource " + short(uri) + " was not found")
 	}
@@ -227,7 +227,7 @@ func (h *Handler) guardPush(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "notifications/resources/updated" {
 			return next(ctx, method, req)
 		}
-		defer h.recoverTo(&err, method)
+		defer h.recoverTo(ctx, &err, method)
 		wt := h.watcherOf(req.GetSession())
 		up, _ := req.GetParams().(*mcp.ResourceUpdatedNotificationParams)
 		if wt == nil || up == nil {
@@ -237,7 +237,7 @@ func (h *Handler) guardPush(next mcp.MethodHandler) mcp.MethodHandler {
 			if errors.Is(err, auth.ErrInvalidToken) {
 				wt.stop() // the token is gone: so is its stream
 			} else {
-				h.log.Error("re-check a subscription's token", "err", err)
+				h.log.ErrorContext(ctx, "re-check a subscription's token", "err", err)
 			}
 			return nil, nil
 		}

@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,12 +41,14 @@ type Tool struct {
 	// returns the structured result, a *problem.Problem, or a fault.
 	Handle func(ctx context.Context, p auth.Principal, args json.RawMessage) (any, error)
 	// Log receives faults and panics (nil: slog.Default()).
-	Log    *slog.Logger
-	hint   hint // the tool's own next step for a refusal (wording.go)
-	schema *jsonschema.Resolved
-	raw    map[string]any // the input schema as data, to locate failures
-	quick  *quickSchema   // the common case of schema, checked without reflection
-	subs   sync.Map       // schema pointer → *jsonschema.Resolved
+	Log *slog.Logger
+	// Observe, if set, hears every call's outcome (Options.Observe).
+	Observe func(tool, outcome string, d time.Duration)
+	hint    hint // the tool's own next step for a refusal (wording.go)
+	schema  *jsonschema.Resolved
+	raw     map[string]any // the input schema as data, to locate failures
+	quick   *quickSchema   // the common case of schema, checked without reflection
+	subs    sync.Map       // schema pointer → *jsonschema.Resolved
 }
 
 // sdkDef is Def as the SDK server holds it: the same tool with its schemas
@@ -160,7 +163,46 @@ func securitySchemes(scope string) []map[string]any {
 // Whatever the HTTP front saw, the scope is checked here again, and every
 // answer is a tool result: a refusal is a *problem.Problem, anything else
 // (a fault, a panic) is a generic internal_error, logged, never its text.
-func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+func (t *Tool) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if t.Observe == nil {
+		return t.run(ctx, req)
+	}
+	start := time.Now()
+	res, err := t.run(ctx, req)
+	t.Observe(t.Def.Name, Outcome(res, err), time.Since(start))
+	return res, err
+}
+
+// Outcome names how a tool call ended, for the metrics: OutcomeOK, the
+// refusal's code (version_conflict, invalid_argument, …), or OutcomeError
+// for a fault (internal_error).
+func Outcome(res *mcp.CallToolResult, err error) string {
+	if err != nil || res == nil {
+		return OutcomeError
+	}
+	if !res.IsError {
+		return OutcomeOK
+	}
+	var p struct {
+		Code string `json:"error"`
+	}
+	if b, ok := res.StructuredContent.(json.RawMessage); ok {
+		json.Unmarshal(b, &p)
+	}
+	if p.Code == "" || p.Code == problem.Internal {
+		return OutcomeError
+	}
+	return p.Code
+}
+
+// Outcomes of a tool call besides a refusal's code.
+const (
+	OutcomeOK    = "ok"
+	OutcomeError = "error"
+)
+
+// run is call without the observer.
+func (t *Tool) run(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = t.internalError(ctx, "tool panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack())), nil

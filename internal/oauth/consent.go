@@ -15,6 +15,7 @@ import (
 	"foundry/internal/account"
 	"foundry/internal/auth"
 	"foundry/internal/oauth/clients"
+	"foundry/internal/reqlog"
 	"foundry/internal/store"
 )
 
@@ -252,7 +253,9 @@ func (s *Server) approve(ctx context.Context, w http.ResponseWriter, ar fosite.A
 func (s *Server) authorizeError(ctx context.Context, w http.ResponseWriter, ar fosite.AuthorizeRequester, err error) {
 	rfc := fosite.ErrorToRFC6749Error(err)
 	if rfc.CodeField >= 500 {
-		s.log.Error("oauth: authorize", "err", err, "debug", rfc.DebugField)
+		s.log.ErrorContext(ctx, "oauth: authorize", "err", err, "debug", rfc.DebugField)
+	} else {
+		reqlog.NoteRefusal(w, reqlog.DoorOAuth, rfc.ErrorField)
 	}
 	if ar == nil || !ar.IsRedirectURIValid() {
 		msg := rfc.ErrorField + ": " + rfc.GetDescription()
@@ -344,7 +347,7 @@ func (s *Server) consentPage(ctx context.Context, w http.ResponseWriter, r *http
 	list := func(typ string, grant []string, approved bool) []choice {
 		rs, err := s.st.List(ctx, store.ListQuery{Workspace: p.User.Workspace, Type: typ, ApprovedOnly: approved, Limit: listLimit})
 		if err != nil {
-			s.log.Warn("oauth: consent list", "type", typ, "err", err)
+			s.log.WarnContext(ctx, "oauth: consent list", "type", typ, "err", err)
 			return nil
 		}
 		if len(rs) == listLimit {

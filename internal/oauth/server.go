@@ -26,6 +26,7 @@ import (
 	"github.com/ory/fosite/token/hmac"
 
 	"foundry/internal/auth"
+	"foundry/internal/reqlog"
 	"foundry/internal/store"
 )
 
@@ -205,7 +206,7 @@ func (s *Server) safe(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("oauth: panic", "path", r.URL.Path, "panic", fmt.Sprint(v))
+				s.log.ErrorContext(r.Context(), "oauth: panic", "path", r.URL.Path, "panic", fmt.Sprint(v))
 				http.Error(w, "internal error", http.StatusInternalServerError)
 			}
 		}()
@@ -335,7 +336,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) accessError(ctx context.Context, w http.ResponseWriter, ar fosite.AccessRequester, err error) {
 	if rfc := fosite.ErrorToRFC6749Error(err); rfc.CodeField >= 500 {
-		s.log.Error("oauth: token endpoint", "err", err, "debug", rfc.DebugField)
+		s.log.ErrorContext(ctx, "oauth: token endpoint", "err", err, "debug", rfc.DebugField)
+	} else {
+		reqlog.NoteRefusal(w, reqlog.DoorOAuth, rfc.ErrorField)
 	}
 	if ar == nil {
 		ar = fosite.NewAccessRequest(&session{})
@@ -349,7 +352,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	err := s.provider.NewRevocationRequest(ctx, r)
 	if err != nil {
 		if rfc := fosite.ErrorToRFC6749Error(err); rfc.CodeField >= 500 {
-			s.log.Error("oauth: revocation", "err", err, "debug", rfc.DebugField)
+			s.log.ErrorContext(r.Context(), "oauth: revocation", "err", err, "debug", rfc.DebugField)
 		}
 	}
 	s.provider.WriteRevocationResponse(ctx, w, err)

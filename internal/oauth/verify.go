@@ -105,7 +105,7 @@ func (s *Server) touch(ctx context.Context, id string, now time.Time, record fun
 	s.touchMu.Unlock()
 	if due {
 		if err := record(ctx, id, now.UTC()); err != nil {
-			s.log.Warn("oauth: record last use", "id", id, "err", err)
+			s.log.WarnContext(ctx, "oauth: record last use", "id", id, "err", err)
 		}
 	}
 }

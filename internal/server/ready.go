@@ -76,7 +76,7 @@ func (r *Readiness) serveReady(w http.ResponseWriter, req *http.Request) {
 	case r.Draining():
 		body["status"], code = "draining", http.StatusServiceUnavailable
 	case err != nil:
-		r.log.Error("readyz: store unavailable", "err", err)
+		r.log.ErrorContext(req.Context(), "readyz: store unavailable", "err", err)
 		body["status"], code = "unavailable", http.StatusServiceUnavailable
 		body["error"] = "the store does not answer; see the server log"
 	}

@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"foundry/internal/mcpserver"
 	"foundry/internal/oauth"
 	"foundry/internal/oauth/clients"
+	"foundry/internal/reqlog"
 	"foundry/internal/sandbox"
 	"foundry/internal/service"
 	"foundry/internal/store"
@@ -56,6 +58,10 @@ type Config struct {
 	AccessTokenLifespan time.Duration
 	RegisterRate        int
 	ClientMetadataHTTP  *http.Client
+
+	// MetricsOwnAddr: /metrics is not served on Handler; the caller serves
+	// Server.MetricsHandler on its own address (serve --metrics-addr).
+	MetricsOwnAddr bool
 }
 
 // OpenStore opens the configured store and applies migrations, the Notes
@@ -106,6 +112,10 @@ type Server struct {
 	// Metrics is this server's Prometheus registry, served at /metrics:
 	// each part registers its own collectors on it.
 	Metrics *prometheus.Registry
+	// MetricsHandler serves Metrics in Prometheus' text format: on Handler
+	// at GET /metrics, unless Config.MetricsOwnAddr.
+	MetricsHandler http.Handler
+	// Handler serves every door.
 	Handler http.Handler
 }
 
@@ -117,6 +127,10 @@ func New(st store.Store, c Config) *Server {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
+	c.Logger = reqlog.NewLogger(c.Logger) // a request's log lines carry its request_id
+	metrics := newMetrics()
+	obs := newObserver(metrics, c.Version)
+	raw := st
 	// Every call verifies its token: from memory, re-checked in the store
 	// at most every store.TokenRecheck (see store.WithTokenCache).
 	st = store.WithTokenCache(st)
@@ -134,6 +148,7 @@ func New(st store.Store, c Config) *Server {
 		PublicURL: c.PublicURL, Toolsets: c.Toolsets, ReadOnly: c.ReadOnly, AllowedOrigins: c.Origins,
 		Version: c.Version, Logger: c.Logger, ReviewPage: reviewPage,
 		ListenLifetime: c.ListenLifetime, MaxStreamsPerToken: c.StreamsPerToken, MaxStreamsPerNode: c.StreamsPerNode,
+		Observe: obs.toolCall,
 	}
 	issuer := publicURL
 	if issuer == "" {
@@ -174,10 +189,17 @@ func New(st store.Store, c Config) *Server {
 	}
 	mux.Handle(api.Prefix, api.New(svc, people, api.Options{Logger: c.Logger, Verify: mcpOpts.Verify}))
 	ready := newReadiness(st, c.Logger)
+	// The store a Server is built on has been migrated (OpenStore, or the
+	// store's own Open).
+	ready.SetDetail("migrations", func() any { return "done" })
 	mux.HandleFunc("GET /healthz", serveHealth)
 	mux.HandleFunc("GET /readyz", ready.serveReady)
-	metrics := newMetrics()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(metrics, promhttp.HandlerOpts{}))
+	registerParts(metrics, raw, svc, h, people)
+	obs.knowTools(h.Tools())
+	metricsHandler := promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})
+	if !c.MetricsOwnAddr {
+		mux.Handle("GET /metrics", metricsHandler)
+	}
 	// The people's web app takes / and its client routes (/notes, …) and
 	// its own assets, ahead of every other door: the sign-in pages'
 	// signed-in page at / gives way to it.
@@ -197,8 +219,8 @@ func New(st store.Store, c Config) *Server {
 		sb.Mount(mux)
 	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
-		Ready: ready, Metrics: metrics,
-		Handler: Recover(c.Logger, logRequests(c.Logger, root))}
+		Ready: ready, Metrics: metrics, MetricsHandler: metricsHandler,
+		Handler: obs.observeRequests(c.Logger, Recover(c.Logger, root))}
 }
 
 // anyOrigin lets any web origin read a public document, without
@@ -259,7 +281,7 @@ func Recover(l *slog.Logger, next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v) // net/http's own way to abort a response
 			}
-			l.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			l.ErrorContext(r.Context(), "panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if rw.wrote {
 				panic(http.ErrAbortHandler) // too late for a status: cut the response
 			}
@@ -267,13 +289,18 @@ func Recover(l *slog.Logger, next http.Handler) http.Handler {
 			for k := range h {
 				delete(h, k)
 			}
+			if id := reqlog.ID(r.Context()); id != "" {
+				h.Set(reqlog.Header, id)
+			}
 			h.Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusInternalServerError)
 			if strings.HasPrefix(r.URL.Path, "/mcp") {
-				w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}` + "\n"))
+				body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32603, "message": "internal error", "data": map[string]string{"request_id": reqlog.ID(r.Context())}}})
+				w.Write(append(body, '\n'))
 				return
 			}
-			w.Write([]byte(`{"error":"internal","message":"internal error; see the server log"}` + "\n"))
+			body, _ := json.Marshal(map[string]string{"error": "internal", "message": "internal error; see the server log", "request_id": reqlog.ID(r.Context())})
+			w.Write(append(body, '\n'))
 		}()
 		next.ServeHTTP(rw, r)
 	})
@@ -304,12 +331,3 @@ func (w *watchWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection (deadlines).
 func (w *watchWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func logRequests(l *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r)
-		if l.Enabled(r.Context(), slog.LevelDebug) {
-			l.Debug("request", "method", r.Method, "path", r.URL.Path)
-		}
-	})
-}

@@ -46,6 +46,8 @@ func (s *Service) PollEvents(ctx context.Context, c Caller, a PollArgs) (EventPa
 				s.waitGate().PerKey, s.waitGate().Total, retry).With("retry_after", retry)
 		}
 		defer release()
+		s.stats.polls.Add(1)
+		defer s.stats.polls.Add(-1)
 	}
 	switch typ {
 	case store.TypeNote:

@@ -123,7 +123,7 @@ func (s *Service) launcherWrite(ctx context.Context, c Caller, roomID, instanceI
 				Result: mustJSON(RoomWritten{RoomID: roomID, Version: cur.Version + 1})}, nil
 		},
 	}
-	out, err := s.Store.Guarded(ctx, m)
+	out, err := s.guardedWrite(ctx, m)
 	if err != nil {
 		return RoomWritten{}, storeProblem(err, m)
 	}

@@ -88,7 +88,7 @@ func (s *Service) CreateNoteFrom(ctx context.Context, c Caller, a CreateNoteArgs
 			return &store.Change{Kind: "note_created", Parts: w.Parts, Result: mustJSON(res)}, nil
 		},
 	}
-	out, err := s.Store.Guarded(ctx, m)
+	out, err := s.guardedWrite(ctx, m)
 	if err != nil {
 		return NoteCreated{}, storeProblem(err, m)
 	}

@@ -261,7 +261,7 @@ func (s *Service) decide(ctx context.Context, ws, user, id, kind string, act fun
 		return Decision{}, s.alreadyDecided(ctx, found)
 	}
 	m := decideMutation(ws, user, found.RoomID, id, kind, act)
-	out, err := s.Store.Guarded(ctx, m)
+	out, err := s.guardedWrite(ctx, m)
 	var kr *store.KeyReusedError
 	var de *decidedError
 	switch {

@@ -108,7 +108,7 @@ func (s *Service) PushRepo(ctx context.Context, c Caller, name string, files map
 				Objects: []store.Object{content}}, nil
 		},
 	}
-	if _, err := s.Store.Guarded(ctx, m); err != nil {
+	if _, err := s.guardedWrite(ctx, m); err != nil {
 		return "", "", storeProblem(err, m)
 	}
 	return id, v.ID, nil

@@ -26,7 +26,7 @@ func (s *Service) CreateRoom(ctx context.Context, c Caller, name string) (RoomSu
 		return RoomSummary{}, err
 	}
 	id := store.NewID("room")
-	_, err = s.Store.Guarded(ctx, store.Mutation{
+	_, err = s.guardedWrite(ctx, store.Mutation{
 		Workspace: c.Workspace, Type: store.TypeRoom, ID: id, Actor: c.actor(),
 		Create: &store.Resource{Owner: c.User, Title: name, Approved: true, Doc: mustJSON(room.New(name))},
 		Apply: func(*store.Resource) (*store.Change, error) {

@@ -27,6 +27,7 @@ type Service struct {
 	heads headCache
 	waits waitState // concurrent long polls (events.go)
 	live  live      // the live fan-out (live.go)
+	stats tally     // writes by outcome, long polls waiting (outcomes.go)
 }
 
 // New returns a Service over s.
@@ -79,7 +80,7 @@ func guarded[T any, PT writeResult[T]](ctx context.Context, s *Service, m store.
 // guardedOut is guarded that also answers the version after the write.
 func guardedOut[T any, PT writeResult[T]](ctx context.Context, s *Service, m store.Mutation) (T, int64, error) {
 	var v T
-	out, err := s.Store.Guarded(ctx, m)
+	out, err := s.guardedWrite(ctx, m)
 	if err != nil {
 		return v, 0, storeProblem(err, m)
 	}

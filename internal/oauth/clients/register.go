@@ -22,6 +22,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"foundry/internal/auth"
+	"foundry/internal/reqlog"
 	"foundry/internal/store"
 )
 
@@ -97,11 +98,11 @@ func (r *Registry) Register(w http.ResponseWriter, req *http.Request) {
 	}
 	c, secret, err := r.create(req.Context(), store.ClientDynamic, m)
 	if err != nil {
-		r.log.Error("client registration failed", "err", err)
+		r.log.ErrorContext(req.Context(), "client registration failed", "err", err)
 		writeError(w, http.StatusInternalServerError, "server_error", "the client could not be stored: try again")
 		return
 	}
-	r.log.Info("client registered", "client_id", c.ID, "name", c.Name, "auth", m.TokenEndpointAuthMethod)
+	r.log.InfoContext(req.Context(), "client registered", "client_id", c.ID, "name", c.Name, "auth", m.TokenEndpointAuthMethod)
 	h.Set("Content-Type", "application/json")
 	h.Set("Pragma", "no-cache")
 	w.WriteHeader(http.StatusCreated)
@@ -162,6 +163,9 @@ func create(ctx context.Context, st store.Store, kind string, m Metadata, now ti
 }
 
 func writeError(w http.ResponseWriter, status int, code, desc string) {
+	if status < 500 {
+		reqlog.NoteRefusal(w, reqlog.DoorOAuth, code)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

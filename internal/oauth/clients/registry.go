@@ -185,7 +185,7 @@ func (r *Registry) Lookup(ctx context.Context, id string) (store.Client, error) 
 		client, ttl, err := r.fetch(context.WithoutCancel(ctx), id)
 		if err != nil {
 			ttl = FailureTTL
-			r.log.Info("client ID metadata document refused", "client_id", excerpt(id), "reason", err.Error())
+			r.log.InfoContext(ctx, "client ID metadata document refused", "client_id", excerpt(id), "reason", err.Error())
 		}
 		e := cached{client: client, err: err, expires: r.now().Add(ttl)}
 		r.put(id, e)

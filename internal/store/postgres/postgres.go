@@ -305,7 +305,7 @@ func (s *Store) run(ctx context.Context, fn func(tx *sql.Tx) error) (err error) 
 	defer tx.Rollback()
 	defer func() {
 		if v := recover(); v != nil {
-			slog.Error("postgres: a write panicked; its transaction is rolled back", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			slog.ErrorContext(ctx, "postgres: a write panicked; its transaction is rolled back", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			err = errPanic
 		}
 	}()
@@ -347,3 +347,8 @@ func (s *Store) Close() error {
 	})
 	return s.closeErr
 }
+
+// SQLDB is the store's connection pool, for its statistics (sql.DBStats:
+// connections open, in use and idle, waits for one); nothing writes
+// through it but the store.
+func (s *Store) SQLDB() *sql.DB { return s.db }

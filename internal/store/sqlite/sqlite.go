@@ -85,6 +85,19 @@ type Store struct {
 	// writer goroutine in the middle of a statement.
 	rolledBack atomic.Bool // a whole transaction was rolled back
 	committing atomic.Bool // the writer is running its COMMIT
+
+	observe atomic.Pointer[func(jobs int, commit time.Duration)] // ObserveCommits
+}
+
+// ObserveCommits makes f hear every group commit the writer runs: how many
+// writes it holds and how long its COMMIT took (the fsync that makes them
+// durable). f runs on the writer goroutine and must not block; nil stops.
+func (s *Store) ObserveCommits(f func(jobs int, commit time.Duration)) {
+	if f == nil {
+		s.observe.Store(nil)
+		return
+	}
+	s.observe.Store(&f)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -541,7 +554,12 @@ func (s *Store) runTx(ctx context.Context, conn *stmtConn, batch []*job) (rest [
 			return batch[i+1:]
 		}
 	}
-	if err := s.commit(ctx, conn, batch); err != nil {
+	start := time.Now()
+	err := s.commit(ctx, conn, batch)
+	if f := s.observe.Load(); f != nil {
+		(*f)(len(batch), time.Since(start))
+	}
+	if err != nil {
 		slog.Error("sqlite writer: COMMIT failed; the batch is answered as not committed", "cause", err, "jobs", len(batch))
 		for _, j := range batch {
 			j.answer(ErrNotCommitted)
@@ -602,7 +620,7 @@ func (s *Store) runJob(ctx context.Context, conn *stmtConn, j *job) (err, lost e
 	if err := s.ctl(ctx, conn, "SAVEPOINT w"); err != nil {
 		return nil, fmt.Errorf("savepoint: %w", err)
 	}
-	ev, err := call(j.fn, conn)
+	ev, err := call(j.ctx, j.fn, conn)
 	conn.closeRows()
 	if err != nil {
 		if rbErr := s.ctl(ctx, conn, "ROLLBACK TO w"); rbErr != nil {
@@ -622,10 +640,10 @@ func (s *Store) runJob(ctx context.Context, conn *stmtConn, j *job) (err, lost e
 
 // call runs a job, turning a panic into ErrInternal; the panic and its stack
 // go to the log, never to the caller.
-func call(fn func(q store.Querier) (*store.Event, error), q store.Querier) (ev *store.Event, err error) {
+func call(ctx context.Context, fn func(q store.Querier) (*store.Event, error), q store.Querier) (ev *store.Event, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("sqlite writer: a write panicked; it was rolled back", "panic", r, "stack", string(debug.Stack()))
+			slog.ErrorContext(ctx, "sqlite writer: a write panicked; it was rolled back", "panic", r, "stack", string(debug.Stack()))
 			ev, err = nil, ErrInternal
 		}
 	}()
