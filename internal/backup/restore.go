@@ -29,6 +29,10 @@ func (e *SchemaError) Error() string {
 		e.Backup, e.Foundry, e.Known, took)
 }
 
+// SchemaVersion is the schema version this build knows (store.SchemaVersion):
+// a backup at a lower one is migrated when a server first opens it.
+func SchemaVersion() int { return store.SchemaVersion() }
+
 // ReadManifest reads the manifest of the backup folder dir and checks that
 // this build can read its format.
 func ReadManifest(dir string) (Manifest, error) {
