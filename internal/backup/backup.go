@@ -243,7 +243,12 @@ func copyDatabase(ctx context.Context, src, dst string) error {
 	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, dst); err != nil {
 		return fmt.Errorf("copy the database %s: %w", src, err)
 	}
-	// VACUUM INTO does not sync what it wrote.
+	// VACUUM INTO makes the file with the default mode and does not sync
+	// what it wrote: the copy holds what the database does (password
+	// hashes, tokens' hashes), so it is the owner's alone, like the data.
+	if err := os.Chmod(dst, 0o600); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(dst, os.O_RDWR, 0)
 	if err != nil {
 		return err
@@ -399,7 +404,7 @@ var (
 // refused. Temporary files of uploads in progress are skipped. The blobs
 // come back sorted by workspace and hash.
 func copyBlobs(ctx context.Context, from, to string, opts Options) ([]Blob, error) {
-	var out []Blob
+	out := []Blob{}
 	var bytes int64
 	last := time.Now()
 	err := walkBlobs(from, func(ws, sha, path string) error {

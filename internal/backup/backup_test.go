@@ -344,6 +344,7 @@ func TestRestoreRefusesTamperedBackup(t *testing.T) {
 	if len(m.Blobs) != 1 || m.Blobs[0].SHA256 != file.File.SHA256 {
 		t.Fatalf("manifest blobs %+v, want the one file's %s", m.Blobs, file.File.SHA256)
 	}
+	assertPrivate(t, good)
 	blob := filepath.Join(backup.BlobsDir, m.Blobs[0].Workspace, m.Blobs[0].SHA256[:2], m.Blobs[0].SHA256[2:])
 	for _, tc := range []struct {
 		name, file, want string
@@ -392,10 +393,27 @@ func TestRestoreRefusesTamperedBackup(t *testing.T) {
 	if _, err := backup.Restore(ctx, good, target, backup.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	assertPrivate(t, target)
 	svc, op := reopen(t, target)
 	if got := fileBytes(t, svc, op, file.NoteID, file.File.ID); string(got) != "the bytes of one file" {
 		t.Errorf("restored file holds %q", got)
 	}
+}
+
+// assertPrivate: a backup or restored folder holds what the database does
+// (password and token hashes): no one but its owner may read any of it.
+func assertPrivate(t *testing.T, dir string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := d.Info()
+		if fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v: others may read it", path, fi.Mode().Perm())
+		}
+		return nil
+	})
 }
 
 func assertNoStaging(t *testing.T, dir string) {
