@@ -53,7 +53,7 @@ func backupFlags(fs *flag.FlagSet) func([]string) error {
 		defer stop()
 		m, err := backup.Backup(ctx, d.data, out, backup.Options{Version: version, Progress: progress(*quiet)})
 		if err != nil {
-			return fmt.Errorf("%w (no backup was written to %s)", err, out)
+			return fmt.Errorf("%w; no backup was written to %s", err, out)
 		}
 		fmt.Printf("backup written to %s: schema version %d, %d workspace(s), %d Note(s), %d version(s), %d blob(s) of %d bytes; database %d bytes, sha256 %s\n",
 			out, m.SchemaVersion, m.Counts.Workspaces, m.Counts.Notes, m.Counts.Versions, m.Counts.Blobs, m.Counts.BlobBytes, m.Database.Size, m.Database.SHA256)
@@ -77,7 +77,7 @@ func restoreFlags(fs *flag.FlagSet) func([]string) error {
 		defer stop()
 		m, err := backup.Restore(ctx, args[0], d.data, backup.Options{Version: version, Progress: progress(*quiet)})
 		if err != nil {
-			return err
+			return fmt.Errorf("%w; nothing was written to %s", err, d.data)
 		}
 		note := ""
 		if m.SchemaVersion < backup.SchemaVersion() {

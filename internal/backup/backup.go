@@ -123,6 +123,9 @@ func Backup(ctx context.Context, dataDir, out string, opts Options) (Manifest, e
 	if err := checkTarget(out, "the backup folder"); err != nil {
 		return Manifest{}, err
 	}
+	if o, d := absPath(out), absPath(dataDir); o != "" && d != "" && isUnder(o, d) {
+		return Manifest{}, fmt.Errorf("the backup folder %s is inside the data folder %s: give a folder elsewhere (on another disk, ideally)", out, dataDir)
+	}
 	tmp, err := makeStaging(out)
 	if err != nil {
 		return Manifest{}, err
@@ -178,6 +181,15 @@ func Backup(ctx context.Context, dataDir, out string, opts Options) (Manifest, e
 	return m, nil
 }
 
+// absPath is path made absolute and clean ("" if it cannot be).
+func absPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	return abs
+}
+
 // checkTarget refuses a folder that holds anything (or a file): a backup or
 // a restore never mixes with what is there.
 func checkTarget(path, what string) error {
@@ -196,7 +208,7 @@ func checkTarget(path, what string) error {
 		return err
 	}
 	if len(entries) > 0 {
-		return fmt.Errorf("%s %s is not empty (it holds %s): give a new or empty folder; nothing was written", what, path, entries[0].Name())
+		return fmt.Errorf("%s %s is not empty (it holds %s): give a new or empty folder", what, path, entries[0].Name())
 	}
 	return nil
 }

@@ -451,6 +451,12 @@ func TestBackupAndRestoreRefuseNonEmptyTargets(t *testing.T) {
 		t.Errorf("the folder's file is now %q, %v", b, err)
 	}
 	assertNoStaging(t, filepath.Dir(full))
+	if _, err := backup.Backup(ctx, data, filepath.Join(data, "backups", "b"), backup.Options{}); err == nil || !strings.Contains(err.Error(), "inside the data folder") {
+		t.Errorf("backup into the data folder: %v, want it refused", err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "backups")); err == nil {
+		t.Error("a refused backup into the data folder made a folder there")
+	}
 	// An empty folder is taken.
 	empty := t.TempDir()
 	if _, err := backup.Restore(ctx, good, empty, backup.Options{}); err != nil {

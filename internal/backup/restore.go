@@ -25,7 +25,7 @@ func (e *SchemaError) Error() string {
 	if e.BackupFoundry != "" {
 		took = fmt.Sprintf(" (it was taken by Foundry %s)", e.BackupFoundry)
 	}
-	return fmt.Sprintf("this backup's database is at schema version %d, newer than this Foundry %s knows (schema version %d)%s: upgrade Foundry to that version or a newer one and restore with it; nothing was written",
+	return fmt.Sprintf("this backup's database is at schema version %d, newer than this Foundry %s knows (schema version %d)%s: upgrade Foundry to that version or a newer one and restore with it",
 		e.Backup, e.Foundry, e.Known, took)
 }
 

@@ -100,10 +100,8 @@ func (s *Schedule) Check() error {
 	if s.Keep < 1 {
 		return fmt.Errorf("--backup-keep: %d keeps no backup; give 1 or more", s.Keep)
 	}
-	if abs, _ := filepath.Abs(s.Dir); abs != "" {
-		if data, _ := filepath.Abs(s.DataDir); data != "" && isUnder(abs, data) {
-			return fmt.Errorf("--backup-dir: %s is inside the data folder %s; keep backups elsewhere (on another disk, ideally)", s.Dir, s.DataDir)
-		}
+	if dir, data := absPath(s.Dir), absPath(s.DataDir); dir != "" && data != "" && isUnder(dir, data) {
+		return fmt.Errorf("--backup-dir: %s is inside the data folder %s; keep backups elsewhere (on another disk, ideally)", s.Dir, s.DataDir)
 	}
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("--backup-dir: %w", err)
