@@ -55,6 +55,10 @@ func backupFlags(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return fmt.Errorf("%w; no backup was written to %s", err, out)
 		}
+		if len(m.MissingBlobs) > 0 {
+			fmt.Fprintf(os.Stderr, "%s backup: warning: %d file(s) named by the database had no bytes in %s (first: %s/%s); the backup holds everything else and lists them under missing_blobs in its manifest\n",
+				self, len(m.MissingBlobs), d.data, m.MissingBlobs[0].Workspace, m.MissingBlobs[0].SHA256)
+		}
 		fmt.Printf("backup written to %s: schema version %d, %d workspace(s), %d Note(s), %d version(s), %d blob(s) of %d bytes; database %d bytes, sha256 %s\n",
 			out, m.SchemaVersion, m.Counts.Workspaces, m.Counts.Notes, m.Counts.Versions, m.Counts.Blobs, m.Counts.BlobBytes, m.Database.Size, m.Database.SHA256)
 		return nil

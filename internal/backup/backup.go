@@ -34,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,6 +64,11 @@ type Manifest struct {
 	Database       File      `json:"database"`
 	Counts         Counts    `json:"counts"`
 	Blobs          []Blob    `json:"blobs"`
+	// MissingBlobs are files the database names whose bytes were not in
+	// the data folder when the backup was taken (lost before it, or never
+	// stored, as in data from early releases): the backup cannot hold
+	// them, and says so rather than refusing to back up the rest.
+	MissingBlobs []Blob `json:"missing_blobs,omitempty"`
 }
 
 // File is one file of a backup.
@@ -153,16 +159,22 @@ func Backup(ctx context.Context, dataDir, out string, opts Options) (Manifest, e
 	}
 	opts.progress("database copied: %d bytes, schema version %d; copying blobs", dbFile.Size, facts.schema)
 
-	blobs, err := copyBlobs(ctx, filepath.Join(dataDir, BlobsDir), filepath.Join(tmp, BlobsDir), opts)
+	from := filepath.Join(dataDir, BlobsDir)
+	blobs, err := copyBlobs(ctx, from, filepath.Join(tmp, BlobsDir), facts.wanted, opts)
 	if err != nil {
 		return Manifest{}, err
 	}
-	if err := checkReferenced(facts.refs, blobs); err != nil {
+	missing, err := lostBlobs(from, facts.refs, blobs)
+	if err != nil {
 		return Manifest{}, err
+	}
+	if len(missing) > 0 {
+		opts.progress("warning: %s", missingText(missing))
 	}
 	m := Manifest{
 		Format: Format, FoundryVersion: opts.Version, SchemaVersion: facts.schema,
 		Created: start.UTC().Truncate(time.Second), Database: dbFile, Counts: facts.counts, Blobs: blobs,
+		MissingBlobs: missing,
 	}
 	m.Counts.Blobs = int64(len(blobs))
 	for _, b := range blobs {
@@ -283,6 +295,17 @@ type facts struct {
 	schema int
 	counts Counts
 	refs   map[Blob]bool // the blobs it names (Size unset)
+	// indexed are the blobs of its blob index (the blobs table, where the
+	// schema has one for SQLite), nil without one.
+	indexed map[Blob]bool
+}
+
+// wanted says whether a blob of the data folder belongs in the backup:
+// every blob the copy names or indexes. A blob stored after the copy was
+// taken is left out, so the restored folder's index and files agree.
+func (f facts) wanted(ws, sha string) bool {
+	k := Blob{Workspace: ws, SHA256: sha}
+	return f.indexed == nil || f.indexed[k] || f.refs[k]
 }
 
 // shaField finds the hashes the files tabs hold ("sha256":"<hex>"), in
@@ -319,16 +342,46 @@ func inspect(ctx context.Context, path string) (facts, error) {
 	f.refs = map[Blob]bool{}
 	// Every text that can hold a files tab: current documents and parts,
 	// and history's documents and parts (snapshots whole; a splice names a
-	// hash whole when it inserted it whole).
-	queries := []string{
-		`SELECT workspace_id, doc FROM resources WHERE instr(doc, '"sha256"') > 0`,
-		`SELECT r.workspace_id, p.data FROM resource_parts p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE instr(p.data, '"sha256"') > 0`,
-		`SELECT r.workspace_id, v.doc FROM resource_versions v JOIN resources r ON r.type = v.type AND r.id = v.id WHERE instr(v.doc, '"sha256"') > 0`,
-		`SELECT r.workspace_id, p.data FROM part_versions p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE instr(p.data, '"sha256"') > 0`,
+	// hash whole when it inserted it whole). A database of an older schema
+	// may not have the parts' tables yet.
+	queries := map[string]string{
+		"resources":         `SELECT workspace_id, doc FROM resources WHERE instr(doc, '"sha256"') > 0`,
+		"resource_parts":    `SELECT r.workspace_id, p.data FROM resource_parts p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE instr(p.data, '"sha256"') > 0`,
+		"resource_versions": `SELECT r.workspace_id, v.doc FROM resource_versions v JOIN resources r ON r.type = v.type AND r.id = v.id WHERE instr(v.doc, '"sha256"') > 0`,
+		"part_versions":     `SELECT r.workspace_id, p.data FROM part_versions p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE instr(p.data, '"sha256"') > 0`,
 	}
-	for _, q := range queries {
+	for table, q := range queries {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil {
+			return facts{}, err
+		}
+		if n == 0 {
+			continue
+		}
 		if err := scanRefs(ctx, db, q, f.refs); err != nil {
 			return facts{}, fmt.Errorf("find the files the database names: %w", err)
+		}
+	}
+	var cols int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('blobs') WHERE name IN ('workspace_id', 'sha256')`).Scan(&cols); err != nil {
+		return facts{}, err
+	}
+	if cols == 2 {
+		f.indexed = map[Blob]bool{}
+		rows, err := db.QueryContext(ctx, `SELECT workspace_id, sha256 FROM blobs`)
+		if err != nil {
+			return facts{}, fmt.Errorf("read the blob index: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var b Blob
+			if err := rows.Scan(&b.Workspace, &b.SHA256); err != nil {
+				return facts{}, err
+			}
+			f.indexed[b] = true
+		}
+		if err := rows.Err(); err != nil {
+			return facts{}, fmt.Errorf("read the blob index: %w", err)
 		}
 	}
 	return f, nil
@@ -382,10 +435,11 @@ func integrity(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// checkReferenced refuses a backup whose database names a blob it lacks.
-func checkReferenced(refs map[Blob]bool, have []Blob) error {
-	got := make(map[Blob]bool, len(have))
-	for _, b := range have {
+// checkReferenced refuses a backup whose database names a blob it
+// neither holds nor lists as missing when it was taken.
+func checkReferenced(refs map[Blob]bool, have, missingOK []Blob) error {
+	got := make(map[Blob]bool, len(have)+len(missingOK))
+	for _, b := range append(slices.Clone(have), missingOK...) {
 		got[Blob{Workspace: b.Workspace, SHA256: b.SHA256}] = true
 	}
 	var missing []string
@@ -398,7 +452,44 @@ func checkReferenced(refs map[Blob]bool, have []Blob) error {
 		return nil
 	}
 	sort.Strings(missing)
-	return fmt.Errorf("the database names %d file(s) whose bytes are not in the blobs folder (first: %s): the data folder has lost them, or they were removed while the backup ran", len(missing), missing[0])
+	return fmt.Errorf("the backup's database names %d file(s) whose bytes are not in the backup (first: %s) and that its manifest does not list as missing: the backup is incomplete or was changed", len(missing), missing[0])
+}
+
+// lostBlobs are the blobs the copy names that were not copied: each must
+// be absent from the data folder too (lost before the backup), else the
+// copy failed.
+func lostBlobs(from string, refs map[Blob]bool, have []Blob) ([]Blob, error) {
+	got := make(map[Blob]bool, len(have))
+	for _, b := range have {
+		got[Blob{Workspace: b.Workspace, SHA256: b.SHA256}] = true
+	}
+	missing := []Blob{}
+	for r := range refs {
+		if got[r] {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(from, blobName(r.Workspace, r.SHA256))); err == nil {
+			return nil, fmt.Errorf("blob %s/%s is in the data folder but was not copied: try the backup again", r.Workspace, r.SHA256)
+		}
+		missing = append(missing, r)
+	}
+	sortBlobs(missing)
+	return missing, nil
+}
+
+// missingText says which files a backup could not hold.
+func missingText(missing []Blob) string {
+	return fmt.Sprintf("the database names %d file(s) whose bytes are not in the data folder (first: %s/%s): they could not be backed up, and they cannot be downloaded from this data folder either; the manifest lists them under missing_blobs",
+		len(missing), missing[0].Workspace, missing[0].SHA256)
+}
+
+func sortBlobs(b []Blob) {
+	sort.Slice(b, func(i, j int) bool {
+		if b[i].Workspace != b[j].Workspace {
+			return b[i].Workspace < b[j].Workspace
+		}
+		return b[i].SHA256 < b[j].SHA256
+	})
 }
 
 // blobName is the path of a blob under a blobs folder.
@@ -415,7 +506,7 @@ var (
 // hashing what it reads: a blob whose bytes do not match its name is
 // refused. Temporary files of uploads in progress are skipped. The blobs
 // come back sorted by workspace and hash.
-func copyBlobs(ctx context.Context, from, to string, opts Options) ([]Blob, error) {
+func copyBlobs(ctx context.Context, from, to string, wanted func(ws, sha string) bool, opts Options) ([]Blob, error) {
 	out := []Blob{}
 	var bytes int64
 	last := time.Now()
@@ -423,10 +514,13 @@ func copyBlobs(ctx context.Context, from, to string, opts Options) ([]Blob, erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if !wanted(ws, sha) {
+			return nil
+		}
 		dst := filepath.Join(to, blobName(ws, sha))
 		size, got, err := copyFile(path, dst)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed since it was listed: not named by the copy, or checkReferenced says so
+			return nil // removed since it was listed: lostBlobs tells whether the copy names it
 		}
 		if err != nil {
 			return fmt.Errorf("copy blob %s/%s: %w", ws, sha, err)
@@ -445,12 +539,7 @@ func copyBlobs(ctx context.Context, from, to string, opts Options) ([]Blob, erro
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Workspace != out[j].Workspace {
-			return out[i].Workspace < out[j].Workspace
-		}
-		return out[i].SHA256 < out[j].SHA256
-	})
+	sortBlobs(out)
 	opts.progress("copied %d blobs (%d bytes)", len(out), bytes)
 	return out, nil
 }

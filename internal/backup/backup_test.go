@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -353,6 +354,13 @@ func TestRestoreRefusesTamperedBackup(t *testing.T) {
 		{"blob changed", blob, "does not match its manifest", func(b []byte) []byte { b[0] ^= 1; return b }},
 		{"blob cut", blob, "does not match its manifest", func(b []byte) []byte { return b[:len(b)-1] }},
 		{"database changed", backup.DBName, "database foundry.db does not match its manifest", func(b []byte) []byte { b[len(b)/2] ^= 0xff; return b }},
+		{"manifest drops the blob", backup.ManifestName, "does not list as missing", func(b []byte) []byte {
+			var raw map[string]any
+			json.Unmarshal(b, &raw)
+			raw["blobs"] = []any{}
+			out, _ := json.Marshal(raw)
+			return out
+		}},
 		{"manifest names another schema", backup.ManifestName, "manifest says", func(b []byte) []byte {
 			var raw map[string]any
 			json.Unmarshal(b, &raw)
@@ -470,9 +478,11 @@ func TestBackupAndRestoreRefuseNonEmptyTargets(t *testing.T) {
 	}
 }
 
-// TestBackupRefusesLostBlob: a data folder whose database names a file
-// whose bytes are gone is not backed up as if whole.
-func TestBackupRefusesLostBlob(t *testing.T) {
+// TestBackupReportsLostBlob: a data folder whose database names a file
+// whose bytes are gone is backed up with the rest, and the manifest lists
+// the file as missing; the backup verifies and restores.
+func TestBackupReportsLostBlob(t *testing.T) {
+	ctx := context.Background()
 	data, _, file, _ := small(t)
 	var ws string
 	entries, _ := os.ReadDir(filepath.Join(data, "blobs"))
@@ -484,12 +494,109 @@ func TestBackupRefusesLostBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "b")
-	_, err := backup.Backup(context.Background(), data, out, backup.Options{})
-	if err == nil || !strings.Contains(err.Error(), sha) {
-		t.Fatalf("backup with a lost blob: %v, want a refusal naming %s", err, sha)
+	var said []string
+	m, err := backup.Backup(ctx, data, out, backup.Options{Progress: func(s string) { said = append(said, s) }})
+	if err != nil {
+		t.Fatalf("backup with a lost blob: %v", err)
 	}
-	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("a failed backup left %s (%v)", out, err)
+	if len(m.MissingBlobs) != 1 || m.MissingBlobs[0].SHA256 != sha || m.MissingBlobs[0].Workspace != ws || len(m.Blobs) != 0 {
+		t.Errorf("manifest blobs %+v, missing %+v; want %s/%s missing", m.Blobs, m.MissingBlobs, ws, sha)
 	}
-	assertNoStaging(t, filepath.Dir(out))
+	if !strings.Contains(strings.Join(said, "\n"), "warning: the database names 1 file(s) whose bytes are not in the data folder (first: "+ws+"/"+sha) {
+		t.Errorf("the backup did not warn of the lost file: %q", said)
+	}
+	if _, err := backup.Verify(ctx, out); err != nil {
+		t.Errorf("verify: %v", err)
+	}
+	if _, err := backup.Restore(ctx, out, filepath.Join(t.TempDir(), "r"), backup.Options{}); err != nil {
+		t.Errorf("restore: %v", err)
+	}
+}
+
+// TestBackupFollowsTheBlobIndex: with a blob index (a blobs table), a blob
+// file the copied database neither indexes nor names (stored after the
+// copy was taken) is left out, so the restored folder's files and index
+// agree; an indexed one is kept though no version names it.
+func TestBackupFollowsTheBlobIndex(t *testing.T) {
+	ctx := context.Background()
+	data, _, file, _ := small(t)
+	entries, _ := os.ReadDir(filepath.Join(data, "blobs"))
+	ws := entries[0].Name()
+	put := func(body string) string {
+		sum := sha256.Sum256([]byte(body))
+		sha := hex.EncodeToString(sum[:])
+		p := filepath.Join(data, "blobs", ws, sha[:2], sha[2:])
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return sha
+	}
+	indexed, stray := put("indexed, not yet in a Note"), put("stored after the copy")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, backup.DBName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS blobs (workspace_id TEXT NOT NULL, sha256 TEXT NOT NULL, size BIGINT NOT NULL, created_us BIGINT NOT NULL, PRIMARY KEY (workspace_id, sha256))`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO blobs VALUES (?, ?, 1, 1)`, ws, indexed); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	m, err := backup.Backup(ctx, data, filepath.Join(t.TempDir(), "b"), backup.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range m.Blobs {
+		got = append(got, b.SHA256)
+	}
+	want := []string{file.File.SHA256, indexed}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("backed up blobs %v, want the named and the indexed %v (not %s)", got, want, stray)
+	}
+}
+
+// TestBackupOfAnOlderRelease: a data folder an earlier release wrote (its
+// database at an older schema, without the tables of later ones) is
+// backed up and restored as it is, and the restored folder is migrated
+// when a server opens it.
+func TestBackupOfAnOlderRelease(t *testing.T) {
+	ctx := context.Background()
+	data := filepath.Join(t.TempDir(), "data")
+	os.MkdirAll(data, 0o700)
+	b, err := os.ReadFile(filepath.Join("..", "store", "testdata", "release-1", backup.DBName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, backup.DBName), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "b")
+	m, err := backup.Backup(ctx, data, out, backup.Options{})
+	if err != nil {
+		t.Fatalf("backup of a release-1 data folder: %v", err)
+	}
+	if m.SchemaVersion >= store.SchemaVersion() || m.Counts.Notes == 0 {
+		t.Fatalf("manifest of the release-1 backup: schema %d (this build: %d), counts %+v", m.SchemaVersion, store.SchemaVersion(), m.Counts)
+	}
+	restored := filepath.Join(t.TempDir(), "restored")
+	if _, err := backup.Restore(ctx, out, restored, backup.Options{}); err != nil {
+		t.Fatalf("restore of an older schema: %v", err)
+	}
+	reopen(t, restored) // migrates, as serve does
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(restored, backup.DBName)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v, notes int
+	if err := db.QueryRow(`SELECT MAX(version) FROM schema_migrations`).Scan(&v); err != nil || v != store.SchemaVersion() {
+		t.Errorf("the restored release-1 folder is at schema %d after opening (%v), want %d", v, err, store.SchemaVersion())
+	}
+	if err := db.QueryRow(`SELECT COUNT(*) FROM resources WHERE type = 'note'`).Scan(&notes); err != nil || int64(notes) != m.Counts.Notes {
+		t.Errorf("the restored folder has %d Notes (%v), the manifest says %d", notes, err, m.Counts.Notes)
+	}
 }

@@ -56,8 +56,8 @@ func ReadManifest(dir string) (Manifest, error) {
 	}
 	seen := make(map[Blob]bool, len(m.Blobs))
 	for _, bl := range m.Blobs {
-		if !wsName.MatchString(bl.Workspace) || len(bl.SHA256) != 64 || !hexName.MatchString(bl.SHA256) || bl.Size < 0 {
-			return Manifest{}, fmt.Errorf("%s of %s names a blob that cannot be one (%q/%q)", ManifestName, dir, bl.Workspace, bl.SHA256)
+		if err := checkBlobEntry(dir, bl); err != nil {
+			return Manifest{}, err
 		}
 		k := Blob{Workspace: bl.Workspace, SHA256: bl.SHA256}
 		if seen[k] {
@@ -65,7 +65,21 @@ func ReadManifest(dir string) (Manifest, error) {
 		}
 		seen[k] = true
 	}
+	for _, bl := range m.MissingBlobs {
+		if err := checkBlobEntry(dir, bl); err != nil {
+			return Manifest{}, err
+		}
+	}
 	return m, nil
+}
+
+// checkBlobEntry refuses a manifest's blob whose names cannot be a blob's
+// (they become a path).
+func checkBlobEntry(dir string, b Blob) error {
+	if !wsName.MatchString(b.Workspace) || len(b.SHA256) != 64 || !hexName.MatchString(b.SHA256) || b.Size < 0 {
+		return fmt.Errorf("%s of %s names a blob that cannot be one (%q/%q)", ManifestName, dir, b.Workspace, b.SHA256)
+	}
+	return nil
 }
 
 // checkSchema refuses a manifest from a newer schema than this build's.
@@ -136,7 +150,7 @@ func checkDatabase(ctx context.Context, path string, m Manifest) error {
 	if f.schema != m.SchemaVersion {
 		return fmt.Errorf("the backup's database is at schema version %d but its manifest says %d: the manifest is not this database's", f.schema, m.SchemaVersion)
 	}
-	return checkReferenced(f.refs, m.Blobs)
+	return checkReferenced(f.refs, m.Blobs, m.MissingBlobs)
 }
 
 // Restore puts the backup folder backupDir back as the new data folder

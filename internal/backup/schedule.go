@@ -58,7 +58,8 @@ type Status struct {
 	Path     string    `json:"path,omitempty"`
 	Bytes    int64     `json:"bytes,omitempty"` // the database and the blobs
 	Seconds  float64   `json:"duration_seconds"`
-	Removed  []string  `json:"pruned,omitempty"` // older backups removed after it
+	Missing  int       `json:"missing_blobs,omitempty"` // files named whose bytes the data folder lacks
+	Removed  []string  `json:"pruned,omitempty"`        // older backups removed after it
 	PruneErr string    `json:"prune_error,omitempty"`
 }
 
@@ -200,6 +201,9 @@ func (s *Schedule) RunOnce(ctx context.Context) Status {
 	} else {
 		st.OK = true
 		st.Bytes = m.Database.Size + m.Counts.BlobBytes
+		if st.Missing = len(m.MissingBlobs); st.Missing > 0 {
+			s.Log.Warn("scheduled backup: "+missingText(m.MissingBlobs), "path", st.Path)
+		}
 		s.total.WithLabelValues("ok").Inc()
 		s.lastError.Set(0)
 		s.lastOK.Set(float64(start.Unix()))
