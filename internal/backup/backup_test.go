@@ -32,7 +32,7 @@ type served struct {
 	op   service.Caller
 }
 
-func serve(t *testing.T, data string) *served {
+func serve(t testing.TB, data string) *served {
 	t.Helper()
 	ctx := context.Background()
 	st, err := server.OpenStore(ctx, server.Config{DataDir: data})

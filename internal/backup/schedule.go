@@ -197,7 +197,11 @@ func (s *Schedule) RunOnce(ctx context.Context) Status {
 		st.Error = err.Error()
 		s.total.WithLabelValues("error").Inc()
 		s.lastError.Set(1)
-		s.Log.Error("scheduled backup failed; the next one is tried on schedule", "dir", s.Dir, "err", err)
+		if ctx.Err() != nil {
+			s.Log.Info("scheduled backup stopped: the server is shutting down; nothing was left behind", "dir", s.Dir)
+		} else {
+			s.Log.Error("scheduled backup failed; the next one is tried on schedule", "dir", s.Dir, "err", err)
+		}
 	} else {
 		st.OK = true
 		st.Bytes = m.Database.Size + m.Counts.BlobBytes
