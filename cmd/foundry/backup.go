@@ -18,7 +18,9 @@ checked (PRAGMA integrity_check, every blob's SHA-256, every file the
 database names is there) and described by OUT/manifest.json (Foundry and
 schema versions, counts, hashes), written last. OUT is a folder that must
 not exist or be empty; the backup is written beside it and renamed to OUT
-once whole, so a folder named OUT is always a whole backup.
+once whole, so a folder named OUT is always a whole backup. An OUT named
+*.tar.gz or *.tgz is written as one compressed archive of that folder
+instead (it must not exist), for copying elsewhere.
 
 Restore it with "foundry restore OUT --data NEWDIR". To take backups on a
 schedule, give serve --backup-dir, --backup-every and --backup-keep.
@@ -26,12 +28,12 @@ PostgreSQL deployments are backed up with pg_dump or WAL archiving instead
 (see the operators' guide, "Backups and restore").
 `
 
-const restoreLong = `Checks the backup against its manifest (the database's and every blob's
-hash, the database's integrity and schema version) and puts it back as the
-new data folder --data, which must not exist or be empty. A backup taken
-by a newer Foundry, whose schema this one does not know, is refused: restore
-it with that Foundry or a newer one. Then serve it with
-"foundry serve --data NEWDIR".
+const restoreLong = `BACKUP is a folder or an archive (*.tar.gz) that foundry backup wrote. It is
+checked against its manifest (the database's and every blob's hash, the
+database's integrity and schema version) and put back as the new data
+folder --data, which must not exist or be empty. A backup taken by a newer
+Foundry, whose schema this one does not know, is refused: restore it with
+that Foundry or a newer one. Then serve it with "foundry serve --data NEWDIR".
 `
 
 // postgresBackup is the answer to --database on backup and restore.

@@ -67,6 +67,22 @@ func TestBackupAndRestoreCommands(t *testing.T) {
 		}
 	})
 
+	// As one archive, too.
+	archive := filepath.Join(t.TempDir(), "foundry.tar.gz")
+	if code, stdout, stderr := runInProcess(t, "backup", "--data", data, archive, "--quiet"); code != 0 || stderr != "" || !strings.Contains(stdout, "backup written to "+archive) {
+		t.Fatalf("backup to an archive: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	fromArchive := filepath.Join(t.TempDir(), "from-archive")
+	if code, _, stderr := runInProcess(t, "restore", archive, "--data", fromArchive, "--quiet"); code != 0 {
+		t.Fatalf("restore from an archive: exit %d, stderr %q", code, stderr)
+	}
+	onData(t, fromArchive, func(ctx context.Context, svc *service.Service, op service.Caller) {
+		tab, err := svc.ReadNoteTab(ctx, op, service.TabArgs{NoteID: noteID, TabID: "markdown"})
+		if err != nil || tab.Text == nil || *tab.Text != text {
+			t.Errorf("Note restored from the archive: %+v, %v; want its markdown %q", tab, err, text)
+		}
+	})
+
 	// Again into the same folders: both refuse, exit 1, and say why.
 	if code, _, stderr := runInProcess(t, "backup", "--data", data, out); code != 1 || !strings.Contains(stderr, "is not empty") {
 		t.Errorf("backup into a full folder: exit %d, %q", code, stderr)

@@ -118,19 +118,25 @@ func (o Options) now() time.Time {
 }
 
 // Backup copies the data folder dataDir, which a server may be serving,
-// into the folder out, which must not exist or be empty, verifies the copy
-// and writes its manifest. On any failure nothing is left at out (an empty
-// folder that was there stays).
+// into out, verifies the copy and writes its manifest. out is a folder
+// that must not exist or be empty, or, named *.tar.gz or *.tgz, an
+// archive of that folder that must not exist. On any failure nothing is
+// left at out (an empty folder that was there stays).
 func Backup(ctx context.Context, dataDir, out string, opts Options) (Manifest, error) {
 	src := filepath.Join(dataDir, DBName)
 	if fi, err := os.Stat(src); err != nil || !fi.Mode().IsRegular() {
 		return Manifest{}, fmt.Errorf("%s holds no Foundry database (%s): give the --data folder the server uses", dataDir, DBName)
 	}
-	if err := checkTarget(out, "the backup folder"); err != nil {
+	archive := IsArchiveName(out)
+	if archive {
+		if _, err := os.Lstat(out); err == nil {
+			return Manifest{}, fmt.Errorf("the backup archive %s exists: give a new file name", out)
+		}
+	} else if err := checkTarget(out, "the backup folder"); err != nil {
 		return Manifest{}, err
 	}
 	if o, d := absPath(out), absPath(dataDir); o != "" && d != "" && isUnder(o, d) {
-		return Manifest{}, fmt.Errorf("the backup folder %s is inside the data folder %s: give a folder elsewhere (on another disk, ideally)", out, dataDir)
+		return Manifest{}, fmt.Errorf("the backup %s is inside the data folder %s: give a place elsewhere (on another disk, ideally)", out, dataDir)
 	}
 	tmp, err := makeStaging(out)
 	if err != nil {
@@ -138,10 +144,31 @@ func Backup(ctx context.Context, dataDir, out string, opts Options) (Manifest, e
 	}
 	done := false
 	defer func() {
-		if !done {
+		if !done || archive {
 			os.RemoveAll(tmp)
 		}
 	}()
+	m, err := build(ctx, dataDir, tmp, opts)
+	if err != nil {
+		return Manifest{}, err
+	}
+	if archive {
+		opts.progress("writing the archive %s", out)
+		err = writeArchive(ctx, tmp, out)
+	} else {
+		err = putInPlace(tmp, out)
+	}
+	if err != nil {
+		return Manifest{}, err
+	}
+	done = true
+	return m, nil
+}
+
+// build writes the backup of dataDir into the empty folder tmp, the
+// manifest last.
+func build(ctx context.Context, dataDir, tmp string, opts Options) (Manifest, error) {
+	src := filepath.Join(dataDir, DBName)
 	start := opts.now()
 
 	opts.progress("copying the database %s", src)
@@ -186,10 +213,6 @@ func Backup(ctx context.Context, dataDir, out string, opts Options) (Manifest, e
 	if err := syncTree(tmp); err != nil {
 		return Manifest{}, err
 	}
-	if err := putInPlace(tmp, out); err != nil {
-		return Manifest{}, err
-	}
-	done = true
 	return m, nil
 }
 

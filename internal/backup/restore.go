@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"foundry/internal/store"
 )
@@ -35,7 +36,19 @@ func SchemaVersion() int { return store.SchemaVersion() }
 
 // ReadManifest reads the manifest of the backup folder dir and checks that
 // this build can read its format.
-func ReadManifest(dir string) (Manifest, error) {
+func ReadManifest(dir string) (Manifest, error) { return readManifest(dir, dir) }
+
+// readManifest reads the manifest in the folder dir of the backup called
+// name (the folder, or the archive it was unpacked from).
+func readManifest(dir, name string) (Manifest, error) {
+	m, err := readManifestIn(dir)
+	if err != nil && dir != name {
+		return Manifest{}, errors.New(strings.ReplaceAll(err.Error(), dir, name))
+	}
+	return m, err
+}
+
+func readManifestIn(dir string) (Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Manifest{}, fmt.Errorf("%s is not a Foundry backup: it has no %s (a backup that did not finish has none)", dir, ManifestName)
@@ -92,35 +105,51 @@ func checkSchema(m Manifest, version string) error {
 
 // Verify checks the backup folder dir against its manifest: the database's
 // and every blob's size and hash, the database's integrity and schema
-// version, and that every blob the database names is in the backup.
-func Verify(ctx context.Context, dir string) (Manifest, error) {
-	m, err := ReadManifest(dir)
-	if err != nil {
-		return Manifest{}, err
+// version, and that every blob the database names is in the backup. The
+// backup is a folder or an archive.
+func Verify(ctx context.Context, backup string) (Manifest, error) {
+	var m Manifest
+	err := withFolder(ctx, backup, func(dir string) error {
+		var err error
+		if m, err = readManifest(dir, backup); err == nil {
+			err = verifyFiles(ctx, dir, m)
+		}
+		return err
+	})
+	return m, err
+}
+
+// verifyFiles checks the files of the backup folder dir against m.
+func verifyFiles(ctx context.Context, dir string, m Manifest) error {
+	if err := verifyBytes(ctx, dir, m); err != nil {
+		return err
 	}
+	return checkDatabase(ctx, filepath.Join(dir, DBName), m)
+}
+
+// verifyBytes checks the size and hash of the database and every blob of
+// the backup folder dir against m.
+func verifyBytes(ctx context.Context, dir string, m Manifest) error {
 	got, err := hashFile(filepath.Join(dir, DBName), DBName)
 	if err != nil {
-		return Manifest{}, fmt.Errorf("the backup's database: %w", err)
+		return fmt.Errorf("the backup's database: %w", err)
 	}
 	if err := sameFile(m.Database, got); err != nil {
-		return Manifest{}, err
+		return err
 	}
 	for _, b := range m.Blobs {
 		if err := ctx.Err(); err != nil {
-			return Manifest{}, err
+			return err
 		}
 		got, err := hashFile(filepath.Join(dir, BlobsDir, blobName(b.Workspace, b.SHA256)), b.SHA256)
 		if err != nil {
-			return Manifest{}, fmt.Errorf("blob %s/%s of the backup: %w", b.Workspace, b.SHA256, err)
+			return fmt.Errorf("blob %s/%s of the backup: %w", b.Workspace, b.SHA256, err)
 		}
 		if err := sameBlob(b, got); err != nil {
-			return Manifest{}, err
+			return err
 		}
 	}
-	if err := checkDatabase(ctx, filepath.Join(dir, DBName), m); err != nil {
-		return Manifest{}, err
-	}
-	return m, nil
+	return nil
 }
 
 func sameFile(want, got File) error {
@@ -153,19 +182,23 @@ func checkDatabase(ctx context.Context, path string, m Manifest) error {
 	return checkReferenced(f.refs, m.Blobs, m.MissingBlobs)
 }
 
-// Restore puts the backup folder backupDir back as the new data folder
+// Restore puts the backup backupDir (a folder, or an archive Backup wrote)
+// back as the new data folder
 // dataDir, which must not exist or be empty: it refuses a backup from a
 // newer schema than this build knows, copies the database and the blobs,
 // checking each against the manifest as it copies, and checks the copied
 // database. `foundry serve --data dataDir` then serves it. On any failure
 // nothing is left at dataDir.
 func Restore(ctx context.Context, backupDir, dataDir string, opts Options) (Manifest, error) {
-	m, err := ReadManifest(backupDir)
-	if err != nil {
-		return Manifest{}, err
-	}
-	if err := checkSchema(m, opts.Version); err != nil {
-		return Manifest{}, err
+	archive := isArchive(backupDir)
+	if !archive {
+		m, err := ReadManifest(backupDir)
+		if err != nil {
+			return Manifest{}, err
+		}
+		if err := checkSchema(m, opts.Version); err != nil {
+			return Manifest{}, err
+		}
 	}
 	if err := checkTarget(dataDir, "the data folder to restore into"); err != nil {
 		return Manifest{}, err
@@ -180,6 +213,67 @@ func Restore(ctx context.Context, backupDir, dataDir string, opts Options) (Mani
 			os.RemoveAll(tmp)
 		}
 	}()
+	var m Manifest
+	if archive {
+		m, err = restoreArchive(ctx, backupDir, tmp, opts)
+	} else {
+		m, err = restoreFolder(ctx, backupDir, tmp, opts)
+	}
+	if err != nil {
+		return Manifest{}, err
+	}
+	if err := syncTree(tmp); err != nil {
+		return Manifest{}, err
+	}
+	if err := putInPlace(tmp, dataDir); err != nil {
+		return Manifest{}, err
+	}
+	done = true
+	return m, nil
+}
+
+// restoreArchive unpacks the backup archive into the staging folder tmp,
+// checks it there, and leaves the data folder (the manifest removed).
+func restoreArchive(ctx context.Context, archive, tmp string, opts Options) (Manifest, error) {
+	opts.progress("unpacking %s", archive)
+	if err := extractArchive(ctx, archive, tmp); err != nil {
+		return Manifest{}, err
+	}
+	m, err := readManifest(tmp, archive)
+	if err != nil {
+		return Manifest{}, err
+	}
+	if err := checkSchema(m, opts.Version); err != nil {
+		return Manifest{}, err
+	}
+	opts.progress("checking the database and %d blobs", len(m.Blobs))
+	if err := verifyFiles(ctx, tmp, m); err != nil {
+		return Manifest{}, err
+	}
+	// Only what the manifest lists goes into the data folder.
+	listed := make(map[string]bool, len(m.Blobs))
+	for _, b := range m.Blobs {
+		listed[filepath.Join(tmp, BlobsDir, blobName(b.Workspace, b.SHA256))] = true
+	}
+	err = walkBlobs(filepath.Join(tmp, BlobsDir), func(ws, sha, path string) error {
+		if !listed[path] {
+			return fmt.Errorf("the backup archive %s holds blob %s/%s, which its manifest does not list: it was changed", archive, ws, sha)
+		}
+		return nil
+	})
+	if err != nil {
+		return Manifest{}, err
+	}
+	return m, os.Remove(filepath.Join(tmp, ManifestName))
+}
+
+// restoreFolder copies the backup folder into the staging folder tmp,
+// checking every byte against the manifest.
+func restoreFolder(ctx context.Context, backupDir, tmp string, opts Options) (Manifest, error) {
+	m, err := ReadManifest(backupDir)
+	if err != nil {
+		return Manifest{}, err
+	}
 	opts.progress("restoring the database (%d bytes)", m.Database.Size)
 	size, sha, err := copyFile(filepath.Join(backupDir, DBName), filepath.Join(tmp, DBName))
 	if err != nil {
@@ -205,12 +299,5 @@ func Restore(ctx context.Context, backupDir, dataDir string, opts Options) (Mani
 			return Manifest{}, err
 		}
 	}
-	if err := syncTree(tmp); err != nil {
-		return Manifest{}, err
-	}
-	if err := putInPlace(tmp, dataDir); err != nil {
-		return Manifest{}, err
-	}
-	done = true
 	return m, nil
 }
