@@ -77,8 +77,21 @@ func writeArchive(ctx context.Context, dir, out string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(f.Name(), out); err != nil {
-		return err
+	// A link, not a rename, so an archive another backup put there
+	// meanwhile is never replaced.
+	err = os.Link(f.Name(), out)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("the backup archive %s exists (another backup wrote it meanwhile): give a new file name", out)
+	case err != nil:
+		if _, serr := os.Lstat(out); serr == nil {
+			return fmt.Errorf("the backup archive %s exists: give a new file name", out)
+		}
+		if err := os.Rename(f.Name(), out); err != nil { // a file system without links
+			return err
+		}
+	default:
+		os.Remove(f.Name())
 	}
 	done = true
 	syncDir(filepath.Dir(out))
