@@ -15,7 +15,8 @@
 //
 // It is written into a hidden folder beside the target and renamed into
 // place once whole and verified, so a folder by the target's name is always
-// a whole backup.
+// a whole backup. A target named *.tar.gz (or *.tgz) gets one compressed
+// archive of that folder instead (archive.go).
 //
 // PostgreSQL deployments are backed up with PostgreSQL's own tools (see the
 // operators' guide); their blobs are rows of the database.
