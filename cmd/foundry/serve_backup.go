@@ -11,6 +11,10 @@ import (
 	"foundry/internal/server"
 )
 
+func init() {
+	argNames["backup-dir"], argNames["backup-every"], argNames["backup-keep"] = "DIR", "DURATION", "N"
+}
+
 // backupSchedule is serve's --backup-dir, --backup-every and --backup-keep.
 type backupSchedule struct {
 	fs    *flag.FlagSet
