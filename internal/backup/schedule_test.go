@@ -197,3 +197,41 @@ func TestScheduleCheckRefusesBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestScheduleRunTakesBackupsUntilStopped: Run takes a backup each period
+// and returns once its context ends.
+func TestScheduleRunTakesBackupsUntilStopped(t *testing.T) {
+	data, _, _, _ := small(t)
+	dir := filepath.Join(t.TempDir(), "backups")
+	os.MkdirAll(dir, 0o700)
+	// Names are per second: a period of more than a second keeps them apart.
+	sched := &backup.Schedule{DataDir: data, Dir: dir, Every: 1100 * time.Millisecond, Keep: 2}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { sched.Run(ctx); close(stopped) }()
+	// Wait (bounded) for three backups: two kept.
+	deadline := time.After(30 * time.Second)
+	for {
+		entries, _ := os.ReadDir(dir)
+		if last := sched.Last(); last.OK && len(last.Removed) > 0 && len(entries) == 2 {
+			break
+		}
+		select {
+		case <-deadline:
+			cancel()
+			t.Fatalf("no three scheduled backups within 30 s; last %+v", sched.Last())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	cancel()
+	<-stopped
+	entries, _ := os.ReadDir(dir)
+	if len(entries) > 2 {
+		t.Errorf("%d entries kept, want at most 2", len(entries))
+	}
+	for _, e := range entries {
+		if _, err := backup.Verify(context.Background(), filepath.Join(dir, e.Name())); err != nil {
+			t.Errorf("%s: %v", e.Name(), err)
+		}
+	}
+}
