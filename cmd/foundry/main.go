@@ -70,6 +70,8 @@ func init() {
 		{path: "repo push", args: "DIR", nargs: 1, about: "pin the files of a folder as a new version of a repository", flags: repoPushFlags},
 		{path: "sim", args: "[EXPERIMENT…]", nargs: -1, about: "reproduce the seeds' measurements against a real server", long: simLong(), flags: simFlags},
 		{path: "migrate", about: "apply the database migrations and exit", flags: migrateFlags},
+		{path: "backup", args: "OUT", nargs: 1, about: "copy a SQLite data folder while the server runs into OUT (a folder, or a .tar.gz), checked, with a manifest", long: backupLong, flags: backupFlags},
+		{path: "restore", args: "BACKUP", nargs: 1, about: "check a backup and restore it into a new data folder (--data)", long: restoreLong, flags: restoreFlags},
 		{path: "version", about: "print the version", flags: func(*flag.FlagSet) func([]string) error {
 			return func([]string) error { fmt.Println(version); return nil }
 		}},

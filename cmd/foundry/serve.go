@@ -53,6 +53,7 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 	waitersPerToken := fs.Int("max-waiters-per-token", 8, "concurrent long polls (event polls that wait) and subscription streams one token may hold, each")
 	waitersPerNode := fs.Int("max-waiters-per-node", 1024, "concurrent long polls and subscription streams this server holds, each")
 	hashes := fs.Int("max-password-hashes", 0, "password checks (sign-ins) computed at once, 19 MiB each; others wait up to 2 s, then get 429 (0: a quarter of --memory-limit, at most one per CPU)")
+	backups := backupScheduleFlags(fs)
 	return func([]string) error {
 		cfg := d.config()
 		var err error
@@ -85,6 +86,9 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		}
 		limit, err := parseMemoryLimit(*memLimit)
 		if err != nil {
+			return err
+		}
+		if err := backups.check(cfg); err != nil {
 			return err
 		}
 		log, err := newLogger(*logFormat, lvl, os.Stderr)
@@ -136,6 +140,11 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		if srv.OAuthErr != nil {
 			return fmt.Errorf("start the OAuth authorization server: %w", srv.OAuthErr)
 		}
+		stopBackups, err := backups.start(ctx, srv, log)
+		if err != nil {
+			return err
+		}
+		defer stopBackups()
 
 		owner, created, err := srv.Service.Bootstrap(ctx, firstWorkspaceName, firstOwnerEmail)
 		if err != nil {
