@@ -41,6 +41,13 @@ type httpsFlags struct {
 // httpsOnly are the flags that mean something with --https only.
 var httpsOnly = []string{"http-addr", "acme-directory", "acme-email", "acme-cache", "acme-ca-roots"}
 
+func init() {
+	for name, arg := range map[string]string{"https": "DOMAIN", "http-addr": "HOST:PORT", "acme-directory": "URL",
+		"acme-email": "EMAIL", "acme-cache": "DIR", "acme-ca-roots": "FILE"} {
+		argNames[name] = arg
+	}
+}
+
 func (h *httpsFlags) register(fs *flag.FlagSet) {
 	h.fs = fs
 	fs.StringVar(&h.domain, "https", "", "serve https for this domain (e.g. foundry.example.com), with a certificate obtained and renewed by ACME (Let's Encrypt unless --acme-directory) and HTTP/2; --addr is then the https listener (default :443) and the public URL https://DOMAIN")
@@ -219,7 +226,6 @@ func (h *httpsFlags) prepare(log *slog.Logger, m *autocert.Manager) {
 	}
 	cert, err := m.GetCertificate(hello)
 	if err != nil {
-		h.state.failed(err)
 		log.Error("https: no certificate yet: "+h.domain+" must resolve to this server, and the ACME CA must reach it on port 443 (--addr) or 80 (--http-addr); every new connection tries again",
 			"domain", h.domain, "acme_directory", h.directory, "err", err)
 		return
@@ -270,13 +276,13 @@ func (h *httpsFlags) watch(srv *server.Server) {
 	}))
 }
 
-// certState is the served certificate's expiry and the last failure to
-// obtain one.
+// certState is the newest certificate's expiry and issuer. (A failure to
+// obtain one is logged: with no certificate, /readyz cannot be reached over
+// https to tell it; and a renewal that fails shows as an expiry coming near.)
 type certState struct {
 	mu       sync.Mutex
 	notAfter time.Time
 	issuer   string
-	lastErr  string
 }
 
 func (s *certState) got(leaf *x509.Certificate) {
@@ -285,13 +291,6 @@ func (s *certState) got(leaf *x509.Certificate) {
 	if leaf.NotAfter.After(s.notAfter) {
 		s.notAfter, s.issuer = leaf.NotAfter, leaf.Issuer.CommonName
 	}
-	s.lastErr = ""
-}
-
-func (s *certState) failed(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lastErr = err.Error()
 }
 
 func (s *certState) detail(domain string) func() any {
@@ -302,9 +301,6 @@ func (s *certState) detail(domain string) func() any {
 		if !s.notAfter.IsZero() {
 			d["certificate_not_after"] = s.notAfter.UTC().Format(time.RFC3339)
 			d["issuer"] = s.issuer
-		}
-		if s.lastErr != "" {
-			d["last_error"] = s.lastErr
 		}
 		return d
 	}

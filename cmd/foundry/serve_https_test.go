@@ -412,6 +412,24 @@ func TestServeHTTPSByHTTP01(t *testing.T) {
 	s.stop()
 }
 
+// TestServeHTTPSWithoutHTTPListener: with --http-addr "" nothing listens
+// for http, and the certificate comes by tls-alpn-01 alone.
+func TestServeHTTPSWithoutHTTPListener(t *testing.T) {
+	p := startPebble(t, true)
+	s := serveHTTPS(t, p, filepath.Join(t.TempDir(), "data"), "--http-addr", "")
+	c := domainClient(p.issuer(t, "/roots/0"))
+	resp, err := c.Get("https://" + testDomain + ":" + port(p.httpsAddr) + "/healthz")
+	if err != nil {
+		t.Fatalf("https by tls-alpn-01 alone: %v\n%s", err, s.printed+s.output())
+	}
+	resp.Body.Close()
+	if conn, err := net.Dial("tcp", p.httpAddr); err == nil {
+		conn.Close()
+		t.Errorf("with --http-addr \"\" something listens on %s", p.httpAddr)
+	}
+	s.stop()
+}
+
 // TestServeHTTPSRefusesWhatCannotWork: --https takes a DNS name alone, the
 // ACME flags values they can use and only alongside --https; each refusal
 // exits 2 naming the flag and the fix, before the data folder is touched.
