@@ -27,8 +27,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"foundry/internal/server/servertest"
 )
 
 // testDomain is the name Foundry serves in these tests; the test DNS
@@ -298,6 +301,24 @@ func TestServeHTTPSWithPebble(t *testing.T) {
 	if !strings.Contains(s.printed, `mcp=`+base+`/mcp`) {
 		t.Errorf("the start does not give %s/mcp as the MCP URL:\n%s", base, s.printed)
 	}
+	// An MCP client (the go-sdk's) works over it, every request on HTTP/2.
+	tok, _ := runCLI(t, foundryBin(t), "token", "create", "--data", data, "--scopes", "osfoundry:read")
+	var notH2 atomic.Int32
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := c.Transport.RoundTrip(r)
+		if err == nil && resp.ProtoMajor != 2 {
+			notH2.Add(1)
+		}
+		return resp, err
+	})
+	cs := servertest.Connect(t, base+"/mcp", strings.TrimSpace(tok), "", rt)
+	if r := servertest.MustCall(t, cs, "list_notes", map[string]any{}); r.IsError {
+		t.Errorf("list_notes over https: %s", r.Text)
+	}
+	cs.Close()
+	if n := notH2.Load(); n != 0 {
+		t.Errorf("%d MCP requests did not go over HTTP/2", n)
+	}
 	// The public URL is what OAuth clients are told.
 	var meta struct {
 		Resource string `json:"resource"`
@@ -369,6 +390,10 @@ func TestServeHTTPSWithPebble(t *testing.T) {
 	}
 	s.stop()
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // metricFloat is v as the Prometheus text format writes a float.
 func metricFloat(v int64) string {
