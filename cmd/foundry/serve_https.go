@@ -208,7 +208,36 @@ func (h *httpsFlags) listen(log *slog.Logger, ln net.Listener, publicURL *string
 
 	cfg := m.TLSConfig() // NextProtos h2, http/1.1 and acme-tls/1: net/http serves HTTP/2 on it
 	cfg.MinVersion = tls.VersionTLS12
+	cfg.GetCertificate = h.backoff(m.GetCertificate)
 	return tls.NewListener(ln, cfg), stop, nil
+}
+
+// backoff wraps autocert's GetCertificate so that, while there is no
+// certificate, a failure to obtain one is retried after 1 minute, then 2,
+// 4, … up to an hour, however many connections come meanwhile: autocert
+// alone tries again on the first connection a minute after a failure, and
+// a CA limits failed validations (Let's Encrypt: 5 an hour per name).
+// The CA's own tls-alpn-01 connections, and anything once a certificate
+// is held, go straight through.
+func (h *httpsFlags) backoff(get func(*tls.ClientHelloInfo) (*tls.Certificate, error)) func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+		ours := strings.EqualFold(strings.TrimSuffix(hello.ServerName, "."), h.domain) &&
+			!(len(hello.SupportedProtos) == 1 && hello.SupportedProtos[0] == acme.ALPNProto)
+		if !ours {
+			return get(hello)
+		}
+		if at, wait := h.state.retryAt(time.Now()); wait {
+			return nil, fmt.Errorf("https: no certificate for %s yet; the next try with the ACME CA is at %s", h.domain, at.UTC().Format(time.RFC3339))
+		}
+		cert, err := get(hello)
+		switch {
+		case err != nil:
+			h.state.failed(time.Now())
+		case cert.Leaf != nil:
+			h.state.got(cert.Leaf)
+		}
+		return cert, err
+	}
 }
 
 // prepare asks for the certificate at once, as a browser's first visit
@@ -224,9 +253,9 @@ func (h *httpsFlags) prepare(log *slog.Logger, m *autocert.Manager) {
 		SupportedCurves:  []tls.CurveID{tls.CurveP256},
 		CipherSuites:     []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256},
 	}
-	cert, err := m.GetCertificate(hello)
+	cert, err := h.backoff(m.GetCertificate)(hello)
 	if err != nil {
-		log.Error("https: no certificate yet: "+h.domain+" must resolve to this server, and the ACME CA must reach it on port 443 (--addr) or 80 (--http-addr); every new connection tries again",
+		log.Error("https: no certificate yet: "+h.domain+" must resolve to this server, and the ACME CA must reach it on port 443 (--addr) or 80 (--http-addr); https connections try again from a minute on, waiting twice as long after each failure, up to an hour",
 			"domain", h.domain, "acme_directory", h.directory, "err", err)
 		return
 	}
@@ -283,6 +312,8 @@ type certState struct {
 	mu       sync.Mutex
 	notAfter time.Time
 	issuer   string
+	failures int       // in a row, while there is no certificate
+	retry    time.Time // no new try before then
 }
 
 func (s *certState) got(leaf *x509.Certificate) {
@@ -291,6 +322,25 @@ func (s *certState) got(leaf *x509.Certificate) {
 	if leaf.NotAfter.After(s.notAfter) {
 		s.notAfter, s.issuer = leaf.NotAfter, leaf.Issuer.CommonName
 	}
+	s.failures, s.retry = 0, time.Time{}
+}
+
+// failed counts a failure to obtain a certificate, at now.
+func (s *certState) failed(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.notAfter.IsZero() {
+		return // a certificate is held; autocert renews it on its own schedule
+	}
+	s.failures++
+	s.retry = now.Add(min(time.Minute<<min(s.failures-1, 6), time.Hour))
+}
+
+// retryAt reports when the next try may be, and whether that is after now.
+func (s *certState) retryAt(now time.Time) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retry, s.notAfter.IsZero() && now.Before(s.retry)
 }
 
 func (s *certState) detail(domain string) func() any {

@@ -455,6 +455,63 @@ func TestServeHTTPSWithoutHTTPListener(t *testing.T) {
 	s.stop()
 }
 
+// TestServeHTTPSBacksOffWhenTheCACannotValidate: with the CA reaching
+// neither listener, the start logs why there is no certificate, and a
+// browser's connection right after does not make the CA try again.
+func TestServeHTTPSBacksOffWhenTheCACannotValidate(t *testing.T) {
+	p := startPebble(t, false)
+	p.httpAddr = freeAddr(t) // pebble validates http-01 at another port than Foundry's
+	args := []string{"serve", "--data", filepath.Join(t.TempDir(), "data"), "--https", testDomain,
+		"--addr", p.httpsAddr, "--http-addr", p.httpAddr, "--acme-directory", p.directory, "--acme-ca-roots", p.caFile}
+	s := startServe(t, t.TempDir(), foundryBin(t), args...)
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(s.printed+s.output(), "https: no certificate yet") {
+		if time.Now().After(deadline) || strings.Contains(s.printed+s.output(), "https: certificate ready") {
+			t.Fatalf("want a failure to obtain a certificate:\n%s", s.printed+s.output())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c := domainClient(p.issuer(t, "/roots/0"))
+	if _, err := c.Get("https://" + testDomain + ":" + port(p.httpsAddr) + "/healthz"); err == nil {
+		t.Fatal("https answered without a certificate")
+	}
+	for !strings.Contains(s.output(), "the next try with the ACME CA is at") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the connection did not meet the back-off:\n%s", s.printed+s.output())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.stop()
+}
+
+// TestCertStateBacksOff: 1, 2, 4, … minutes between tries while there is
+// no certificate, at most an hour; a certificate ends the waiting.
+func TestCertStateBacksOff(t *testing.T) {
+	var s certState
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if _, wait := s.retryAt(now); wait {
+		t.Fatal("waits before any failure")
+	}
+	for i, want := range []time.Duration{1, 2, 4, 8, 16, 32, 60, 60} {
+		s.failed(now)
+		at, wait := s.retryAt(now)
+		if !wait || at.Sub(now) != want*time.Minute {
+			t.Fatalf("after %d failures: next try in %v (waiting %v), want %v", i+1, at.Sub(now), wait, want*time.Minute)
+		}
+		if _, wait := s.retryAt(at); wait {
+			t.Fatalf("after %d failures: still waiting at the time of the next try", i+1)
+		}
+	}
+	s.got(&x509.Certificate{NotAfter: now.Add(90 * 24 * time.Hour)})
+	if _, wait := s.retryAt(now); wait {
+		t.Error("waits although a certificate is held")
+	}
+	s.failed(now)
+	if _, wait := s.retryAt(now); wait {
+		t.Error("a failure while a certificate is held blocks the connections that it serves")
+	}
+}
+
 // TestServeHTTPSRefusesWhatCannotWork: --https takes a DNS name alone, the
 // ACME flags values they can use and only alongside --https; each refusal
 // exits 2 naming the flag and the fix, before the data folder is touched.
