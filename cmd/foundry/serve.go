@@ -83,7 +83,7 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 				return err
 			}
 		}
-		if err := https.check(d, addr); err != nil {
+		if err := https.check(d, addr, *publicURL); err != nil {
 			return err
 		}
 		limit, err := parseMemoryLimit(*memLimit)

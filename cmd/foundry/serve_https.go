@@ -66,7 +66,7 @@ func (h *httpsFlags) set(name string) bool {
 
 // check validates the https flags before anything is opened, and gives
 // --addr its https default (:443) when neither it nor FOUNDRY_ADDR is set.
-func (h *httpsFlags) check(d dataFlags, addr *string) error {
+func (h *httpsFlags) check(d dataFlags, addr *string, publicURL string) error {
 	if h.domain == "" && !h.set("https") {
 		for _, name := range httpsOnly {
 			if h.set(name) {
@@ -80,6 +80,9 @@ func (h *httpsFlags) check(d dataFlags, addr *string) error {
 		return err
 	}
 	h.domain = domain
+	if publicURL != "" && !strings.HasPrefix(publicURL, "https://") {
+		return usagef("--public-url: %q is not https://, but --https serves https only: give https://%s (or leave --public-url out for that)", publicURL, domain)
+	}
 	if !h.set("addr") && os.Getenv("FOUNDRY_ADDR") == "" {
 		*addr = ":443"
 	}

@@ -42,8 +42,8 @@ func TestBrowserServesHTTPSOverH2(t *testing.T) {
 	if proto := eval(nextHop); proto != "h2" || doc.Protocol != "h2" {
 		t.Errorf("the page came over %q (response: %q), want h2", proto, doc.Protocol)
 	}
-	if href, title := eval(`location.href`), eval(`document.title`); !strings.HasPrefix(href, base+"/") || title == "" || doc.Status != 200 {
-		t.Errorf("the app's page: %d at %q titled %q, want 200 with a title under %s/", doc.Status, href, title, base)
+	if href, title := eval(`location.href`), eval(`document.title`); !strings.HasPrefix(href, base+"/") || !strings.Contains(title, "Foundry") || doc.Status != 200 {
+		t.Errorf("the app's page: %d at %q titled %q, want Foundry's, 200, under %s/", doc.Status, href, title, base)
 	}
 	if doc.SecurityState != "secure" || doc.SecurityDetails == nil {
 		t.Fatalf("the page's security state is %q (%+v), want secure", doc.SecurityState, doc.SecurityDetails)

@@ -544,6 +544,7 @@ func TestServeHTTPSRefusesWhatCannotWork(t *testing.T) {
 		{append(slicesClone(ok), "--acme-ca-roots", garbage), []string{"--acme-ca-roots", "holds no PEM certificate"}},
 		{append(slicesClone(ok), "--database", "postgres://postgres@127.0.0.1:1/none"), []string{"--https with --database needs --acme-cache"}},
 		{[]string{"--https", "foundry.example.com", "--addr", addr, "--http-addr", addr}, []string{"--http-addr", "also --addr"}},
+		{append(slicesClone(ok), "--public-url", "http://foundry.example.com"), []string{"--public-url", "https://foundry.example.com"}},
 	}
 	bin := foundryBin(t)
 	for _, c := range cases {
