@@ -99,7 +99,7 @@ func (h *httpsFlags) check(d dataFlags, addr *string, publicURL string) error {
 	}
 	if h.cache == "" {
 		if d.database != "" {
-			return usagef("--https with --database needs --acme-cache DIR: the folder for the ACME account key and certificates (there is no data folder to keep them in); give each node its own, or one they share")
+			return usagef("--https with --database needs --acme-cache DIR: the folder for the ACME account key and certificates (there is no data folder to keep them in); nodes serving one name share one folder, so that any of them answers the CA's challenges")
 		}
 		h.cache = filepath.Join(d.data, "acme")
 	}
