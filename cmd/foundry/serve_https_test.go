@@ -6,6 +6,7 @@ package main
 // skip, unless FOUNDRY_TEST_PEBBLE=required (as in CI), when they fail.
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -244,8 +245,8 @@ func (s *serving) output() string {
 }
 
 // domainClient reaches testDomain at 127.0.0.1, trusting root only; it
-// does not follow redirects.
-func domainClient(root *x509.Certificate) *http.Client {
+// does not follow redirects. dials, when not nil, counts its connections.
+func domainClient(root *x509.Certificate, dials ...*atomic.Int32) *http.Client {
 	pool := x509.NewCertPool()
 	pool.AddCert(root)
 	var d net.Dialer
@@ -258,6 +259,9 @@ func domainClient(root *x509.Certificate) *http.Client {
 				host, port, err := net.SplitHostPort(addr)
 				if err != nil || host != testDomain {
 					return nil, fmt.Errorf("the test client reaches %s only, not %s", testDomain, addr)
+				}
+				for _, n := range dials {
+					n.Add(1)
 				}
 				return d.DialContext(ctx, network, net.JoinHostPort("127.0.0.1", port))
 			},
@@ -435,6 +439,84 @@ func TestServeHTTPSByHTTP01(t *testing.T) {
 		t.Fatalf("GET /healthz: %s %s, want 200 over HTTP/2", resp.Status, resp.Proto)
 	}
 	s.stop()
+}
+
+// TestServeHTTPSStreamsShareOneConnection: over HTTP/2 the event streams
+// of a client, ten of them here (a browser would stop at six per host on
+// HTTP/1.1), and its MCP calls all share one TCP connection, and a write
+// reaches every stream.
+func TestServeHTTPSStreamsShareOneConnection(t *testing.T) {
+	p := startPebble(t, true)
+	data, noteID, _ := grantWorkspace(t)
+	s := serveHTTPS(t, p, data, "--max-waiters-per-token", "16")
+	defer s.stop()
+	tok, _ := runCLI(t, foundryBin(t), "token", "create", "--data", data, "--scopes", "osfoundry:read,osfoundry:write")
+	tok = strings.TrimSpace(tok)
+	var dials atomic.Int32
+	c := domainClient(p.issuer(t, "/roots/0"), &dials)
+	c.Timeout = 0 // streams stay open; ctx bounds them
+	base := "https://" + testDomain + ":" + port(p.httpsAddr)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	const streams = 10
+	type seen struct {
+		i     int
+		event string
+		err   error
+	}
+	events := make(chan seen, 4*streams)
+	for i := range streams {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/live?topic=note:"+noteID, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("stream %d: %v", i, err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 {
+			t.Fatalf("stream %d: %s over %s, want 200 over HTTP/2", i, resp.Status, resp.Proto)
+		}
+		go func() {
+			sc := bufio.NewScanner(resp.Body)
+			for sc.Scan() {
+				if ev, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+					events <- seen{i: i, event: ev}
+				}
+			}
+			events <- seen{i: i, err: fmt.Errorf("stream ended: %v", sc.Err())}
+		}()
+	}
+	waitAll := func(event string) {
+		t.Helper()
+		got := map[int]bool{}
+		for len(got) < streams {
+			select {
+			case e := <-events:
+				if e.err != nil {
+					t.Fatalf("stream %d before %q on all: %v", e.i, event, e.err)
+				}
+				if e.event == event {
+					got[e.i] = true
+				}
+			case <-ctx.Done():
+				t.Fatalf("%q reached %d of %d streams", event, len(got), streams)
+			}
+		}
+	}
+	waitAll("ready")
+
+	cs := servertest.Connect(t, base+"/mcp", tok, "", c.Transport)
+	cur := servertest.MustCall(t, cs, "read_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown"})
+	if w := servertest.MustCall(t, cs, "edit_note_tab", map[string]any{"note_id": noteID, "tab_id": "markdown", "expected_version": cur.Int("version"),
+		"idempotency_key": "https-streams-1", "operation": "replace_text", "text": "over h2"}); w.IsError {
+		t.Fatal(w.Text)
+	}
+	waitAll("write")
+	if n := dials.Load(); n != 1 {
+		t.Errorf("%d streams and the MCP calls took %d connections, want 1", streams, n)
+	}
 }
 
 // TestServeHTTPSWithoutHTTPListener: with --http-addr "" nothing listens
