@@ -246,7 +246,7 @@ func (h *httpsFlags) backoff(get func(*tls.ClientHelloInfo) (*tls.Certificate, e
 // prepare asks for the certificate at once, as a browser's first visit
 // would, so that it is obtained (or read from the cache) before anyone
 // waits on it, and a CA that cannot reach this server is logged at start.
-// autocert renews it from then on, 30 days before it expires.
+// autocert renews it from then on.
 func (h *httpsFlags) prepare(log *slog.Logger, m *autocert.Manager) {
 	hello := &tls.ClientHelloInfo{
 		ServerName: h.domain,
@@ -328,12 +328,17 @@ func (s *certState) got(leaf *x509.Certificate) {
 	s.failures, s.retry = 0, time.Time{}
 }
 
-// failed counts a failure to obtain a certificate, at now.
+// failed counts a failure to obtain a certificate, at now. The
+// connections that waited on the same try all fail with it: once the first
+// has set the next try, the others change nothing.
 func (s *certState) failed(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.notAfter.IsZero() {
 		return // a certificate is held; autocert renews it on its own schedule
+	}
+	if now.Before(s.retry) {
+		return
 	}
 	s.failures++
 	s.retry = now.Add(min(time.Minute<<min(s.failures-1, 6), time.Hour))

@@ -576,6 +576,7 @@ func TestCertStateBacksOff(t *testing.T) {
 	}
 	for i, want := range []time.Duration{1, 2, 4, 8, 16, 32, 60, 60} {
 		s.failed(now)
+		s.failed(now.Add(time.Second)) // another connection that waited on the same try
 		at, wait := s.retryAt(now)
 		if !wait || at.Sub(now) != want*time.Minute {
 			t.Fatalf("after %d failures: next try in %v (waiting %v), want %v", i+1, at.Sub(now), wait, want*time.Minute)
@@ -583,6 +584,7 @@ func TestCertStateBacksOff(t *testing.T) {
 		if _, wait := s.retryAt(at); wait {
 			t.Fatalf("after %d failures: still waiting at the time of the next try", i+1)
 		}
+		now = at
 	}
 	s.got(&x509.Certificate{NotAfter: now.Add(90 * 24 * time.Hour)})
 	if _, wait := s.retryAt(now); wait {
