@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"foundry/internal/server/servertest"
+	"foundry/internal/store/postgres/pgtest"
 )
 
 // testDomain is the name Foundry serves in these tests; the test DNS
@@ -516,6 +517,31 @@ func TestServeHTTPSStreamsShareOneConnection(t *testing.T) {
 	waitAll("write")
 	if n := dials.Load(); n != 1 {
 		t.Errorf("%d streams and the MCP calls took %d connections, want 1", streams, n)
+	}
+}
+
+// TestServeHTTPSOnPostgreSQL: with --database the certificate and the
+// ACME account key go to --acme-cache, and nothing to a data folder.
+func TestServeHTTPSOnPostgreSQL(t *testing.T) {
+	dbURL, _ := pgtest.Schema(t)
+	p := startPebble(t, true)
+	data, cache := filepath.Join(t.TempDir(), "data"), filepath.Join(t.TempDir(), "acme")
+	s := serveHTTPS(t, p, data, "--database", dbURL, "--acme-cache", cache)
+	c := domainClient(p.issuer(t, "/roots/0"))
+	resp, err := c.Get("https://" + testDomain + ":" + port(p.httpsAddr) + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 {
+		t.Errorf("GET /readyz on PostgreSQL: %s %s, want 200 over HTTP/2", resp.Status, resp.Proto)
+	}
+	s.stop()
+	if _, err := os.Stat(filepath.Join(cache, testDomain)); err != nil {
+		t.Errorf("the certificate is not in --acme-cache: %v", err)
+	}
+	if _, err := os.Stat(data); err == nil {
+		t.Errorf("serving PostgreSQL with --https made the data folder %s", data)
 	}
 }
 
