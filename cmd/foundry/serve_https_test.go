@@ -374,6 +374,9 @@ func TestServeHTTPSWithPebble(t *testing.T) {
 
 	// A restart serves the certificate kept in DATA/acme.
 	s.stop()
+	if code := s.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("serve --https ended with exit %d on an interrupt, want 0", code)
+	}
 	if out := s.printed + s.output(); !strings.Contains(out, "https: certificate obtained") {
 		t.Errorf("the first start did not log the certificate obtained:\n%s", out)
 	}
