@@ -50,7 +50,7 @@ func init() {
 
 func (h *httpsFlags) register(fs *flag.FlagSet) {
 	h.fs = fs
-	fs.StringVar(&h.domain, "https", "", "serve https for this domain (e.g. foundry.example.com), with a certificate obtained and renewed by ACME (Let's Encrypt unless --acme-directory) and HTTP/2; --addr is then the https listener (default :443) and the public URL https://DOMAIN")
+	fs.StringVar(&h.domain, "https", os.Getenv("FOUNDRY_HTTPS"), "serve https for this domain (e.g. foundry.example.com), with a certificate obtained and renewed by ACME (Let's Encrypt unless --acme-directory) and HTTP/2; --addr is then the https listener (default :443) and the public URL https://DOMAIN (env FOUNDRY_HTTPS)")
 	fs.StringVar(&h.httpAddr, "http-addr", ":80", "with --https: the http listener, for ACME http-01 challenges and a redirect of everything else to https; \"\" for none (certificates then come by tls-alpn-01 on --addr alone)")
 	fs.StringVar(&h.directory, "acme-directory", autocert.DefaultACMEDirectory, "with --https: the directory URL of the ACME CA")
 	fs.StringVar(&h.email, "acme-email", "", "with --https: the contact address given to the ACME CA (it writes about expiring certificates and account problems)")
