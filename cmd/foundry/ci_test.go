@@ -31,6 +31,7 @@ var ciStubbed = []string{"pg_isready", "pg_ctlcluster", "sleep", "go", "gofmt", 
 type ciRun struct {
 	pgUp     bool
 	chromium bool              // a chromium on PATH
+	pebble   bool              // pebble and pebble-challtestsrv on PATH
 	bodies   map[string]string // stub name: its shell code instead
 	env      []string
 }
@@ -77,7 +78,7 @@ func (r ciRun) run(t *testing.T) ciResult {
 	}
 	log := filepath.Join(tmp, "calls.log")
 	stub := func(name, body string) {
-		script := fmt.Sprintf("#!/bin/sh\necho \"%s $* [pg=$FOUNDRY_TEST_POSTGRES_URL browser=$FOUNDRY_TEST_BROWSER node=$FOUNDRY_TEST_NODE]\" >> %s\n%s\n", name, log, body)
+		script := fmt.Sprintf("#!/bin/sh\necho \"%s $* [pg=$FOUNDRY_TEST_POSTGRES_URL browser=$FOUNDRY_TEST_BROWSER node=$FOUNDRY_TEST_NODE pebble=$FOUNDRY_TEST_PEBBLE]\" >> %s\n%s\n", name, log, body)
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -101,6 +102,10 @@ func (r ciRun) run(t *testing.T) ciResult {
 	}
 	if r.chromium {
 		stub("chromium", "exit 0")
+	}
+	if r.pebble {
+		stub("pebble", "exit 0")
+		stub("pebble-challtestsrv", "exit 0")
 	}
 
 	before := treeState(t, root)
@@ -163,11 +168,11 @@ func treeState(t *testing.T, root string) string {
 // go mod tidy check, with the tests pointed at PostgreSQL.
 func TestCIFailsWithoutPostgreSQL(t *testing.T) {
 	t.Parallel()
-	r := ciRun{pgUp: false, chromium: true, env: []string{"CI=true"}}.run(t)
+	r := ciRun{pgUp: false, chromium: true, pebble: true, env: []string{"CI=true"}}.run(t)
 	if r.code == 0 || !strings.Contains(r.output, "PostgreSQL is not reachable") || strings.Contains(r.calls, "go test") {
 		t.Fatalf("CI=true with PostgreSQL down: exit %d, output %q, ran %q; want a failure before any test", r.code, r.output, r.calls)
 	}
-	r = ciRun{pgUp: false, chromium: true, env: []string{"CI=true", "FOUNDRY_CI_PG_PORT=1"}}.run(t)
+	r = ciRun{pgUp: false, chromium: true, pebble: true, env: []string{"CI=true", "FOUNDRY_CI_PG_PORT=1"}}.run(t)
 	if r.code == 0 || !strings.Contains(r.output, ":1 ") {
 		t.Fatalf("CI=true with PostgreSQL down on the overridden port: exit %d, %q", r.code, r.output)
 	}
@@ -175,16 +180,16 @@ func TestCIFailsWithoutPostgreSQL(t *testing.T) {
 		t.Errorf("started the local cluster for another port: %q", r.calls)
 	}
 
-	r = ciRun{pgUp: false, chromium: true}.run(t)
+	r = ciRun{pgUp: false, chromium: true, pebble: true}.run(t)
 	if r.code != 0 || !strings.Contains(r.output, "WARNING") || !strings.Contains(r.calls, "go test ./... [pg= ") {
 		t.Fatalf("outside CI with PostgreSQL down: exit %d, output %q, ran %q; want a warning and the tests without PostgreSQL", r.code, r.output, r.calls)
 	}
 
-	r = ciRun{pgUp: true, chromium: true, env: []string{"CI=true"}}.run(t)
+	r = ciRun{pgUp: true, chromium: true, pebble: true, env: []string{"CI=true"}}.run(t)
 	if r.code != 0 {
 		t.Fatalf("CI=true with PostgreSQL up: exit %d: %s", r.code, r.output)
 	}
-	settings := "[pg=postgres://postgres@127.0.0.1:5432/test?sslmode=disable browser=required node=required]"
+	settings := "[pg=postgres://postgres@127.0.0.1:5432/test?sslmode=disable browser=required node=required pebble=required]"
 	for _, want := range []string{
 		"go vet ./...",
 		"go mod tidy",
@@ -202,7 +207,7 @@ func TestCIFailsWithoutPostgreSQL(t *testing.T) {
 		}
 	}
 	if strings.Contains(r.calls, "apt-get") {
-		t.Errorf("installed Chromium although it is on PATH:\n%s", r.calls)
+		t.Errorf("installed Chromium or pebble although they are on PATH:\n%s", r.calls)
 	}
 }
 
@@ -235,9 +240,34 @@ func TestCIRefusesDifferences(t *testing.T) {
 		{"internal/web/dist", "internal/web/dist differs"},
 	} {
 		git := fmt.Sprintf(`case "$*" in diff*%s*) exit 1 ;; esac`, c.differs) // git diff finds a difference
-		r := ciRun{pgUp: true, chromium: true, bodies: map[string]string{"git": git}}.run(t)
+		r := ciRun{pgUp: true, chromium: true, pebble: true, bodies: map[string]string{"git": git}}.run(t)
 		if r.code == 0 || !strings.Contains(r.output, c.says) || strings.Contains(r.calls, "go test ./...") {
 			t.Errorf("with %s differing: exit %d, output %q, ran %q; want a failure before the tests", c.differs, r.code, r.output, r.calls)
 		}
+	}
+}
+
+// TestCIInstallsPebble: without pebble on PATH the run installs Debian's
+// package (with one apt-get update for it and Chromium); in CI a failed
+// install fails the run before any test, outside CI it is a warning and the
+// tests run (the serve --https tests skip).
+func TestCIInstallsPebble(t *testing.T) {
+	t.Parallel()
+	r := ciRun{pgUp: true, chromium: true, env: []string{"CI=true"}}.run(t)
+	if r.code != 0 || !strings.Contains(r.calls, "apt-get install -y pebble") || strings.Contains(r.calls, "install -y chromium") {
+		t.Fatalf("CI=true without pebble: exit %d, ran:\n%s\n%s", r.code, r.calls, r.output)
+	}
+	r = ciRun{pgUp: true, env: []string{"CI=true"}}.run(t)
+	if r.code != 0 || strings.Count(r.calls, "apt-get update") != 1 || !strings.Contains(r.calls, "install -y chromium") || !strings.Contains(r.calls, "install -y pebble") {
+		t.Fatalf("CI=true without Chromium and pebble: exit %d, want one apt-get update and both installed; ran:\n%s", r.code, r.calls)
+	}
+	fail := map[string]string{"apt-get": `case "$*" in *pebble*) exit 1 ;; esac`}
+	r = ciRun{pgUp: true, chromium: true, bodies: fail, env: []string{"CI=true"}}.run(t)
+	if r.code == 0 || !strings.Contains(r.output, "pebble could not be installed") || strings.Contains(r.calls, "go test") {
+		t.Fatalf("CI=true with a failed pebble install: exit %d, output %q, ran %q; want a failure before any test", r.code, r.output, r.calls)
+	}
+	r = ciRun{pgUp: true, chromium: true, bodies: fail}.run(t)
+	if r.code != 0 || !strings.Contains(r.output, "WARNING: pebble could not be installed") || !strings.Contains(r.calls, "go test ./... ") {
+		t.Fatalf("outside CI with a failed pebble install: exit %d, output %q, ran %q; want a warning and the tests", r.code, r.output, r.calls)
 	}
 }

@@ -38,7 +38,9 @@ var toolsetNames = server.Toolsets
 func serveFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fs)
-	addr := fs.String("addr", envOr("FOUNDRY_ADDR", "127.0.0.1:8080"), "address to listen on (env FOUNDRY_ADDR)")
+	addr := fs.String("addr", envOr("FOUNDRY_ADDR", "127.0.0.1:8080"), "address to listen on (env FOUNDRY_ADDR; with --https, default :443)")
+	var https httpsFlags
+	https.register(fs)
 	demo := fs.Bool("demo", false, "on first start, also create demo content (an approved Note \"Welcome\" with slides and sheet tabs, a Room, a repository)")
 	publicURL := fs.String("public-url", os.Getenv("FOUNDRY_PUBLIC_URL"), "URL clients use to reach this server, e.g. https://foundry.example.com (default http://ADDR; env FOUNDRY_PUBLIC_URL)")
 	syncMode := fs.String("sync", "full", "SQLite durability: full (an acknowledged write survives a power cut) or normal (survives a crash of Foundry only)")
@@ -84,6 +86,9 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 				return err
 			}
 		}
+		if err := https.check(d, addr, *publicURL); err != nil {
+			return err
+		}
 		limit, err := parseMemoryLimit(*memLimit)
 		if err != nil {
 			return err
@@ -105,6 +110,11 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 			return fmt.Errorf("listen on %s: %w (choose another with --addr)", *addr, err)
 		}
 		defer ln.Close()
+		ln, stopHTTP, err := https.listen(log, ln, publicURL)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
 		mln, err := listenMetrics(*metricsAddr, ln.Addr().String())
 		if err != nil {
 			return err
@@ -145,6 +155,7 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		defer stopBackups()
+		https.watch(srv)
 
 		owner, created, err := srv.Service.Bootstrap(ctx, firstWorkspaceName, firstOwnerEmail)
 		if err != nil {

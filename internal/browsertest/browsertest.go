@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +86,45 @@ var Flags = []string{"headless", "no-sandbox", "disable-gpu", "disable-backgroun
 // only.
 func New(t testing.TB) context.Context {
 	t.Helper()
+	path := chromiumOrSkip(t)
+	bctx, err := browser(path)
+	if err != nil {
+		t.Fatalf("starting Chromium (%s): %v", path, err)
+	}
+	return openTab(t, bctx, path, nil)
+}
+
+// NewMapped is New for a server reached by DNS names of its own, as a
+// person reaches a deployment: Chromium resolves each of hosts to
+// 127.0.0.1 (--host-resolver-rules), and accepts a certificate chain that
+// holds a key of spki (base64 SHA-256 hashes of SubjectPublicKeyInfo,
+// --ignore-certificate-errors-spki-list), for a CA only the test knows;
+// every other certificate is checked as usual. These switches are the
+// whole browser's, so it is a Chromium of its own, ended when t ends.
+// Requests to hosts count as staying on this machine.
+func NewMapped(t testing.TB, hosts, spki []string) context.Context {
+	t.Helper()
+	path := chromiumOrSkip(t)
+	rules := make([]string, len(hosts))
+	for i, h := range hosts {
+		rules[i] = "MAP " + h + " 127.0.0.1"
+	}
+	opts := append(allocatorOptions(path),
+		chromedp.Flag("host-resolver-rules", strings.Join(rules, ",")),
+		chromedp.Flag("ignore-certificate-errors-spki-list", strings.Join(spki, ",")))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
+	if _, err := chromedp.Run(bctx, chromedp.Steps()); err != nil {
+		t.Fatalf("starting Chromium (%s): %v", path, err)
+	}
+	return openTab(t, bctx, path, hosts)
+}
+
+// chromiumOrSkip is the Chromium to run, or the test skipped (or failed,
+// with FOUNDRY_TEST_BROWSER=required) without one.
+func chromiumOrSkip(t testing.TB) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -95,18 +135,21 @@ func New(t testing.TB) context.Context {
 		}
 		t.Skipf("browser test skipped: %v (set FOUNDRY_TEST_BROWSER=required to fail instead)", err)
 	}
-	bctx, err := browser(path)
-	if err != nil {
-		t.Fatalf("starting Chromium (%s): %v", path, err)
-	}
+	return path
+}
+
+// openTab opens a tab of its own in the browser of bctx, and checks when t
+// ends that its requests went to 127.0.0.1, localhost or mapped only.
+func openTab(t testing.TB, bctx context.Context, path string, mapped []string) context.Context {
+	t.Helper()
 	base, cancelTimeout := context.WithTimeout(bctx, Timeout)
 	ctx, cancelTab := chromedp.NewContext(base, chromedp.WithNewBrowserContext())
 	stop := func() { cancelTab(); cancelTimeout() }
 
 	var mu sync.Mutex
 	var outside []string
-	err = chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.Request != nil && !loopback(e.Request.URL) {
+	err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.Request != nil && !loopback(e.Request.URL, mapped) {
 			mu.Lock()
 			outside = append(outside, e.Request.URL)
 			mu.Unlock()
@@ -284,6 +327,20 @@ func browser(path string) (context.Context, error) {
 	if shared.stop != nil {
 		shared.stop()
 	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), allocatorOptions(path)...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	stop := func() { cancelTab(); cancelAlloc() }
+	if _, err := chromedp.Run(ctx, chromedp.Steps()); err != nil {
+		stop()
+		shared.ctx, shared.stop = nil, nil
+		return nil, err
+	}
+	shared.path, shared.ctx, shared.stop = path, ctx, stop
+	return ctx, nil
+}
+
+// allocatorOptions start the Chromium at path with Flags.
+func allocatorOptions(path string) []chromedp.ExecAllocatorOption {
 	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(path), chromedp.WindowSize(Width, Height)}
 	for _, f := range Flags {
 		opts = append(opts, chromedp.Flag(f, true))
@@ -296,16 +353,7 @@ func browser(path string) (context.Context, error) {
 	}
 	// No UserDataDir: chromedp makes a temporary profile folder and removes
 	// it when the browser ends.
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	stop := func() { cancelTab(); cancelAlloc() }
-	if _, err := chromedp.Run(ctx, chromedp.Steps()); err != nil {
-		stop()
-		shared.ctx, shared.stop = nil, nil
-		return nil, err
-	}
-	shared.path, shared.ctx, shared.stop = path, ctx, stop
-	return ctx, nil
+	return opts
 }
 
 // ctypeLocale names the variable that sets the C library's character
@@ -334,8 +382,8 @@ func Close() {
 }
 
 // loopback reports whether a request URL stays on this machine (data: and
-// about: URLs never leave it).
-func loopback(raw string) bool {
+// about: URLs never leave it; mapped names resolve to 127.0.0.1).
+func loopback(raw string, mapped []string) bool {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return false
@@ -345,7 +393,7 @@ func loopback(raw string) bool {
 		return true
 	case "http", "https", "ws", "wss":
 		h := u.Hostname()
-		return h == "127.0.0.1" || h == "localhost" || h == "::1"
+		return h == "127.0.0.1" || h == "localhost" || h == "::1" || slices.Contains(mapped, h)
 	}
 	return false
 }

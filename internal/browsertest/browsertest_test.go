@@ -33,8 +33,21 @@ func TestLoopback(t *testing.T) {
 		"http://localhost.example.com/x": false,
 		"%zz":                            false,
 	} {
-		if got := loopback(raw); got != want {
+		if got := loopback(raw, nil); got != want {
 			t.Errorf("loopback(%q) = %v, want %v", raw, got, want)
+		}
+	}
+	// A name the browser maps to 127.0.0.1 stays too; no other does.
+	mapped := []string{"foundry.test"}
+	for raw, want := range map[string]bool{
+		"https://foundry.test:8443/":       true,
+		"https://foundry.test.example/":    false,
+		"https://www.foundry.test/":        false,
+		"http://127.0.0.1:8080/signin":     true,
+		"https://example.com/foundry.test": false,
+	} {
+		if got := loopback(raw, mapped); got != want {
+			t.Errorf("loopback(%q, %q) = %v, want %v", raw, mapped, got, want)
 		}
 	}
 }
