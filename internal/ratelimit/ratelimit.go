@@ -15,6 +15,7 @@ package ratelimit
 
 import (
 	"container/list"
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -292,4 +293,22 @@ func FormatRate(r rate.Limit) string {
 		return strconv.FormatFloat(math.Round(v*60*1000)/1000, 'f', -1, 64) + "/m"
 	}
 	return strconv.FormatFloat(math.Round(v*3600*1000)/1000, 'f', -1, 64) + "/h"
+}
+
+type releaseKey struct{}
+
+// WithRelease returns ctx carrying release, the end of the request's place
+// in flight, so that a door that finds the request held by another cap (a
+// long poll, an event stream) can give the place back early (Release).
+func WithRelease(ctx context.Context, release func()) context.Context {
+	return context.WithValue(ctx, releaseKey{}, release)
+}
+
+// Release gives back the place in flight of ctx's request, if it holds
+// one: the request is counted by another cap from now on. It is safe to
+// call more than once.
+func Release(ctx context.Context) {
+	if f, ok := ctx.Value(releaseKey{}).(func()); ok {
+		f()
+	}
 }

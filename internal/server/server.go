@@ -56,6 +56,10 @@ type Config struct {
 	AccessTokenLifespan time.Duration
 	RegisterRate        int
 	ClientMetadataHTTP  *http.Client
+
+	// Limits are the rate limits of /mcp and /api/ (limits.go); zero:
+	// none, serve gives DefaultLimits.
+	Limits Limits
 }
 
 // OpenStore opens the configured store and applies migrations, the Notes
@@ -198,7 +202,7 @@ func New(st store.Store, c Config) *Server {
 	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
 		Ready: ready, Metrics: metrics,
-		Handler: Recover(c.Logger, logRequests(c.Logger, root))}
+		Handler: Recover(c.Logger, logRequests(c.Logger, newLimits(c.Limits, metrics, c.Logger).wrap(root)))}
 }
 
 // anyOrigin lets any web origin read a public document, without
