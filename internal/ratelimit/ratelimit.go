@@ -30,8 +30,10 @@ import (
 const Code = "rate_limited"
 
 // DefaultMaxKeys is how many keys a Limiter remembers when Options leave
-// it out: at about 200 bytes a key, some 13 MiB.
-const DefaultMaxKeys = 1 << 16
+// it out: at about 270 bytes a key (BenchmarkMemoryPerKey), 8.5 MiB. Only
+// keys seen within one refill of their bucket (2 s at the default burst)
+// are worth remembering, and a node rarely sees that many clients in 2 s.
+const DefaultMaxKeys = 1 << 15
 
 // Options configure a Limiter. The zero value limits nothing.
 type Options struct {

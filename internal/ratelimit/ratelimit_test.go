@@ -2,6 +2,8 @@ package ratelimit
 
 import (
 	"fmt"
+	"net/netip"
+	"runtime"
 	"testing"
 	"time"
 
@@ -234,5 +236,25 @@ func BenchmarkTake(b *testing.B) {
 		tk, _ := l.Take(i&1023, time.Now(), true)
 		tk.Done()
 		i++
+	}
+}
+
+// BenchmarkMemoryPerKey reports what a full limiter holds per key (the
+// bound operators.md quotes).
+func BenchmarkMemoryPerKey(b *testing.B) {
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		l := New[netip.Prefix](Options{Rate: 100, Burst: 200, MaxInFlight: 16})
+		for i := range DefaultMaxKeys {
+			a := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
+			l.Take(netip.PrefixFrom(a, 32), t0, false)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(l.Stats().Keys), "bytes/key")
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB/full")
+		runtime.KeepAlive(l)
 	}
 }
