@@ -65,6 +65,10 @@ const (
 type Refusal struct {
 	Which      Which
 	RetryAfter time.Duration // at least 1 s
+	// Streak is how many requests of the key in a row were refused, this
+	// one included: a client that reads its refusals waits; one that does
+	// not keeps the streak growing.
+	Streak int
 }
 
 // RetrySeconds is RetryAfter in whole seconds, rounded up (Retry-After).
@@ -86,6 +90,7 @@ type entry[K comparable] struct {
 	key      K
 	bucket   *rate.Limiter // nil: no rate limit
 	inFlight int
+	refused  int // requests refused in a row
 }
 
 // New makes a Limiter.
@@ -151,7 +156,8 @@ func (l *Limiter[K]) Take(k K, now time.Time, hold bool) (Ticket[K], Refusal) {
 	e := l.entry(k, now)
 	if hold && e.inFlight >= l.opts.MaxInFlight {
 		// Nothing says when one ends: a second is the usual wait.
-		return Ticket[K]{}, Refusal{Which: InFlight, RetryAfter: time.Second}
+		e.refused++
+		return Ticket[K]{}, Refusal{Which: InFlight, RetryAfter: time.Second, Streak: e.refused}
 	}
 	var res *rate.Reservation
 	if e.bucket != nil {
@@ -162,9 +168,11 @@ func (l *Limiter[K]) Take(k K, now time.Time, hold bool) (Ticket[K], Refusal) {
 			} else {
 				d = time.Hour // burst 0 cannot happen (New sets it); be safe
 			}
-			return Ticket[K]{}, Refusal{Which: ByRate, RetryAfter: max(d, time.Second)}
+			e.refused++
+			return Ticket[K]{}, Refusal{Which: ByRate, RetryAfter: max(d, time.Second), Streak: e.refused}
 		}
 	}
+	e.refused = 0
 	if hold {
 		e.inFlight++
 		l.flying++

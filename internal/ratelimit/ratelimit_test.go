@@ -258,3 +258,23 @@ func BenchmarkMemoryPerKey(b *testing.B) {
 		runtime.KeepAlive(l)
 	}
 }
+
+func TestStreakCountsRefusalsInARowUntilOneIsAdmitted(t *testing.T) {
+	l := New[string](Options{Rate: 1, Burst: 1, MaxInFlight: 1})
+	held, _ := l.Take("a", t0, true)
+	for i := 1; i <= 3; i++ {
+		if _, r := l.Take("a", t0, true); r.Which != InFlight || r.Streak != i {
+			t.Fatalf("refusal %d: %+v", i, r)
+		}
+	}
+	if _, r := l.Take("a", t0, false); r.Which != ByRate || r.Streak != 4 {
+		t.Fatalf("a refusal by rate continues the streak: %+v", r)
+	}
+	held.Done()
+	if _, r := l.Take("a", t0.Add(time.Second), true); r.Which != Allowed {
+		t.Fatalf("%+v", r)
+	}
+	if _, r := l.Take("a", t0.Add(time.Second), false); r.Streak != 1 {
+		t.Fatalf("an admitted request ends the streak: %+v", r)
+	}
+}

@@ -249,6 +249,13 @@ func peerAddr(remote string) netip.Addr {
 	return a.Unmap()
 }
 
+// floodStreak is how many refusals in a row a key gets in the MCP
+// endpoint's words (a tools/call as a tool result, read and answered
+// through the SDK, which costs about what a small read does). Past it the
+// client is not reading them: it gets a plain HTTP 429 that costs the
+// server nothing, so that a flood cannot buy the CPU the limit protects.
+const floodStreak = 16
+
 // refuse answers a refused request in its door's words.
 func (l *limits) refuse(w http.ResponseWriter, r *http.Request, next http.Handler, door, name string, rf ratelimit.Refusal) {
 	l.refused.WithLabelValues(door, name).Inc()
@@ -279,7 +286,7 @@ func (l *limits) refuse(w http.ResponseWriter, r *http.Request, next http.Handle
 	switch {
 	case door == doorREST:
 		api.RefuseHTTP(w, http.StatusTooManyRequests, pr)
-	case r.Method == http.MethodPost:
+	case r.Method == http.MethodPost && rf.Streak <= floodStreak:
 		// The endpoint reads the call and answers it (a tools/call as a
 		// tool result the model can act on); nothing of it runs.
 		next.ServeHTTP(w, r.WithContext(mcpserver.Refused(r.Context(), pr)))

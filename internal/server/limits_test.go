@@ -373,3 +373,38 @@ func TestZeroLimitsLimitNothing(t *testing.T) {
 		t.Errorf("refusals counted with no limits: %v", got)
 	}
 }
+
+// A client that keeps calling past its refusals without waiting stops
+// costing the server an answer in MCP's words: past 16 refusals in a row
+// it gets a plain HTTP 429.
+func TestMCPFloodPastItsRefusalsGetsPlain429(t *testing.T) {
+	e := limitedEnv(t, server.Limits{PerToken: perHour, BurstPerToken: 1})
+	a := e.WriteToken(t)
+	call := func() (*http.Response, string) {
+		req, _ := http.NewRequest("POST", e.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}`))
+		req.Header.Set("Authorization", "Bearer "+a)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	if resp, body := call(); resp.StatusCode != 200 || strings.Contains(body, "rate_limited") {
+		t.Fatalf("the burst's call: %d %s", resp.StatusCode, body)
+	}
+	for i := 1; i <= 16; i++ {
+		resp, body := call()
+		if resp.StatusCode != 200 || !strings.Contains(body, `"isError":true`) || !strings.Contains(body, `retry_after`) {
+			t.Fatalf("refusal %d: %d %s, want a tool result", i, resp.StatusCode, body)
+		}
+	}
+	resp, body := call()
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "rate_limited") {
+		t.Fatalf("refusal 17: %d %q %s, want HTTP 429", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+}
