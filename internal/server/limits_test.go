@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"foundry/internal/account"
 	"foundry/internal/mcpclient"
 	"foundry/internal/server"
 	"foundry/internal/server/servertest"
@@ -406,5 +407,39 @@ func TestMCPFloodPastItsRefusalsGetsPlain429(t *testing.T) {
 	resp, body := call()
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "rate_limited") {
 		t.Fatalf("refusal 17: %d %q %s, want HTTP 429", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+}
+
+// A person's browser session is counted as a token is: two people signed
+// in are two buckets.
+func TestSignedInSessionsAreLimitedEachOnTheirOwn(t *testing.T) {
+	e := limitedEnv(t, server.Limits{PerToken: perHour, BurstPerToken: 2})
+	if err := account.SetPassword(context.Background(), e.Server.Store, e.Owner.User, "password", ownerPassword); err != nil {
+		t.Fatal(err)
+	}
+	signedIn := func() *browser {
+		b := newBrowser(t, "")
+		p := b.submit(b.get(e.URL+"/signin"), "", map[string]string{"email": e.Owner.User.Email, "password": ownerPassword})
+		if p.Status != 200 {
+			t.Fatalf("sign in: %d %s", p.Status, p.Body)
+		}
+		return b
+	}
+	one, two := signedIn(), signedIn()
+	for i := range 2 {
+		if p := one.get(e.URL + "/api/notes"); p.Status != 200 {
+			t.Fatalf("request %d: %d %s", i+1, p.Status, p.Body)
+		}
+	}
+	p := one.get(e.URL + "/api/notes")
+	if p.Status != 429 || !strings.Contains(p.Body, `"limit":"rate_per_token"`) {
+		t.Fatalf("the session's 3rd request: %d %s", p.Status, p.Body)
+	}
+	if p := two.get(e.URL + "/api/notes"); p.Status != 200 {
+		t.Fatalf("another session: %d %s", p.Status, p.Body)
+	}
+	// The pages themselves are not limited.
+	if p := one.get(e.URL + "/notes"); p.Status != 200 {
+		t.Fatalf("the web app's page: %d", p.Status)
 	}
 }
