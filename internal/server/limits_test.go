@@ -104,6 +104,7 @@ func limMetric(t *testing.T, e *servertest.Env, sample string) float64 {
 }
 
 func TestRESTTokenOverItsRateGets429WithRetryAfterWhileOthersAreServed(t *testing.T) {
+	t.Parallel()
 	e := limitedEnv(t, server.Limits{PerToken: perHour, BurstPerToken: 3})
 	a, b := e.WriteToken(t), e.WriteToken(t)
 	c := http.DefaultClient
@@ -163,6 +164,7 @@ func TestRESTTokenOverItsRateGets429WithRetryAfterWhileOthersAreServed(t *testin
 }
 
 func TestMCPToolCallOverTheRateIsAToolResultWithRetryAfter(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"", "2025-11-25"} {
 		t.Run("protocol "+version, func(t *testing.T) {
 			e := limitedEnv(t, server.Limits{PerToken: perHour, BurstPerToken: 6})
@@ -227,6 +229,7 @@ func limClientFrom(ip string) *http.Client {
 }
 
 func TestAddressOverItsRateIsRefusedWhileAnotherAddressIsServed(t *testing.T) {
+	t.Parallel()
 	e := limitedEnv(t, server.Limits{PerAddress: perHour, BurstPerAddress: 3})
 	here, there := limClientFrom("127.0.0.1"), limClientFrom("127.0.0.2")
 	tok := e.WriteToken(t)
@@ -283,6 +286,7 @@ func limSlowCall(t *testing.T, e *servertest.Env, token string) (finish func()) 
 }
 
 func TestConcurrencyCapRefusesTheNextRequestOfThatTokenOnly(t *testing.T) {
+	t.Parallel()
 	e := limitedEnv(t, server.Limits{ConcurrentPerToken: 2})
 	a, b := e.WriteToken(t), e.WriteToken(t)
 	cs := e.Client(t, a, "")
@@ -316,6 +320,7 @@ func TestConcurrencyCapRefusesTheNextRequestOfThatTokenOnly(t *testing.T) {
 // Long polls and event streams wait under caps of their own: they take no
 // place among a token's requests in flight.
 func TestLongPollsAndStreamsAreNotCountedInTheConcurrencyCap(t *testing.T) {
+	t.Parallel()
 	e := limitedEnv(t, server.Limits{ConcurrentPerToken: 1})
 	a := e.WriteToken(t)
 	cs := e.Client(t, a, "")
@@ -363,6 +368,7 @@ func TestLongPollsAndStreamsAreNotCountedInTheConcurrencyCap(t *testing.T) {
 }
 
 func TestZeroLimitsLimitNothing(t *testing.T) {
+	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
 	a := e.WriteToken(t)
 	for i := range 100 {
@@ -379,6 +385,7 @@ func TestZeroLimitsLimitNothing(t *testing.T) {
 // costing the server an answer in MCP's words: past 16 refusals in a row
 // it gets a plain HTTP 429.
 func TestMCPFloodPastItsRefusalsGetsPlain429(t *testing.T) {
+	t.Parallel()
 	e := limitedEnv(t, server.Limits{PerToken: perHour, BurstPerToken: 1})
 	a := e.WriteToken(t)
 	call := func() (*http.Response, string) {
@@ -413,6 +420,7 @@ func TestMCPFloodPastItsRefusalsGetsPlain429(t *testing.T) {
 // A person's browser session is counted as a token is: two people signed
 // in are two buckets.
 func TestSignedInSessionsAreLimitedEachOnTheirOwn(t *testing.T) {
+	t.Parallel()
 	e := limitedEnv(t, server.Limits{PerToken: perHour, BurstPerToken: 2})
 	if err := account.SetPassword(context.Background(), e.Server.Store, e.Owner.User, "password", ownerPassword); err != nil {
 		t.Fatal(err)
