@@ -76,3 +76,8 @@ func parseProxies(v string) ([]netip.Prefix, error) {
 	}
 	return out, nil
 }
+
+// The limit flags' placeholders in help (see argNames).
+func init() {
+	argNames["rate-per-token"], argNames["rate-per-address"], argNames["trusted-proxies"] = "RATE", "RATE", "CIDRS"
+}
