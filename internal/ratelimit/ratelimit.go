@@ -10,7 +10,8 @@
 // recently used key is forgotten even if its bucket is not (a client
 // rotating keys faster than buckets refill then gives those keys a fresh
 // bucket; Evicted counts it). A key with requests in flight is never
-// forgotten, so the map holds at most MaxKeys plus the requests in flight.
+// forgotten (it leaves that order until they end), so the map holds at
+// most MaxKeys plus the keys with requests in flight.
 package ratelimit
 
 import (
@@ -30,7 +31,7 @@ import (
 const Code = "rate_limited"
 
 // DefaultMaxKeys is how many keys a Limiter remembers when Options leave
-// it out: at about 270 bytes a key (BenchmarkMemoryPerKey), 8.5 MiB. Only
+// it out: at about 290 bytes a key (BenchmarkMemoryPerKey), 9 MiB. Only
 // keys seen within one refill of their bucket (2 s at the default burst)
 // are worth remembering, and a node rarely sees that many clients in 2 s.
 const DefaultMaxKeys = 1 << 15
@@ -80,14 +81,15 @@ func (r Refusal) RetrySeconds() int {
 type Limiter[K comparable] struct {
 	opts    Options
 	mu      sync.Mutex
-	keys    map[K]*list.Element // → *entry[K]
-	order   *list.List          // front: most recently used
+	keys    map[K]*entry[K]
+	order   *list.List // of the keys with nothing in flight; front: most recently used
 	evicted uint64
 	flying  int
 }
 
 type entry[K comparable] struct {
 	key      K
+	el       *list.Element // in order; nil while requests are in flight
 	bucket   *rate.Limiter // nil: no rate limit
 	inFlight int
 	refused  int // requests refused in a row
@@ -101,7 +103,7 @@ func New[K comparable](o Options) *Limiter[K] {
 	if o.Rate > 0 && o.Burst <= 0 {
 		o.Burst = max(1, int(math.Ceil(2*float64(o.Rate))))
 	}
-	return &Limiter[K]{opts: o, keys: map[K]*list.Element{}, order: list.New()}
+	return &Limiter[K]{opts: o, keys: map[K]*entry[K]{}, order: list.New()}
 }
 
 // Options are the limiter's options, defaults filled in.
@@ -174,7 +176,10 @@ func (l *Limiter[K]) Take(k K, now time.Time, hold bool) (Ticket[K], Refusal) {
 	}
 	e.refused = 0
 	if hold {
-		e.inFlight++
+		if e.inFlight++; e.el != nil { // not to be forgotten while in flight
+			l.order.Remove(e.el)
+			e.el = nil
+		}
 		l.flying++
 	}
 	return Ticket[K]{l: l, e: e, res: res, held: hold, once: new(sync.Once)}, Refusal{}
@@ -185,23 +190,27 @@ func (l *Limiter[K]) Take(k K, now time.Time, hold bool) (Ticket[K], Refusal) {
 func (l *Limiter[K]) entry(k K, now time.Time) *entry[K] {
 	// First the old end (k itself may go: made again, it is the same).
 	l.forgetIdle(now, 2)
-	if el, ok := l.keys[k]; ok {
-		l.order.MoveToFront(el)
-		return el.Value.(*entry[K])
+	if e, ok := l.keys[k]; ok {
+		if e.el != nil {
+			l.order.MoveToFront(e.el)
+		}
+		return e
 	}
-	if len(l.keys) >= l.opts.MaxKeys {
-		l.evictOne()
+	// Back under the bound (past it by the keys that were in flight).
+	for len(l.keys) >= l.opts.MaxKeys && l.evictOne() {
 	}
 	e := &entry[K]{key: k}
 	if l.opts.Rate > 0 {
 		e.bucket = rate.NewLimiter(l.opts.Rate, l.opts.Burst)
 	}
-	l.keys[k] = l.order.PushFront(e)
+	e.el = l.order.PushFront(e)
+	l.keys[k] = e
 	return e
 }
 
-// forgetIdle drops up to n keys at the old end whose bucket is full and
-// that have nothing in flight: remembering them changes nothing.
+// forgetIdle drops up to n keys at the old end whose bucket is full (they
+// have nothing in flight, or they would not be in order): remembering them
+// changes nothing.
 func (l *Limiter[K]) forgetIdle(now time.Time, n int) {
 	for ; n > 0; n-- {
 		el := l.order.Back()
@@ -209,40 +218,36 @@ func (l *Limiter[K]) forgetIdle(now time.Time, n int) {
 			return
 		}
 		e := el.Value.(*entry[K])
-		if e.inFlight > 0 || (e.bucket != nil && e.bucket.TokensAt(now) < float64(l.opts.Burst)) {
+		if e.bucket != nil && e.bucket.TokensAt(now) < float64(l.opts.Burst) {
 			return
 		}
-		l.remove(el)
+		l.remove(e)
 	}
 }
-
-// evictLook bounds how far evictOne looks past keys with requests in
-// flight.
-const evictLook = 16
 
 // evictOne drops the least recently used key with nothing in flight, if
-// one is among the evictLook oldest.
-func (l *Limiter[K]) evictOne() {
+// there is one.
+func (l *Limiter[K]) evictOne() bool {
 	el := l.order.Back()
-	for i := 0; el != nil && i < evictLook; i++ {
-		if el.Value.(*entry[K]).inFlight == 0 {
-			l.remove(el)
-			l.evicted++
-			return
-		}
-		el = el.Prev()
+	if el == nil {
+		return false
 	}
+	l.remove(el.Value.(*entry[K]))
+	l.evicted++
+	return true
 }
 
-func (l *Limiter[K]) remove(el *list.Element) {
-	l.order.Remove(el)
-	delete(l.keys, el.Value.(*entry[K]).key)
+func (l *Limiter[K]) remove(e *entry[K]) {
+	l.order.Remove(e.el)
+	delete(l.keys, e.key)
 }
 
 func (l *Limiter[K]) release(e *entry[K]) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e.inFlight--
+	if e.inFlight--; e.inFlight == 0 {
+		e.el = l.order.PushFront(e) // forgettable again
+	}
 	l.flying--
 }
 

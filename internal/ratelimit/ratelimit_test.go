@@ -130,7 +130,7 @@ func TestKeysStayBoundedUnderChurn(t *testing.T) {
 		t.Errorf("stats %+v, want %d keys, %d evicted", s, max, 200_000-max)
 	}
 	if len(l.keys) != l.order.Len() {
-		t.Errorf("map %d and order %d disagree", len(l.keys), l.order.Len())
+		t.Errorf("map %d and order %d disagree with nothing in flight", len(l.keys), l.order.Len())
 	}
 }
 
@@ -276,5 +276,40 @@ func TestStreakCountsRefusalsInARowUntilOneIsAdmitted(t *testing.T) {
 	}
 	if _, r := l.Take("a", t0.Add(time.Second), false); r.Streak != 1 {
 		t.Fatalf("an admitted request ends the streak: %+v", r)
+	}
+}
+
+// Many keys held at the old end must not stop eviction: while they are in
+// flight, new keys still replace the others.
+func TestHeldKeysDoNotOpenTheBound(t *testing.T) {
+	const max, held = 8, 40
+	l := New[int](Options{Rate: 1, Burst: 5, MaxInFlight: 1, MaxKeys: max})
+	var tickets []Ticket[int]
+	for i := range held {
+		tk, r := l.Take(i, t0, true)
+		if r.Which != Allowed {
+			t.Fatal(r)
+		}
+		tickets = append(tickets, tk)
+	}
+	for i := range 10_000 {
+		tk, _ := l.Take(held+i, t0, true)
+		tk.Done()
+		if n := l.Stats().Keys; n > max+held {
+			t.Fatalf("after %d new keys: %d keys, over %d + %d held", i+1, n, max, held)
+		}
+	}
+	for i, tk := range tickets {
+		if _, r := l.Take(i, t0, true); r.Which != InFlight {
+			t.Fatalf("held key %d was forgotten: %+v", i, r)
+		}
+		tk.Done()
+	}
+	for i := range 100 {
+		tk, _ := l.Take(1_000_000+i, t0, true)
+		tk.Done()
+	}
+	if n := l.Stats().Keys; n > max {
+		t.Errorf("%d keys once nothing is in flight, want at most %d", n, max)
 	}
 }
