@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -311,5 +312,30 @@ func TestHeldKeysDoNotOpenTheBound(t *testing.T) {
 	}
 	if n := l.Stats().Keys; n > max {
 		t.Errorf("%d keys once nothing is in flight, want at most %d", n, max)
+	}
+}
+
+func TestConcurrentTakersKeepTheCounts(t *testing.T) {
+	l := New[int](Options{Rate: 1e6, Burst: 1e6, MaxInFlight: 3, MaxKeys: 16})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2000 {
+				tk, r := l.Take((g*7+i)%40, time.Now(), true)
+				if r.Which == Allowed {
+					if i%3 == 0 {
+						tk.Undo()
+					} else {
+						tk.Done()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if s := l.Stats(); s.InFlight != 0 || s.Keys > 16 {
+		t.Fatalf("after every request ended: %+v", s)
 	}
 }
