@@ -56,9 +56,13 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 	waitersPerNode := fs.Int("max-waiters-per-node", 1024, "concurrent long polls and subscription streams this server holds, each")
 	hashes := fs.Int("max-password-hashes", 0, "password checks (sign-ins) computed at once, 19 MiB each; others wait up to 2 s, then get 429 (0: a quarter of --memory-limit, at most one per CPU)")
 	backups := backupScheduleFlags(fs)
+	limits := limitFlags(fs) // ratelimit.go
 	return func([]string) error {
 		cfg := d.config()
 		var err error
+		if cfg.Limits, err = limits(); err != nil {
+			return err
+		}
 		if cfg.Toolsets, err = parseToolsets(*toolsets); err != nil {
 			return err
 		}

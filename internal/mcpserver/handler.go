@@ -226,6 +226,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !admitted(w, r, m, presented) { // a rate limit's refusal (limits.go)
+		return
+	}
 	if m == nil {
 		// Nothing the SDK would dispatch: it answers as it does.
 		if presented {

@@ -218,6 +218,9 @@ func (t *Tool) run(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.Call
 		return errorResult(problem.New(problem.Scope, "", "%s needs the %s scope; this token has %s. Create a token with that scope (foundry token create --scopes …)",
 			t.Def.Name, t.Scope, strings.Join(p.Scopes, " ")).With("required_scope", t.Scope)), nil
 	}
+	if pr := refusalOf(ctx); pr != nil { // over a rate limit: nothing runs (limits.go)
+		return errorResult(pr), nil
+	}
 	args := req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")

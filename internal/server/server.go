@@ -62,6 +62,10 @@ type Config struct {
 	// MetricsOwnAddr: /metrics is not served on Handler; the caller serves
 	// Server.MetricsHandler on its own address (serve --metrics-addr).
 	MetricsOwnAddr bool
+
+	// Limits are the rate limits of /mcp and /api/ (limits.go); zero:
+	// none, serve gives DefaultLimits.
+	Limits Limits
 }
 
 // OpenStore opens the configured store and applies migrations, the Notes
@@ -220,7 +224,7 @@ func New(st store.Store, c Config) *Server {
 	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
 		Ready: ready, Metrics: metrics, MetricsHandler: metricsHandler,
-		Handler: obs.observeRequests(c.Logger, Recover(c.Logger, root))}
+		Handler: obs.observeRequests(c.Logger, Recover(c.Logger, newLimits(c.Limits, metrics, c.Logger).wrap(root)))}
 }
 
 // anyOrigin lets any web origin read a public document, without
