@@ -50,6 +50,8 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	waitersPerToken := fs.Int("max-waiters-per-token", 8, "concurrent long polls (event polls that wait) and subscription streams one token may hold, each")
 	waitersPerNode := fs.Int("max-waiters-per-node", 1024, "concurrent long polls and subscription streams this server holds, each")
+	blobGrace := fs.Duration("blob-grace", time.Hour, "how long an uploaded file's bytes that no Note's version references (a refused upload) are kept before they are removed; at least 1m")
+	maxWorkspace := fs.String("max-workspace-bytes", "10GiB", "the most one workspace's files may hold, uploads not yet in a Note included (e.g. 10GiB, 500MiB); 0: no limit")
 	hashes := fs.Int("max-password-hashes", 0, "password checks (sign-ins) computed at once, 19 MiB each; others wait up to 2 s, then get 429 (0: a quarter of --memory-limit, at most one per CPU)")
 	return func([]string) error {
 		cfg := d.config()
@@ -83,6 +85,9 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		}
 		limit, err := parseMemoryLimit(*memLimit)
 		if err != nil {
+			return err
+		}
+		if cfg.BlobGrace, cfg.MaxWorkspaceBytes, err = parseBlobFlags(*blobGrace, *maxWorkspace); err != nil {
 			return err
 		}
 		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
@@ -158,6 +163,7 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 				"email", setup.email, "link", setup.link, "or", fmt.Sprintf("%s user passwd %s %s --password-stdin", self, setup.email, d.arg()))
 		}
 
+		defer srv.Blobs.Start()() // stopped before the store closes
 		hs := server.HTTPServer(srv.Handler, ln.Addr().String())
 		errc := make(chan error, 1)
 		go func() { errc <- hs.Serve(ln) }()

@@ -48,6 +48,11 @@ type Config struct {
 	// computes at once, 19 MiB each; zero: account.HashSlots of the Go
 	// memory limit.
 	PasswordHashes int
+	// Files (blobs.go): the grace period after which an upload no version
+	// references is removed (zero: 1 hour), and the bytes one workspace's
+	// files may hold, uploads not yet in a Note included (zero: no limit).
+	BlobGrace         time.Duration
+	MaxWorkspaceBytes int64
 
 	// OAuth: access token lifetime (zero: 1 hour), registrations per
 	// client address per hour (zero: 20; negative: no limit), and the
@@ -106,6 +111,9 @@ type Server struct {
 	// Metrics is this server's Prometheus registry, served at /metrics:
 	// each part registers its own collectors on it.
 	Metrics *prometheus.Registry
+	// Blobs removes unreferenced uploads' bytes (blobs.go): Start it
+	// when serving.
+	Blobs   *BlobCollector
 	Handler http.Handler
 }
 
@@ -122,6 +130,7 @@ func New(st store.Store, c Config) *Server {
 	st = store.WithTokenCache(st)
 	svc := service.New(st)
 	svc.SetWaitLimits(c.WaitersPerToken, c.WaitersPerNode)
+	svc.MaxWorkspaceBytes = c.MaxWorkspaceBytes
 	publicURL := strings.TrimRight(c.PublicURL, "/")
 	// Proposals are reviewed on the web app's inbox (the CLI stays the fallback).
 	reviewPage := ""
@@ -197,7 +206,7 @@ func New(st store.Store, c Config) *Server {
 		sb.Mount(mux)
 	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
-		Ready: ready, Metrics: metrics,
+		Ready: ready, Metrics: metrics, Blobs: newBlobCollector(st, c, metrics),
 		Handler: Recover(c.Logger, logRequests(c.Logger, root))}
 }
 

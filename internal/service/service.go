@@ -27,6 +27,9 @@ type Service struct {
 	heads headCache
 	waits waitState // concurrent long polls (events.go)
 	live  live      // the live fan-out (live.go)
+	// MaxWorkspaceBytes bounds what one workspace's files hold, uploads
+	// not yet in a Note included (storage.go); 0: no limit.
+	MaxWorkspaceBytes int64
 }
 
 // New returns a Service over s.

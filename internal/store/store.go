@@ -141,6 +141,11 @@ type Change struct {
 	Kind     string          // event kind, e.g. "tab_created"
 	Changed  []string        // sub-IDs touched (tab IDs, instance IDs), for conflict reports
 	Objects  []Object        // rows to upsert in the same transaction
+	// Blobs are the hashes of the workspace's blobs this write references
+	// (a file added): marked referenced in the same transaction, so the
+	// collector never removes them; one the workspace does not have
+	// refuses the write (ErrBlobMissing).
+	Blobs []string
 	// Unchanged marks an answer that changes nothing (e.g. a source that is
 	// already attached): the key is recorded so a resend replays it, but the
 	// version, history and feed stay as they are.

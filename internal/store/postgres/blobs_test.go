@@ -14,3 +14,11 @@ func TestBlobContract(t *testing.T) {
 		return open(t, u)
 	})
 }
+
+func TestBlobCollectContract(t *testing.T) {
+	baseURL(t)
+	storetest.BlobCollectContract(t, func(t *testing.T) store.Store {
+		u, _ := freshSchema(t)
+		return open(t, u)
+	})
+}

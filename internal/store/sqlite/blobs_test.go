@@ -49,3 +49,14 @@ func TestBlobFilesInTheDataFolder(t *testing.T) {
 		}
 	}
 }
+
+func TestBlobCollectContract(t *testing.T) {
+	storetest.BlobCollectContract(t, func(t *testing.T) store.Store {
+		s, err := sqlite.Open(context.Background(), t.TempDir(), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -1,0 +1,61 @@
+package service
+
+import (
+	"context"
+	"math"
+
+	"foundry/internal/problem"
+)
+
+// A workspace's storage: every byte its blobs hold counts, those of uploads
+// no version references yet included (a refused upload keeps its bytes
+// until the collector removes them after its grace period), so no one can
+// fill the disk by uploads that are refused. The limit is
+// Service.MaxWorkspaceBytes (serve --max-workspace-bytes); an upload that
+// would pass it is refused before a byte is stored when its length is
+// known, and stopped at the limit when it is not.
+
+// DefaultMaxWorkspaceBytes is serve's default storage limit per workspace.
+const DefaultMaxWorkspaceBytes = 10 << 30
+
+// FileBytesGone is the code of an upload whose bytes were removed before
+// its write committed (see store.ErrBlobMissing).
+const FileBytesGone = "file_bytes_gone"
+
+func blobGone() *problem.Problem {
+	return problem.New(FileBytesGone, "body", "the file's bytes were removed as unreferenced before the upload's write committed; send the file again")
+}
+
+// storageRoom is how many bytes ws may still store (math.MaxInt64 without
+// a limit), or the refusal of an upload of length bytes (-1: not known)
+// that would pass the limit.
+func (s *Service) storageRoom(ctx context.Context, ws string, length int64) (int64, error) {
+	if s.MaxWorkspaceBytes <= 0 {
+		return math.MaxInt64, nil
+	}
+	u, err := s.Store.Blobs().Usage(ctx, ws)
+	if err != nil {
+		return 0, err
+	}
+	room := max(s.MaxWorkspaceBytes-u.Bytes, 0)
+	if length > room || room == 0 {
+		return 0, s.storageFullOf(u.Bytes, u.UnreferencedBytes, max(length, 1))
+	}
+	return room, nil
+}
+
+// storageFull is the refusal of a file of at least size bytes that would
+// pass ws's storage limit.
+func (s *Service) storageFull(ctx context.Context, ws string, size int64) error {
+	u, err := s.Store.Blobs().Usage(ctx, ws)
+	if err != nil {
+		return err
+	}
+	return s.storageFullOf(u.Bytes, u.UnreferencedBytes, size)
+}
+
+func (s *Service) storageFullOf(used, unreferenced, size int64) *problem.Problem {
+	return problem.New(problem.Limit, "body", "the workspace's files hold %d bytes (%d of them uploads no Note holds, removed within the grace period); a file of %d bytes would pass the workspace storage limit of %d bytes. Ask the server's operator to raise --max-workspace-bytes; deleting a file from a Note frees nothing, as its history keeps it",
+		used, unreferenced, size, s.MaxWorkspaceBytes).
+		With("limit", "workspace_bytes").With("max", s.MaxWorkspaceBytes).With("used", used)
+}
