@@ -38,7 +38,7 @@ func parseSize(s string) (int64, error) {
 			continue
 		}
 		n, err := strconv.ParseInt(num, 10, 64)
-		if err != nil || n <= 0 || n > math.MaxInt64/u.mult {
+		if err != nil || num == "" || num[0] < '0' || num[0] > '9' || n <= 0 || n > math.MaxInt64/u.mult {
 			return 0, strconv.ErrSyntax
 		}
 		return n * u.mult, nil

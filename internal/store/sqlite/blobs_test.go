@@ -2,10 +2,14 @@ package sqlite_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"foundry/internal/store"
 	"foundry/internal/store/sqlite"
@@ -59,4 +63,60 @@ func TestBlobCollectContract(t *testing.T) {
 		t.Cleanup(func() { s.Close() })
 		return s
 	})
+}
+
+// TestBlobFilesFromBefore: blob files of a data folder from before the
+// blob index are indexed by the first collect, kept if history names them
+// and removed after the grace period if not.
+func TestBlobFilesFromBefore(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws := storetest.Seed(t, s)
+	place := func(body string) string {
+		sum := sha256.Sum256([]byte(body))
+		sha := hex.EncodeToString(sum[:])
+		p := filepath.Join(dir, "blobs", ws, sha[:2], sha[2:])
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return sha
+	}
+	named, orphan := place("named in a Note"), place("never named")
+	os.WriteFile(filepath.Join(dir, "blobs", ws, ".put-123"), []byte("a temporary file"), 0o600)
+	id := storetest.Create(t, s, ws)
+	m := storetest.AppendLine(ws, id, "", 0, "x")
+	m.Apply = func(cur *store.Resource) (*store.Change, error) {
+		return &store.Change{Kind: "file_added", Result: json.RawMessage(`{}`), Doc: json.RawMessage(`{"files":[{"sha256":"` + named + `"}]}`)}, nil
+	}
+	if _, err := s.Guarded(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := s.Blobs().Usage(ctx, ws); u.Count != 0 {
+		t.Fatalf("usage before the first collect: %+v", u)
+	}
+	rep, err := s.Blobs().Collect(ctx, time.Now().Add(-time.Hour), store.BlobCollect{})
+	if err != nil || rep.Indexed != 2 || rep.Removed != 0 {
+		t.Fatalf("first collect: %+v %v", rep, err)
+	}
+	if u, _ := s.Blobs().Usage(ctx, ws); u.Count != 2 || u.UnreferencedCount != 2 {
+		t.Fatalf("usage after indexing: %+v", u)
+	}
+	rep, err = s.Blobs().Collect(ctx, time.Now().Add(2*time.Hour), store.BlobCollect{})
+	if err != nil || rep.Indexed != 0 || rep.Removed != 1 || rep.Found != 1 {
+		t.Fatalf("second collect: %+v %v", rep, err)
+	}
+	if ok, _ := s.Blobs().Has(ctx, ws, named); !ok {
+		t.Fatal("the blob history names was removed")
+	}
+	if ok, _ := s.Blobs().Has(ctx, ws, orphan); ok {
+		t.Fatal("the blob no version names was kept")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ func BlobCollectContract(t *testing.T, open func(t *testing.T) store.Store) {
 		{"a write naming a blob the workspace lacks writes nothing", testCollectMissingBlob},
 		{"usage counts each workspace's blobs, unreferenced included", testBlobUsage},
 		{"one collect looks at most at its batch", testCollectBatch},
+		{"a write racing the collector either keeps its blob or writes nothing", testCollectRace},
 		{"hostile arguments are refused", testCollectHostile},
 	}
 	for _, tc := range tests {
@@ -265,4 +267,48 @@ func testCollectHostile(t *testing.T, s store.Store, ws string) {
 			t.Fatalf("usage of %q: no error", bad)
 		}
 	}
+}
+
+// testCollectRace: a collector that may remove the blob (its clock far
+// ahead) runs while a write names it: a committed write always finds its
+// blob there afterwards, and a refused one is refused as ErrBlobMissing.
+func testCollectRace(t *testing.T, s store.Store, ws string) {
+	ctx := context.Background()
+	id := Create(t, s, ws)
+	far := time.Now().Add(1000 * time.Hour)
+	var wrote, refused int
+	for i := range 30 {
+		body := blobBytes(64, uint64(100+i))
+		sha := putBytes(t, s, ws, body)
+		var wg sync.WaitGroup
+		var werr, cerr error
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, cerr = s.Blobs().Collect(ctx, far, store.BlobCollect{Grace: time.Minute})
+		}()
+		go func() {
+			defer wg.Done()
+			_, werr = s.Guarded(ctx, referenceWrite(ws, id, sha, true, false))
+		}()
+		wg.Wait()
+		if cerr != nil {
+			t.Fatalf("collect: %v", cerr)
+		}
+		switch {
+		case werr == nil:
+			wrote++
+			if !has(t, s, ws, sha) || !bytes.Equal(readBlob(t, s.Blobs(), ws, sha), body) {
+				t.Fatalf("round %d: the write committed but its blob is gone", i)
+			}
+		case errors.Is(werr, store.ErrBlobMissing):
+			refused++
+			if has(t, s, ws, sha) {
+				t.Fatalf("round %d: the write was refused but the blob is there", i)
+			}
+		default:
+			t.Fatalf("round %d: write: %v", i, werr)
+		}
+	}
+	t.Logf("%d writes committed, %d refused as their blob was collected first", wrote, refused)
 }
