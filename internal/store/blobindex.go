@@ -23,13 +23,15 @@ import (
 //     committed version names a blob the collector removed.
 //  3. History is never deleted, so a blob once referenced stays.
 //  4. Collect takes blobs with referenced 0 and put_us older than the grace
-//     period, looks once more for the hash in every version of the
-//     workspace (a write that named the blob without Change.Blobs; blobs
-//     stored before the index), marks those it finds, and removes the rest,
+//     period, looks once more for the hash in the workspace's resources
+//     and history (a write that named the blob without Change.Blobs),
+//     marks those it finds, and removes the rest,
 //     each by a delete conditional on the row being as it saw it
 //     (referenced 0, the same put_us) in the transaction that removes the
 //     bytes. A Put, a re-put or a write that references the blob meanwhile
 //     changes the row, so the delete does nothing.
+//
+// Blobs stored before the index are kept as referenced (see its migration).
 //
 // The grace period covers the one window the row cannot: an upload whose
 // Put ran but whose write has not yet marked the blob. Such a write reads
@@ -230,10 +232,12 @@ func DeleteUnreferenced(ctx context.Context, q Querier, d Dialect, r BlobRow) (b
 	return n > 0, err
 }
 
-// inHistory reports whether any version of any resource of ws, or any of
-// its objects, holds the hash anywhere in its text: a last look before a
-// blob is removed, wider than any one format of the files tab (a false
-// match keeps a blob, never loses one).
+// inHistory reports whether any resource of ws (its document or parts),
+// any version of one, or any of its objects holds the hash anywhere in its
+// text: a last look before a blob is removed, wider than any one format of
+// the files tab (a false match keeps a blob, never loses one). A current
+// document or part holds the hash whole; a splice of history may not,
+// which is why blobs from before the index are not left to this look.
 func (x BlobIndex) inHistory(ctx context.Context, ws, sha string) (bool, error) {
 	like := "%" + sha + "%" // a hash is hex: no LIKE wildcard in it
 	var n int

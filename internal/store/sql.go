@@ -292,7 +292,9 @@ var migrations = []string{
 	// collector finds the unreferenced ones and a workspace's storage is
 	// counted. SQLite keeps the bytes as files and gets the table here;
 	// PostgreSQL has it and gains the two columns. Blobs from before are
-	// unreferenced until the collector finds them in history. Idempotent.
+	// kept as referenced: nothing marked them, and history keeps a file's
+	// hash whole only in some versions (a splice may cut it), so no look
+	// can tell that none names them. Idempotent.
 	`CREATE TABLE IF NOT EXISTS blobs (
 		workspace_id TEXT NOT NULL,
 		sha256 TEXT NOT NULL,
@@ -302,7 +304,7 @@ var migrations = []string{
 	);
 	ALTER TABLE blobs ADD COLUMN put_us BIGINT NOT NULL DEFAULT 0;
 	ALTER TABLE blobs ADD COLUMN referenced INTEGER NOT NULL DEFAULT 0;
-	UPDATE blobs SET put_us = created_us WHERE put_us = 0;
+	UPDATE blobs SET put_us = created_us, referenced = 1 WHERE put_us = 0;
 	CREATE INDEX IF NOT EXISTS blobs_unreferenced ON blobs (referenced, put_us)`,
 }
 

@@ -100,8 +100,8 @@ func (b fileBlobs) Put(ctx context.Context, ws string, r io.Reader, limit int64)
 }
 
 // Collect implements store.Blobs.Collect. Its first run in a process
-// indexes the blob files that have no row yet (a data folder from before
-// the index): they are unreferenced until found in history.
+// indexes the blob files that have no row (a data folder from before the
+// index), as referenced: kept, as the migration keeps PostgreSQL's.
 func (b fileBlobs) Collect(ctx context.Context, now time.Time, c store.BlobCollect) (store.BlobReport, error) {
 	var indexed int64
 	if b.s.blobsIndexed.CompareAndSwap(false, true) {
@@ -131,7 +131,7 @@ func (b fileBlobs) Collect(ctx context.Context, now time.Time, c store.BlobColle
 }
 
 // indexFiles adds a row for every blob file that has none, put at its
-// file's time, unreferenced.
+// file's time, referenced (see the migration of the blob index).
 func (b fileBlobs) indexFiles(ctx context.Context) (int64, error) {
 	var batch []store.BlobRow
 	var n int64
@@ -141,7 +141,7 @@ func (b fileBlobs) indexFiles(ctx context.Context) (int64, error) {
 		}
 		err := b.s.tx(ctx, func(q store.Querier) error {
 			for _, r := range batch {
-				res, err := q.ExecContext(ctx, `INSERT INTO blobs (workspace_id, sha256, size, created_us, put_us, referenced) VALUES (?, ?, ?, ?, ?, 0)
+				res, err := q.ExecContext(ctx, `INSERT INTO blobs (workspace_id, sha256, size, created_us, put_us, referenced) VALUES (?, ?, ?, ?, ?, 1)
 					ON CONFLICT (workspace_id, sha256) DO NOTHING`, r.Workspace, r.SHA, r.Size, r.PutUS, r.PutUS)
 				if err != nil {
 					return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,8 +65,8 @@ func TestBlobCollectContract(t *testing.T) {
 }
 
 // TestBlobFilesFromBefore: blob files of a data folder from before the
-// blob index are indexed by the first collect, kept if history names them
-// and removed after the grace period if not.
+// blob index are indexed by the first collect, counted, and kept (as
+// referenced: nothing can tell that no version names them).
 func TestBlobFilesFromBefore(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -89,34 +88,38 @@ func TestBlobFilesFromBefore(t *testing.T) {
 		}
 		return sha
 	}
-	named, orphan := place("named in a Note"), place("never named")
+	old := []string{place("a file of a Note"), place("a file deleted long ago")}
 	os.WriteFile(filepath.Join(dir, "blobs", ws, ".put-123"), []byte("a temporary file"), 0o600)
-	id := storetest.Create(t, s, ws)
-	m := storetest.AppendLine(ws, id, "", 0, "x")
-	m.Apply = func(cur *store.Resource) (*store.Change, error) {
-		return &store.Change{Kind: "file_added", Result: json.RawMessage(`{}`), Doc: json.RawMessage(`{"files":[{"sha256":"` + named + `"}]}`)}, nil
-	}
-	if _, err := s.Guarded(ctx, m); err != nil {
-		t.Fatal(err)
-	}
+	os.WriteFile(filepath.Join(dir, "blobs", ws, "ab", "not-a-hash"), []byte("stray"), 0o600)
 	if u, _ := s.Blobs().Usage(ctx, ws); u.Count != 0 {
 		t.Fatalf("usage before the first collect: %+v", u)
 	}
-	rep, err := s.Blobs().Collect(ctx, time.Now().Add(-time.Hour), store.BlobCollect{})
+	rep, err := s.Blobs().Collect(ctx, time.Now().Add(1000*time.Hour), store.BlobCollect{})
 	if err != nil || rep.Indexed != 2 || rep.Removed != 0 {
 		t.Fatalf("first collect: %+v %v", rep, err)
 	}
-	if u, _ := s.Blobs().Usage(ctx, ws); u.Count != 2 || u.UnreferencedCount != 2 {
-		t.Fatalf("usage after indexing: %+v", u)
+	want := store.BlobUsage{Count: 2, Bytes: int64(len("a file of a Note") + len("a file deleted long ago"))}
+	if u, _ := s.Blobs().Usage(ctx, ws); u != want {
+		t.Fatalf("usage after indexing: %+v, want %+v", u, want)
 	}
-	rep, err = s.Blobs().Collect(ctx, time.Now().Add(2*time.Hour), store.BlobCollect{})
-	if err != nil || rep.Indexed != 0 || rep.Removed != 1 || rep.Found != 1 {
+	rep, err = s.Blobs().Collect(ctx, time.Now().Add(1000*time.Hour), store.BlobCollect{})
+	if err != nil || rep.Indexed != 0 || rep.Removed != 0 {
 		t.Fatalf("second collect: %+v %v", rep, err)
 	}
-	if ok, _ := s.Blobs().Has(ctx, ws, named); !ok {
-		t.Fatal("the blob history names was removed")
+	for _, sha := range old {
+		if ok, _ := s.Blobs().Has(ctx, ws, sha); !ok {
+			t.Fatalf("a blob from before the index was removed")
+		}
 	}
-	if ok, _ := s.Blobs().Has(ctx, ws, orphan); ok {
-		t.Fatal("the blob no version names was kept")
+	// A new upload beside them is collected as ever.
+	sha, _, err := s.Blobs().Put(ctx, ws, strings.NewReader("refused"), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := s.Blobs().Collect(ctx, time.Now().Add(2*time.Hour), store.BlobCollect{}); err != nil || rep.Removed != 1 {
+		t.Fatalf("collect of a new upload: %+v %v", rep, err)
+	}
+	if ok, _ := s.Blobs().Has(ctx, ws, sha); ok {
+		t.Fatal("the new unreferenced blob was kept")
 	}
 }
