@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
@@ -102,6 +103,27 @@ func TestFilesRefusedUploadCollected(t *testing.T) {
 		}
 		if u := e.blobUsage(t); u.UnreferencedCount != 0 || u.Count != 2 {
 			t.Fatalf("usage after the pass: %+v", u)
+		}
+		var ready struct {
+			Detail struct {
+				Blobs struct {
+					Grace string `json:"grace"`
+					Last  *struct {
+						Removed      int64  `json:"removed"`
+						RemovedBytes int64  `json:"removed_bytes"`
+						Error        string `json:"error"`
+					} `json:"last"`
+				} `json:"blob_collector"`
+			} `json:"detail"`
+		}
+		rr, err := http.Get(e.URL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.NewDecoder(rr.Body).Decode(&ready)
+		rr.Body.Close()
+		if l := ready.Detail.Blobs.Last; ready.Detail.Blobs.Grace != "1h0m0s" || l == nil || l.Removed != 1 || l.RemovedBytes != int64(len(refused)) || l.Error != "" {
+			t.Fatalf("/readyz blob_collector detail: %+v %+v", ready.Detail.Blobs, l)
 		}
 		if got := e.metric(t, "foundry_blobs_collected_total"); got != 1 {
 			t.Fatalf("foundry_blobs_collected_total = %v", got)

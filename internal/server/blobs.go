@@ -34,9 +34,21 @@ type BlobCollector struct {
 
 	removed, removedBytes prometheus.Counter
 	runs                  *prometheus.CounterVec
+
+	mu   sync.Mutex
+	last *blobPass // the last pass, for /readyz (nil: none yet)
 }
 
-func newBlobCollector(st store.Store, c Config, reg *prometheus.Registry) *BlobCollector {
+// blobPass is the /readyz detail of the last collector pass.
+type blobPass struct {
+	At           time.Time `json:"at"`
+	Removed      int64     `json:"removed"`
+	RemovedBytes int64     `json:"removed_bytes"`
+	More         bool      `json:"more"`
+	Error        string    `json:"error,omitempty"`
+}
+
+func newBlobCollector(st store.Store, c Config, reg *prometheus.Registry, ready *Readiness) *BlobCollector {
 	grace := c.BlobGrace
 	if grace <= 0 {
 		grace = store.DefaultBlobGrace
@@ -50,13 +62,30 @@ func newBlobCollector(st store.Store, c Config, reg *prometheus.Registry) *BlobC
 			Help: "Passes of the blob collector, by outcome (ok, error)."}, []string{"outcome"}),
 	}
 	reg.MustRegister(b.removed, b.removedBytes, b.runs, blobTotals{st: st})
+	ready.SetDetail("blob_collector", func() any {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.last == nil {
+			return map[string]any{"grace": b.grace.String(), "last": nil}
+		}
+		return map[string]any{"grace": b.grace.String(), "last": *b.last}
+	})
 	return b
 }
 
 // Pass runs the collector once at now: batches until one is not full, at
 // most blobPassBatches. It logs what it removed.
-func (b *BlobCollector) Pass(ctx context.Context, now time.Time) (store.BlobReport, error) {
-	var sum store.BlobReport
+func (b *BlobCollector) Pass(ctx context.Context, now time.Time) (sum store.BlobReport, err error) {
+	defer func() {
+		p := &blobPass{At: time.Now().UTC(), Removed: sum.Removed, RemovedBytes: sum.RemovedBytes, More: sum.More}
+		if err != nil && ctx.Err() == nil {
+			p.Error = "the pass failed; see the server log" // the log has the cause
+			b.log.Error("blobs: the collector failed; it runs again at its next pass", "cause", err)
+		}
+		b.mu.Lock()
+		b.last = p
+		b.mu.Unlock()
+	}()
 	for range blobPassBatches {
 		rep, err := b.st.Blobs().Collect(ctx, now, store.BlobCollect{Grace: b.grace})
 		sum.Removed += rep.Removed
@@ -99,9 +128,7 @@ func (b *BlobCollector) Start() (stop func()) {
 				return
 			case <-t.C:
 			}
-			if _, err := b.Pass(ctx, time.Now()); err != nil && ctx.Err() == nil {
-				b.log.Error("blobs: the collector failed; it runs again at its next pass", "cause", err)
-			}
+			b.Pass(ctx, time.Now()) // logs what it did, or why it failed
 		}
 	}()
 	return func() { cancel(); wg.Wait() }

@@ -206,7 +206,7 @@ func New(st store.Store, c Config) *Server {
 		sb.Mount(mux)
 	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
-		Ready: ready, Metrics: metrics, Blobs: newBlobCollector(st, c, metrics),
+		Ready: ready, Metrics: metrics, Blobs: newBlobCollector(st, c, metrics, ready),
 		Handler: Recover(c.Logger, logRequests(c.Logger, root))}
 }
 
