@@ -61,6 +61,8 @@ func newBlobCollector(st store.Store, c Config, reg *prometheus.Registry, ready 
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "foundry_blob_collector_runs_total",
 			Help: "Passes of the blob collector, by outcome (ok, error)."}, []string{"outcome"}),
 	}
+	b.runs.WithLabelValues("ok") // both outcomes are series from the start
+	b.runs.WithLabelValues("error")
 	reg.MustRegister(b.removed, b.removedBytes, b.runs, blobTotals{st: st})
 	ready.SetDetail("blob_collector", func() any {
 		b.mu.Lock()

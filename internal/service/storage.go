@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"foundry/internal/note"
 	"foundry/internal/problem"
 )
 
@@ -58,4 +59,27 @@ func (s *Service) storageFullOf(used, unreferenced, size int64) *problem.Problem
 	return problem.New(problem.Limit, "body", "the workspace's files hold %d bytes (%d of them uploads no Note holds, removed within the grace period); a file of %d bytes would pass the workspace storage limit of %d bytes. Ask the server's operator to raise --max-workspace-bytes; deleting a file from a Note frees nothing, as its history keeps it",
 		used, unreferenced, size, s.MaxWorkspaceBytes).
 		With("limit", "workspace_bytes").With("max", s.MaxWorkspaceBytes).With("used", used)
+}
+
+// fileHashes are the hashes of d's files.
+func fileHashes(d *note.Doc) map[string]bool {
+	m := make(map[string]bool, len(d.Files))
+	for _, f := range d.Files {
+		m[f.SHA256] = true
+	}
+	return m
+}
+
+// addedHashes are the hashes of d's files that before does not hold: what
+// a write of a Note names anew (store.Change.NamedBlobs), whichever act it
+// is (an upload, a restore, an import).
+func addedHashes(before map[string]bool, d *note.Doc) []string {
+	var out []string
+	for _, f := range d.Files {
+		if !before[f.SHA256] {
+			before[f.SHA256] = true
+			out = append(out, f.SHA256)
+		}
+	}
+	return out
 }

@@ -20,12 +20,14 @@ import (
 //  2. The guarded write that adds the file to a Note names the blob in
 //     Change.Blobs; in its own transaction it sets referenced 1, and is
 //     refused (ErrBlobMissing, nothing written) if the row is gone. So no
-//     committed version names a blob the collector removed.
+//     committed version names a blob the collector removed. Every other
+//     write of a Note names the blobs it adds in Change.NamedBlobs, marked
+//     the same way when they are indexed.
 //  3. History is never deleted, so a blob once referenced stays.
 //  4. Collect takes blobs with referenced 0 and put_us older than the grace
-//     period, looks once more for the hash in the workspace's resources
-//     and history (a write that named the blob without Change.Blobs),
-//     marks those it finds, and removes the rest,
+//     period, looks once more for the hash in what the workspace's
+//     resources hold now (namedNow), marks those it finds, and removes the
+//     rest,
 //     each by a delete conditional on the row being as it saw it
 //     (referenced 0, the same put_us) in the transaction that removes the
 //     bytes. A Put, a re-put or a write that references the blob meanwhile
@@ -122,10 +124,15 @@ func TouchBlob(ctx context.Context, q Querier, d Dialect, ws, sha string, size i
 }
 
 // markBlobs marks the blobs a guarded write names as referenced, in its
-// transaction; a blob the workspace does not have refuses the write.
-func markBlobs(ctx context.Context, q Querier, d Dialect, ws string, shas []string) error {
-	for _, sha := range shas {
+// transaction: one of must the workspace does not have refuses the write;
+// one of named it does not have is left as it is.
+func markBlobs(ctx context.Context, q Querier, d Dialect, ws string, must, named []string) error {
+	for i, sha := range append(must[:len(must):len(must)], named...) {
+		strict := i < len(must)
 		if CheckBlobName(ws, sha) != nil {
+			if !strict {
+				continue
+			}
 			return fmt.Errorf("%w (%q is not a blob's hash)", ErrBlobMissing, sha)
 		}
 		res, err := q.ExecContext(ctx, d.Q(`UPDATE blobs SET referenced = 1 WHERE workspace_id = ? AND sha256 = ?`), ws, sha)
@@ -134,7 +141,7 @@ func markBlobs(ctx context.Context, q Querier, d Dialect, ws string, shas []stri
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return err
-		} else if n == 0 {
+		} else if n == 0 && strict {
 			return fmt.Errorf("%w (blob %s)", ErrBlobMissing, sha)
 		}
 	}
@@ -192,12 +199,20 @@ func (x BlobIndex) CollectWith(ctx context.Context, now time.Time, c BlobCollect
 		return rep, err
 	}
 	rep.More = len(cands) == c.Batch
+	named := map[string]map[string]bool{} // workspace → hashes its resources name now
 	for _, r := range cands {
-		named, err := x.inHistory(ctx, r.Workspace, r.SHA)
-		if err != nil {
+		if named[r.Workspace] == nil {
+			named[r.Workspace] = map[string]bool{}
+		}
+		named[r.Workspace][r.SHA] = false
+	}
+	for ws, shas := range named {
+		if err := x.namedNow(ctx, ws, shas); err != nil {
 			return rep, err
 		}
-		if named {
+	}
+	for _, r := range cands {
+		if named[r.Workspace][r.SHA] {
 			err := x.B.Tx(ctx, func(q Querier) error {
 				_, err := q.ExecContext(ctx, x.B.D.Q(`UPDATE blobs SET referenced = 1 WHERE workspace_id = ? AND sha256 = ?`), r.Workspace, r.SHA)
 				return err
@@ -232,21 +247,57 @@ func DeleteUnreferenced(ctx context.Context, q Querier, d Dialect, r BlobRow) (b
 	return n > 0, err
 }
 
-// inHistory reports whether any resource of ws (its document or parts),
-// any version of one, or any of its objects holds the hash anywhere in its
-// text: a last look before a blob is removed, wider than any one format of
-// the files tab (a false match keeps a blob, never loses one). A current
-// document or part holds the hash whole; a splice of history may not,
-// which is why blobs from before the index are not left to this look.
-func (x BlobIndex) inHistory(ctx context.Context, ws, sha string) (bool, error) {
-	like := "%" + sha + "%" // a hash is hex: no LIKE wildcard in it
-	var n int
-	err := x.B.R.QueryRowContext(ctx, x.B.D.Q(`SELECT
-		(SELECT COUNT(*) FROM (SELECT 1 FROM resources r WHERE r.workspace_id = ? AND (r.doc LIKE ?
-			OR EXISTS (SELECT 1 FROM resource_parts p WHERE p.type = r.type AND p.id = r.id AND p.data LIKE ?)
-			OR EXISTS (SELECT 1 FROM part_versions v WHERE v.type = r.type AND v.id = r.id AND v.data LIKE ?)
-			OR EXISTS (SELECT 1 FROM resource_versions h WHERE h.type = r.type AND h.id = r.id AND h.doc LIKE ?)) LIMIT 1) AS a)
-		+ (SELECT COUNT(*) FROM (SELECT 1 FROM objects o WHERE o.workspace_id = ? AND o.doc LIKE ? LIMIT 1) AS b)`),
-		ws, like, like, like, like, ws, like).Scan(&n)
-	return n > 0, err
+// namedNow sets shas[h] for each hash h that a resource of ws names now,
+// in its document or any of its parts: a last look before a blob is
+// removed, in one read of the workspace's current content for the whole
+// batch, wider than any one format of the files tab (any run of 64 hex
+// digits counts, so a false match keeps a blob, never loses one). Every
+// write of a Note marks the blobs it adds (Change.NamedBlobs), so this
+// catches only a write that named a blob some other way. History is not
+// read: it is large, and a splice may cut a hash.
+func (x BlobIndex) namedNow(ctx context.Context, ws string, shas map[string]bool) error {
+	for _, q := range []string{
+		`SELECT doc FROM resources WHERE workspace_id = ?`,
+		`SELECT p.data FROM resource_parts p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE r.workspace_id = ? AND p.data IS NOT NULL`,
+	} {
+		rows, err := x.B.R.QueryContext(ctx, x.B.D.Q(q), ws)
+		if err != nil {
+			return err
+		}
+		var text []byte
+		for rows.Next() {
+			if err := rows.Scan(&text); err != nil {
+				rows.Close()
+				return err
+			}
+			hexRuns(text, shas)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hexRuns sets shas[h] for each key h of shas that text holds as 64
+// lowercase hex digits (inside any longer run of them too).
+func hexRuns(text []byte, shas map[string]bool) {
+	isHex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+	for i := 0; i < len(text); {
+		if !isHex(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isHex(text[j]) {
+			j++
+		}
+		for k := i; k+64 <= j; k++ {
+			if _, ok := shas[string(text[k:k+64])]; ok {
+				shas[string(text[k:k+64])] = true
+			}
+		}
+		i = j
+	}
 }

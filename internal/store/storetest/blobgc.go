@@ -22,7 +22,8 @@ func BlobCollectContract(t *testing.T, open func(t *testing.T) store.Store) {
 	}{
 		{"an unreferenced blob is removed after the grace period, not before", testCollectAfterGrace},
 		{"a blob a write references is never collected", testCollectKeepsReferenced},
-		{"a blob named in history without the mark is kept, and marked", testCollectFindsHistory},
+		{"a blob a resource names without the mark is kept, and marked", testCollectFindsNamed},
+		{"named blobs are marked if indexed, and refuse nothing", testNamedBlobs},
 		{"a blob put again within the grace period survives", testCollectRePut},
 		{"a write naming a blob the workspace lacks writes nothing", testCollectMissingBlob},
 		{"usage counts each workspace's blobs, unreferenced included", testBlobUsage},
@@ -139,32 +140,53 @@ func testCollectKeepsReferenced(t *testing.T, s store.Store, ws string) {
 	}
 }
 
-func testCollectFindsHistory(t *testing.T, s store.Store, ws string) {
+func testCollectFindsNamed(t *testing.T, s store.Store, ws string) {
 	id := Create(t, s, ws)
 	sha := putBytes(t, s, ws, blobBytes(100, 3))
-	// A write that names the blob in its document only, then one that
-	// changes the document again: the hash is in history alone.
+	// A write that names the blob in its document only.
 	if _, err := s.Guarded(context.Background(), referenceWrite(ws, id, sha, false, true)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Guarded(context.Background(), referenceWrite(ws, id, sha, false, false)); err != nil {
-		t.Fatal(err)
+	if u := usage(t, s, ws); u.UnreferencedCount != 1 {
+		t.Fatalf("usage before the collect: %+v", u)
 	}
 	rep := collect(t, s, time.Now().Add(1000*time.Hour), store.BlobCollect{Grace: time.Minute})
 	if rep.Removed != 0 || rep.Found != 1 || !has(t, s, ws, sha) {
-		t.Fatalf("a blob named in history: %+v, has=%v", rep, has(t, s, ws, sha))
+		t.Fatalf("a blob a Note names: %+v, has=%v", rep, has(t, s, ws, sha))
 	}
 	if u := usage(t, s, ws); u.UnreferencedCount != 0 {
-		t.Fatalf("a blob found in history is still unreferenced: %+v", u)
+		t.Fatalf("a blob found named is still unreferenced: %+v", u)
 	}
-	// Another workspace's history does not keep a blob of this one.
+	// Another workspace's Notes do not keep a blob of this one.
 	ws2 := Seed(t, s)
-	other := putBytes(t, s, ws2, blobBytes(100, 3))
-	if other != sha {
+	if other := putBytes(t, s, ws2, blobBytes(100, 3)); other != sha {
 		t.Fatal("same bytes, another hash")
 	}
 	if rep := collect(t, s, time.Now().Add(1000*time.Hour), store.BlobCollect{Grace: time.Minute}); rep.Removed != 1 || has(t, s, ws2, sha) || !has(t, s, ws, sha) {
 		t.Fatalf("the other workspace's copy: %+v", rep)
+	}
+}
+
+func testNamedBlobs(t *testing.T, s store.Store, ws string) {
+	ctx := context.Background()
+	id := Create(t, s, ws)
+	sha := putBytes(t, s, ws, blobBytes(100, 11))
+	never := hexSHA([]byte("not indexed"))
+	m := referenceWrite(ws, id, sha, false, false)
+	apply := m.Apply
+	m.Apply = func(cur *store.Resource) (*store.Change, error) {
+		ch, err := apply(cur)
+		ch.NamedBlobs = []string{sha, never, "not a hash"}
+		return ch, err
+	}
+	if _, err := s.Guarded(ctx, m); err != nil {
+		t.Fatalf("a write naming blobs, some not indexed: %v", err)
+	}
+	if u := usage(t, s, ws); u.Count != 1 || u.UnreferencedCount != 0 {
+		t.Fatalf("the named blob is not marked: %+v", u)
+	}
+	if rep := collect(t, s, time.Now().Add(1000*time.Hour), store.BlobCollect{Grace: time.Minute}); rep.Removed != 0 || !has(t, s, ws, sha) {
+		t.Fatalf("a named blob was collected: %+v", rep)
 	}
 }
 
