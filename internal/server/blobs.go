@@ -23,6 +23,9 @@ const (
 	blobPassBatches = 10
 	// maxBlobEvery is the longest wait between passes.
 	maxBlobEvery = 10 * time.Minute
+	// firstBlobPass is the longest wait for the first pass after start
+	// (which on SQLite indexes blob files from before the index).
+	firstBlobPass = time.Minute
 )
 
 // BlobCollector runs the blob collector of one server's store.
@@ -113,16 +116,17 @@ func (b *BlobCollector) Pass(ctx context.Context, now time.Time) (sum store.Blob
 	return sum, nil
 }
 
-// Start runs a pass every half grace period (at most every 10 minutes)
-// until the returned func is called, which waits for a running pass to
-// end: call it before closing the store.
+// Start runs a pass a minute after start (or sooner), then every half
+// grace period (at most every 10 minutes), until the returned func is
+// called, which waits for a running pass to end: call it before closing
+// the store.
 func (b *BlobCollector) Start() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(b.every)
+		t := time.NewTimer(min(b.every, firstBlobPass))
 		defer t.Stop()
 		for {
 			select {
@@ -131,6 +135,7 @@ func (b *BlobCollector) Start() (stop func()) {
 			case <-t.C:
 			}
 			b.Pass(ctx, time.Now()) // logs what it did, or why it failed
+			t.Reset(b.every)
 		}
 	}()
 	return func() { cancel(); wg.Wait() }
