@@ -53,12 +53,14 @@ func (b fileBlobs) Put(ctx context.Context, ws string, r io.Reader, limit int64)
 	if err != nil {
 		return "", 0, fmt.Errorf("blobs: %w", err)
 	}
-	closed := false
+	closed, renamed := false, false
 	defer func() {
 		if !closed {
 			tmp.Close()
 		}
-		os.Remove(tmp.Name()) // gone already once renamed into place
+		if !renamed {
+			os.Remove(tmp.Name())
+		}
 	}()
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, h), &ctxReader{ctx: ctx, r: io.LimitReader(r, limit+1)})
@@ -90,6 +92,7 @@ func (b fileBlobs) Put(ctx context.Context, ws string, r io.Reader, limit int64)
 		if err := os.Rename(tmp.Name(), final); err != nil {
 			return fmt.Errorf("blobs: %w", err)
 		}
+		renamed = true
 		return nil
 	})
 	if err != nil {
