@@ -183,13 +183,14 @@ func (s *Service) UploadFile(ctx context.Context, c Caller, a UploadArgs) (FileA
 	if err := fileLimits(d, a.Length); err != nil {
 		return FileAdded{}, err
 	}
-	room, err := s.storageRoom(ctx, r.Workspace, a.Length)
+	limit := int64(MaxFileBytes)
+	left := max(MaxNoteFileBytes-filesUsed(d), 0)
+	room, release, err := s.reserveStorage(ctx, r.Workspace, a.Length, min(limit, left))
 	if err != nil {
 		return FileAdded{}, err
 	}
-	limit := int64(MaxFileBytes)
-	left := max(MaxNoteFileBytes-filesUsed(d), 0)
 	sha, size, err := s.Store.Blobs().Put(ctx, r.Workspace, a.Body, min(limit, left, room))
+	release()
 	var tl *store.BlobTooLargeError
 	switch {
 	case errors.As(err, &tl) && tl.Limit == room && room < min(limit, left):

@@ -30,6 +30,7 @@ type Service struct {
 	// MaxWorkspaceBytes bounds what one workspace's files hold, uploads
 	// not yet in a Note included (storage.go); 0: no limit.
 	MaxWorkspaceBytes int64
+	uploads           uploading // bytes of uploads being stored, per workspace (storage.go)
 }
 
 // New returns a Service over s.

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"math"
+	"sync"
 
 	"foundry/internal/note"
 	"foundry/internal/problem"
@@ -14,7 +15,9 @@ import (
 // fill the disk by uploads that are refused. The limit is
 // Service.MaxWorkspaceBytes (serve --max-workspace-bytes); an upload that
 // would pass it is refused before a byte is stored when its length is
-// known, and stopped at the limit when it is not.
+// known, and stopped at the limit when it is not. Uploads running at once
+// on one node share the room left (reserveStorage); on several nodes each
+// checks what the others have stored.
 
 // DefaultMaxWorkspaceBytes is serve's default storage limit per workspace.
 const DefaultMaxWorkspaceBytes = 10 << 30
@@ -27,22 +30,55 @@ func blobGone() *problem.Problem {
 	return problem.New(FileBytesGone, "body", "the file's bytes were removed as unreferenced before the upload's write committed; send the file again")
 }
 
-// storageRoom is how many bytes ws may still store (math.MaxInt64 without
-// a limit), or the refusal of an upload of length bytes (-1: not known)
-// that would pass the limit.
-func (s *Service) storageRoom(ctx context.Context, ws string, length int64) (int64, error) {
+// uploading counts the bytes uploads on this node may still store, per
+// workspace, until their Put has counted them in the blob index: uploads
+// running at once share the room left instead of each seeing all of it.
+type uploading struct {
+	mu       sync.Mutex
+	reserved map[string]int64
+}
+
+// reserveStorage is how many bytes an upload of length bytes (-1: not
+// known) to ws may store (math.MaxInt64 without a limit), reserved until
+// release is called (after its Put), or the refusal of one that would
+// pass the limit. most is the most the upload may store by its other
+// limits.
+func (s *Service) reserveStorage(ctx context.Context, ws string, length, most int64) (room int64, release func(), err error) {
 	if s.MaxWorkspaceBytes <= 0 {
-		return math.MaxInt64, nil
+		return math.MaxInt64, func() {}, nil
 	}
+	up := &s.uploads
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	// Read under the lock: an upload that released its reservation has
+	// its bytes in the index by then.
 	u, err := s.Store.Blobs().Usage(ctx, ws)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	room := max(s.MaxWorkspaceBytes-u.Bytes, 0)
+	used := u.Bytes + up.reserved[ws]
+	room = max(s.MaxWorkspaceBytes-used, 0)
 	if length > room || room == 0 {
-		return 0, s.storageFullOf(u.Bytes, u.UnreferencedBytes, max(length, 1))
+		return 0, nil, s.storageFullOf(used, u.UnreferencedBytes, max(length, 1))
 	}
-	return room, nil
+	take := min(room, most)
+	if length >= 0 {
+		take = min(take, length)
+	}
+	if up.reserved == nil {
+		up.reserved = map[string]int64{}
+	}
+	up.reserved[ws] += take
+	var once sync.Once
+	return room, func() {
+		once.Do(func() {
+			up.mu.Lock()
+			defer up.mu.Unlock()
+			if up.reserved[ws] -= take; up.reserved[ws] <= 0 {
+				delete(up.reserved, ws)
+			}
+		})
+	}, nil
 }
 
 // storageFull is the refusal of a file of at least size bytes that would
