@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -27,17 +28,16 @@ import (
 //  4. Collect takes blobs with referenced 0 and put_us older than the grace
 //     period, looks once more for the hash in what the workspace's
 //     resources hold now (namedNow), marks those it finds, and removes the
-//     rest,
-//     each by a delete conditional on the row being as it saw it
+//     rest, each by a delete conditional on the row being as it saw it
 //     (referenced 0, the same put_us) in the transaction that removes the
 //     bytes. A Put, a re-put or a write that references the blob meanwhile
 //     changes the row, so the delete does nothing.
 //
 // Blobs stored before the index are kept as referenced (see its migration).
 //
-// The grace period covers the one window the row cannot: an upload whose
-// Put ran but whose write has not yet marked the blob. Such a write reads
-// and writes one Note and takes milliseconds; the grace is an hour.
+// So no version ever names bytes that are gone, whatever the timing; the
+// grace period is what lets an upload's write, which follows its Put by
+// milliseconds, commit rather than be refused as ErrBlobMissing.
 
 // ErrBlobMissing: a write names a blob its workspace does not have (never
 // put, or removed as unreferenced before the write committed).
@@ -90,8 +90,8 @@ type BlobUsage struct {
 type BlobReport struct {
 	Removed      int64 // unreferenced blobs removed
 	RemovedBytes int64
-	// Found counts unreferenced blobs found named in history (and marked
-	// referenced, so never looked at again).
+	// Found counts unreferenced blobs found named by a resource (and
+	// marked referenced, so never looked at again).
 	Found int64
 	// Indexed counts blob files found without an index row (SQLite, a
 	// data folder from before the index), now indexed.
@@ -129,6 +129,9 @@ func TouchBlob(ctx context.Context, q Querier, d Dialect, ws, sha string, size i
 func markBlobs(ctx context.Context, q Querier, d Dialect, ws string, must, named []string) error {
 	for i, sha := range append(must[:len(must):len(must)], named...) {
 		strict := i < len(must)
+		if !strict && slices.Contains(must, sha) {
+			continue // marked already
+		}
 		if CheckBlobName(ws, sha) != nil {
 			if !strict {
 				continue
