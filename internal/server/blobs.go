@@ -100,6 +100,10 @@ func (b *BlobCollector) Pass(ctx context.Context, now time.Time) (sum store.Blob
 		sum.More = rep.More
 		b.removed.Add(float64(rep.Removed))
 		b.removedBytes.Add(float64(rep.RemovedBytes))
+		for _, g := range rep.Gone {
+			b.log.Debug("blobs: removed an unreferenced blob", "workspace", g.Workspace, "sha256", g.SHA, "bytes", g.Size,
+				"last_put", time.UnixMicro(g.PutUS).UTC().Format(time.RFC3339))
+		}
 		if err != nil {
 			b.runs.WithLabelValues("error").Inc()
 			return sum, err

@@ -90,6 +90,7 @@ type BlobUsage struct {
 type BlobReport struct {
 	Removed      int64 // unreferenced blobs removed
 	RemovedBytes int64
+	Gone         []BlobRow // the blobs removed (at most the batch)
 	// Found counts unreferenced blobs found named by a resource (and
 	// marked referenced, so never looked at again).
 	Found int64
@@ -233,6 +234,7 @@ func (x BlobIndex) CollectWith(ctx context.Context, now time.Time, c BlobCollect
 		if gone {
 			rep.Removed++
 			rep.RemovedBytes += r.Size
+			rep.Gone = append(rep.Gone, r)
 		}
 	}
 	return rep, nil

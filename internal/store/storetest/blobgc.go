@@ -108,6 +108,9 @@ func testCollectAfterGrace(t *testing.T, s store.Store, ws string) {
 	if rep.Removed != 1 || rep.RemovedBytes != 3000 || has(t, s, ws, sha) {
 		t.Fatalf("after the grace period: %+v, has=%v", rep, has(t, s, ws, sha))
 	}
+	if len(rep.Gone) != 1 || rep.Gone[0].Workspace != ws || rep.Gone[0].SHA != sha || rep.Gone[0].Size != 3000 {
+		t.Fatalf("the report names %+v as removed", rep.Gone)
+	}
 	if _, err := s.Blobs().Open(context.Background(), ws, sha); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("open a collected blob: %v", err)
 	}
