@@ -185,16 +185,9 @@ func (s *Service) UploadFile(ctx context.Context, c Caller, a UploadArgs) (FileA
 	}
 	limit := int64(MaxFileBytes)
 	left := max(MaxNoteFileBytes-filesUsed(d), 0)
-	room, release, err := s.reserveStorage(ctx, r.Workspace, a.Length, min(limit, left))
-	if err != nil {
-		return FileAdded{}, err
-	}
-	sha, size, err := s.Store.Blobs().Put(ctx, r.Workspace, a.Body, min(limit, left, room))
-	release()
+	sha, size, err := s.storeBytes(ctx, r.Workspace, a.Body, a.Length, min(limit, left))
 	var tl *store.BlobTooLargeError
 	switch {
-	case errors.As(err, &tl) && tl.Limit == room && room < min(limit, left):
-		return FileAdded{}, s.storageFull(ctx, r.Workspace, room+1)
 	case errors.As(err, &tl) && tl.Limit < limit:
 		return FileAdded{}, fileLimits(d, tl.Limit+1)
 	case errors.As(err, &tl):

@@ -2,11 +2,14 @@ package service
 
 import (
 	"context"
+	"errors"
+	"io"
 	"math"
 	"sync"
 
 	"foundry/internal/note"
 	"foundry/internal/problem"
+	"foundry/internal/store"
 )
 
 // A workspace's storage: every byte its blobs hold counts, those of uploads
@@ -79,6 +82,25 @@ func (s *Service) reserveStorage(ctx context.Context, ws string, length, most in
 			}
 		})
 	}, nil
+}
+
+// storeBytes stores r's bytes as a blob of ws: at most most bytes (over
+// it: *store.BlobTooLargeError with Limit most), and within the
+// workspace's storage limit (over it: its refusal, before a byte is
+// stored when length is known). It is how a file's bytes enter the blob
+// store, whichever act brings them.
+func (s *Service) storeBytes(ctx context.Context, ws string, r io.Reader, length, most int64) (string, int64, error) {
+	room, release, err := s.reserveStorage(ctx, ws, length, most)
+	if err != nil {
+		return "", 0, err
+	}
+	sha, size, err := s.Store.Blobs().Put(ctx, ws, r, min(most, room))
+	release()
+	var tl *store.BlobTooLargeError
+	if errors.As(err, &tl) && room < most {
+		return "", 0, s.storageFull(ctx, ws, room+1)
+	}
+	return sha, size, err
 }
 
 // storageFull is the refusal of a file of at least size bytes that would

@@ -7,7 +7,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
+	"foundry/internal/note"
 	"foundry/internal/problem"
 	"foundry/internal/service"
 )
@@ -71,6 +73,29 @@ func TestUploadsAtOnceShareTheRoom(t *testing.T) {
 				t.Fatalf("%s: usage %+v %v", name, u, err)
 			}
 			f.svc.MaxWorkspaceBytes += 6000 // room for the next round
+		}
+	})
+}
+
+// TestNoteCreatedWithFilesMarksThem: a Note created with files (an
+// import) marks their blobs referenced in its creating write, so the
+// collector never removes them, even once a later version drops the file.
+func TestNoteCreatedWithFilesMarksThem(t *testing.T) {
+	eachStore(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		body := []byte("a file brought by an import")
+		sha, size, err := f.svc.Store.Blobs().Put(ctx, f.ws, bytes.NewReader(body), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.CreateNoteFrom(ctx, f.person, service.CreateNoteArgs{Title: "Imported"}, func(d *note.Doc) error {
+			note.AddFile(d, "a.txt", "text/plain", size, sha, time.Now())
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if u, err := f.svc.Store.Blobs().Usage(ctx, f.ws); err != nil || u.Count != 1 || u.UnreferencedCount != 0 {
+			t.Fatalf("usage after the creation: %+v %v", u, err)
 		}
 	})
 }
