@@ -54,6 +54,8 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 	metricsAddr := fs.String("metrics-addr", "", "serve GET /metrics only on this HOST:PORT, e.g. 127.0.0.1:9090 (default: on --addr)")
 	waitersPerToken := fs.Int("max-waiters-per-token", 8, "concurrent long polls (event polls that wait) and subscription streams one token may hold, each")
 	waitersPerNode := fs.Int("max-waiters-per-node", 1024, "concurrent long polls and subscription streams this server holds, each")
+	blobGrace := fs.Duration("blob-grace", time.Hour, "how long an uploaded file's bytes that no Note's version references (a refused upload) are kept before they are removed; at least 1m")
+	maxWorkspace := fs.String("max-workspace-bytes", "10GiB", "the most one workspace's files may hold, uploads not yet in a Note included (e.g. 10GiB, 500MiB); 0: no limit")
 	hashes := fs.Int("max-password-hashes", 0, "password checks (sign-ins) computed at once, 19 MiB each; others wait up to 2 s, then get 429 (0: a quarter of --memory-limit, at most one per CPU)")
 	backups := backupScheduleFlags(fs)
 	limits := limitFlags(fs) // ratelimit.go
@@ -98,6 +100,9 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		if err := backups.check(cfg); err != nil {
+			return err
+		}
+		if cfg.BlobGrace, cfg.MaxWorkspaceBytes, err = parseBlobFlags(*blobGrace, *maxWorkspace); err != nil {
 			return err
 		}
 		log, err := newLogger(*logFormat, lvl, os.Stderr)
@@ -198,6 +203,7 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		if mln != nil {
 			defer serveMetrics(mln, srv.MetricsHandler, log)()
 		}
+		defer srv.Blobs.Start()() // stopped before the store closes
 		hs := server.HTTPServer(srv.Handler, ln.Addr().String())
 		server.TrackConnections(srv.Metrics, hs)
 		errc := make(chan error, 1)

@@ -50,6 +50,11 @@ type Config struct {
 	// computes at once, 19 MiB each; zero: account.HashSlots of the Go
 	// memory limit.
 	PasswordHashes int
+	// Files (blobs.go): the grace period after which an upload no version
+	// references is removed (zero: 1 hour), and the bytes one workspace's
+	// files may hold, uploads not yet in a Note included (zero: no limit).
+	BlobGrace         time.Duration
+	MaxWorkspaceBytes int64
 
 	// OAuth: access token lifetime (zero: 1 hour), registrations per
 	// client address per hour (zero: 20; negative: no limit), and the
@@ -119,6 +124,9 @@ type Server struct {
 	// MetricsHandler serves Metrics in Prometheus' text format: on Handler
 	// at GET /metrics, unless Config.MetricsOwnAddr.
 	MetricsHandler http.Handler
+	// Blobs removes unreferenced uploads' bytes (blobs.go): Start it
+	// when serving.
+	Blobs *BlobCollector
 	// Handler serves every door.
 	Handler http.Handler
 }
@@ -140,6 +148,7 @@ func New(st store.Store, c Config) *Server {
 	st = store.WithTokenCache(st)
 	svc := service.New(st)
 	svc.SetWaitLimits(c.WaitersPerToken, c.WaitersPerNode)
+	svc.MaxWorkspaceBytes = c.MaxWorkspaceBytes
 	publicURL := strings.TrimRight(c.PublicURL, "/")
 	// Proposals are reviewed on the web app's inbox (the CLI stays the fallback).
 	reviewPage := ""
@@ -224,6 +233,7 @@ func New(st store.Store, c Config) *Server {
 	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
 		Ready: ready, Metrics: metrics, MetricsHandler: metricsHandler,
+		Blobs:   newBlobCollector(st, c, metrics, ready),
 		Handler: obs.observeRequests(c.Logger, Recover(c.Logger, newLimits(c.Limits, metrics, c.Logger).wrap(root)))}
 }
 

@@ -21,9 +21,11 @@ import (
 // is a token — uploads, downloads or deletes a file, and no agent's read
 // says where the bytes are. Agents see the metadata only.
 //
-// Blobs are never deleted: a file deleted from a Note is gone from its
-// newest version, and restoring a version that had it brings it back with
-// its bytes.
+// Blobs a version names are never deleted: a file deleted from a Note is
+// gone from its newest version, and restoring a version that had it brings
+// it back with its bytes. The bytes of an upload whose write was refused
+// are removed after a grace period (store.BlobIndex), and count against the
+// workspace's storage until then (storage.go).
 
 // Limits of files.
 const (
@@ -147,9 +149,11 @@ func fileTooLarge() *problem.Problem {
 
 // UploadFile stores a file's bytes and adds its metadata to the files tab
 // in one guarded write. The bytes are streamed into the blob store (hashed
-// as they are read) before the write; a refused write (a stale version)
-// leaves them stored, unreferenced: the same bytes sent again are the same
-// blob.
+// as they are read) before the write, at most what the workspace's storage
+// limit leaves; the write marks the blob referenced. A refused write (a
+// stale version) leaves them stored, unreferenced, until the collector
+// removes them after its grace period: the same bytes sent again meanwhile
+// are the same blob.
 func (s *Service) UploadFile(ctx context.Context, c Caller, a UploadArgs) (FileAdded, error) {
 	if err := c.filesForPeople(); err != nil {
 		return FileAdded{}, err
@@ -180,8 +184,8 @@ func (s *Service) UploadFile(ctx context.Context, c Caller, a UploadArgs) (FileA
 		return FileAdded{}, err
 	}
 	limit := int64(MaxFileBytes)
-	left := MaxNoteFileBytes - filesUsed(d)
-	sha, size, err := s.Store.Blobs().Put(ctx, r.Workspace, a.Body, min(limit, max(left, 0)))
+	left := max(MaxNoteFileBytes-filesUsed(d), 0)
+	sha, size, err := s.storeBytes(ctx, r.Workspace, a.Body, a.Length, min(limit, left))
 	var tl *store.BlobTooLargeError
 	switch {
 	case errors.As(err, &tl) && tl.Limit < limit:
@@ -191,15 +195,20 @@ func (s *Service) UploadFile(ctx context.Context, c Caller, a UploadArgs) (FileA
 	case err != nil:
 		return FileAdded{}, err
 	}
-	return noteWrite(ctx, s, c, a.NoteID, a.Guard, noteOp{kind: "file_added", sizeField: "files", meaning: struct {
+	res, err := noteWrite(ctx, s, c, a.NoteID, a.Guard, noteOp{kind: "file_added", sizeField: "files", meaning: struct {
 		Op, Name, ContentType, SHA256 string
 		Size                          int64
-	}{"add_file", name, ct, sha, size}}, func(_ *store.Resource, d *note.Doc, _ *store.Change) (FileAdded, []string, error) {
+	}{"add_file", name, ct, sha, size}}, func(_ *store.Resource, d *note.Doc, ch *store.Change) (FileAdded, []string, error) {
 		if err := fileLimits(d, size); err != nil {
 			return FileAdded{}, nil, err
 		}
+		ch.Blobs = []string{sha}
 		return FileAdded{File: note.AddFile(d, name, ct, size, sha, s.Now())}, []string{note.TypeFiles}, nil
 	})
+	if errors.Is(err, store.ErrBlobMissing) {
+		return res, blobGone()
+	}
+	return res, err
 }
 
 func fileNotFound(fileID string) *problem.Problem {

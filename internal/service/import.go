@@ -562,7 +562,7 @@ func (im *importer) files(ctx context.Context, d *note.Doc, entry string, now ti
 		if err != nil {
 			return err
 		}
-		sha, size, err := im.s.Store.Blobs().Put(ctx, im.c.Workspace, rc, f.SizeBytes)
+		sha, size, err := im.s.storeBytes(ctx, im.c.Workspace, rc, f.SizeBytes, f.SizeBytes)
 		rc.Close()
 		im.read += size
 		var tl *store.BlobTooLargeError

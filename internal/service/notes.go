@@ -85,7 +85,7 @@ func (s *Service) CreateNoteFrom(ctx context.Context, c Caller, a CreateNoteArgs
 				// The Note the key made is there but the key has expired.
 				return nil, problem.New(problem.KeyReused, "idempotency_key", "this key already created Note %s; use a fresh key for a new Note", id)
 			}
-			return &store.Change{Kind: "note_created", Parts: w.Parts, Result: mustJSON(res)}, nil
+			return &store.Change{Kind: "note_created", Parts: w.Parts, Result: mustJSON(res), NamedBlobs: addedHashes(map[string]bool{}, &d)}, nil
 		},
 	}
 	out, err := s.guardedWrite(ctx, m)

@@ -120,7 +120,9 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 			var changed []string
 			ch := &store.Change{Kind: op.kind}
 			d, w, err := s.editInTx(cur, tx, op.sizeField, func(d *note.Doc) (err error) {
+				before := fileHashes(d)
 				res, changed, err = edit(cur, d, ch)
+				ch.NamedBlobs = addedHashes(before, d) // storage.go
 				return err
 			})
 			if err != nil {

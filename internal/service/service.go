@@ -28,6 +28,10 @@ type Service struct {
 	waits waitState // concurrent long polls (events.go)
 	live  live      // the live fan-out (live.go)
 	stats tally     // writes by outcome, long polls waiting (outcomes.go)
+	// MaxWorkspaceBytes bounds what one workspace's files hold, uploads
+	// not yet in a Note included (storage.go); 0: no limit.
+	MaxWorkspaceBytes int64
+	uploads           uploading // bytes of uploads being stored, per workspace (storage.go)
 }
 
 // New returns a Service over s.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"time"
 )
 
 // Blobs is the content-addressed store of file bytes (a Note's files tab
@@ -14,10 +15,13 @@ import (
 // workspace is not found, and the same bytes put twice in one workspace are
 // stored once.
 //
-// Blobs are never deleted: deleting a file from a Note removes its metadata
-// in a new version, and restoring an older version brings the metadata
-// back, so the bytes must still be there for as long as history can name
-// them (which is for as long as the Note's history is kept).
+// A blob some version has named is never deleted: deleting a file from a
+// Note removes its metadata in a new version, and restoring an older
+// version brings the metadata back, so the bytes must still be there for as
+// long as history can name them (which is for as long as the Note's history
+// is kept). A blob no version names (an upload whose write was refused) is
+// removed by Collect once it has not been put for a grace period (see
+// blobindex.go).
 //
 // On SQLite a blob is a file in the data folder, blobs/<workspace>/<ab>/<rest
 // of the hash>, written to a temporary file in the same folder, synced, then
@@ -33,6 +37,15 @@ type Blobs interface {
 	Open(ctx context.Context, ws, sha string) (Blob, error)
 	// Has reports whether ws has the blob.
 	Has(ctx context.Context, ws, sha string) (bool, error)
+	// Usage is what ws's blobs hold, those no version references yet
+	// included: what a workspace's storage limit is checked against.
+	Usage(ctx context.Context, ws string) (BlobUsage, error)
+	// Totals is Usage of every workspace together (for metrics).
+	Totals(ctx context.Context) (BlobUsage, error)
+	// Collect removes blobs no version references that were last put
+	// before now minus the grace period (see BlobCollect), at most Batch
+	// of them per call.
+	Collect(ctx context.Context, now time.Time, c BlobCollect) (BlobReport, error)
 }
 
 // Blob is one stored blob being read; Size is its length in bytes.

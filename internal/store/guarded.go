@@ -129,6 +129,9 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 			return Outcome{}, nil, err
 		}
 	}
+	if err := markBlobs(ctx, q, d, cur.Workspace, ch.Blobs, ch.NamedBlobs); err != nil {
+		return Outcome{}, nil, err
+	}
 	if err := recordKey(ctx, q, d, m, ch.Result, cur.Version, now); err != nil {
 		return Outcome{}, nil, err
 	}

@@ -286,6 +286,26 @@ var migrations = []string{
 	// What one version changed (PartKeys: a diff of a version) is read by
 	// version, not by scanning every part's history. Idempotent.
 	`CREATE INDEX IF NOT EXISTS part_versions_by_version ON part_versions (type, id, version, key)`,
+
+	// Every blob is indexed with its workspace, size, when it was last put
+	// and whether a version has referenced it (see blobindex.go), so the
+	// collector finds the unreferenced ones and a workspace's storage is
+	// counted. SQLite keeps the bytes as files and gets the table here;
+	// PostgreSQL has it and gains the two columns. Blobs from before are
+	// kept as referenced: nothing marked them, and history keeps a file's
+	// hash whole only in some versions (a splice may cut it), so no look
+	// can tell that none names them. Idempotent.
+	`CREATE TABLE IF NOT EXISTS blobs (
+		workspace_id TEXT NOT NULL,
+		sha256 TEXT NOT NULL,
+		size BIGINT NOT NULL,
+		created_us BIGINT NOT NULL,
+		PRIMARY KEY (workspace_id, sha256)
+	);
+	ALTER TABLE blobs ADD COLUMN put_us BIGINT NOT NULL DEFAULT 0;
+	ALTER TABLE blobs ADD COLUMN referenced INTEGER NOT NULL DEFAULT 0;
+	UPDATE blobs SET put_us = created_us, referenced = 1 WHERE put_us = 0;
+	CREATE INDEX IF NOT EXISTS blobs_unreferenced ON blobs (referenced, put_us)`,
 }
 
 // postgresBlobTables keeps each blob as rows of at most BlobChunk bytes

@@ -141,6 +141,16 @@ type Change struct {
 	Kind     string          // event kind, e.g. "tab_created"
 	Changed  []string        // sub-IDs touched (tab IDs, instance IDs), for conflict reports
 	Objects  []Object        // rows to upsert in the same transaction
+	// Blobs are the hashes of the workspace's blobs this write references
+	// (a file uploaded for it): marked referenced in the same transaction,
+	// so the collector never removes them; one the workspace does not have
+	// refuses the write (ErrBlobMissing).
+	Blobs []string
+	// NamedBlobs are hashes the resource names after this write and did
+	// not before (a file added or restored, whichever act did it): each
+	// one indexed is marked referenced in the same transaction; one not
+	// indexed is left as it is (see BlobIndex).
+	NamedBlobs []string
 	// Unchanged marks an answer that changes nothing (e.g. a source that is
 	// already attached): the key is recorded so a resend replays it, but the
 	// version, history and feed stay as they are.

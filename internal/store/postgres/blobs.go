@@ -22,9 +22,26 @@ import (
 // download seek. Put spools the upload to a temporary file while hashing
 // it (so no transaction stays open while a slow client sends), then
 // writes the rows in one short transaction.
-func (s *Store) Blobs() store.Blobs { return pgBlobs{db: s.db} }
+//
+// The blobs row is also the blob's entry in the index (store.BlobIndex).
+// Storing a blob's rows and the collector removing them run under one
+// advisory lock per blob (blobLock), and a re-put updates the blobs row,
+// which the collector's conditional delete then leaves alone: a blob put
+// again is never removed under it, on any node.
+func (s *Store) Blobs() store.Blobs {
+	return pgBlobs{db: s.db, BlobIndex: store.BlobIndex{B: &s.Base}}
+}
 
-type pgBlobs struct{ db *sql.DB }
+type pgBlobs struct {
+	db *sql.DB
+	store.BlobIndex
+}
+
+// blobLock serializes, in tx, the writes of one blob's rows.
+func blobLock(ctx context.Context, tx *sql.Tx, ws, sha string) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 7204303))`, ws+"/"+sha)
+	return err
+}
 
 func (b pgBlobs) Put(ctx context.Context, ws string, r io.Reader, limit int64) (string, int64, error) {
 	if err := store.CheckBlobWorkspace(ws); err != nil {
@@ -47,7 +64,12 @@ func (b pgBlobs) Put(ctx context.Context, ws string, r io.Reader, limit int64) (
 		return "", 0, &store.BlobTooLargeError{Limit: limit}
 	}
 	sha := hex.EncodeToString(h.Sum(nil))
-	if have, err := b.Has(ctx, ws, sha); err != nil || have {
+	// Stored before: the same bytes are kept once, put again now.
+	res, err := b.db.ExecContext(ctx, `UPDATE blobs SET put_us = $3 WHERE workspace_id = $1 AND sha256 = $2`, ws, sha, time.Now().UnixMicro())
+	if err != nil {
+		return "", 0, err
+	}
+	if k, err := res.RowsAffected(); err != nil || k > 0 {
 		return sha, n, err
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
@@ -58,6 +80,9 @@ func (b pgBlobs) Put(ctx context.Context, ws string, r io.Reader, limit int64) (
 		return "", 0, err
 	}
 	defer tx.Rollback()
+	if err := blobLock(ctx, tx, ws, sha); err != nil {
+		return "", 0, err
+	}
 	buf := make([]byte, store.BlobChunk)
 	for seq := 0; ; seq++ {
 		k, err := io.ReadFull(tmp, buf)
@@ -76,14 +101,36 @@ func (b pgBlobs) Put(ctx context.Context, ws string, r io.Reader, limit int64) (
 			return "", 0, fmt.Errorf("blobs: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO blobs (workspace_id, sha256, size, created_us) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-		ws, sha, n, time.Now().UnixMicro()); err != nil {
+	if err := store.TouchBlob(ctx, tx, store.Postgres, ws, sha, n, time.Now()); err != nil {
 		return "", 0, err
 	}
 	if err := tx.Commit(); err != nil {
 		return "", 0, err
 	}
 	return sha, n, nil
+}
+
+// Collect implements store.Blobs.Collect: each blob goes with its rows in
+// one transaction, under the blob's lock.
+func (b pgBlobs) Collect(ctx context.Context, now time.Time, c store.BlobCollect) (store.BlobReport, error) {
+	return b.CollectWith(ctx, now, c, func(ctx context.Context, r store.BlobRow) (bool, error) {
+		tx, err := b.db.BeginTx(ctx, nil)
+		if err != nil {
+			return false, err
+		}
+		defer tx.Rollback()
+		if err := blobLock(ctx, tx, r.Workspace, r.SHA); err != nil {
+			return false, err
+		}
+		gone, err := store.DeleteUnreferenced(ctx, tx, store.Postgres, r)
+		if err != nil || !gone {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM blob_chunks WHERE workspace_id = $1 AND sha256 = $2`, r.Workspace, r.SHA); err != nil {
+			return false, err
+		}
+		return true, tx.Commit()
+	})
 }
 
 func (b pgBlobs) Has(ctx context.Context, ws, sha string) (bool, error) {

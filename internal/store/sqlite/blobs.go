@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"foundry/internal/store"
 )
@@ -19,9 +21,21 @@ import (
 // synced, and renamed into place, so a blob is whole or absent; the same
 // bytes are stored once per workspace. A crash may leave a temporary file
 // (.put-*) behind; it is never read.
-func (s *Store) Blobs() store.Blobs { return fileBlobs{dir: filepath.Join(s.dir, "blobs")} }
+//
+// Each blob also has a row in the blobs table (store.BlobIndex). The file
+// is renamed into place, or found there, in the writer's transaction that
+// writes its row, and the collector removes a file in the writer's
+// transaction that deletes its row: SQLite's write lock orders the two,
+// across processes too, so a blob put again is never removed under it.
+func (s *Store) Blobs() store.Blobs {
+	return fileBlobs{dir: filepath.Join(s.dir, "blobs"), s: s, BlobIndex: store.BlobIndex{B: &s.Base}}
+}
 
-type fileBlobs struct{ dir string }
+type fileBlobs struct {
+	dir string
+	s   *Store
+	store.BlobIndex
+}
 
 func (b fileBlobs) path(ws, sha string) string {
 	return filepath.Join(b.dir, ws, sha[:2], sha[2:])
@@ -39,10 +53,12 @@ func (b fileBlobs) Put(ctx context.Context, ws string, r io.Reader, limit int64)
 	if err != nil {
 		return "", 0, fmt.Errorf("blobs: %w", err)
 	}
-	done := false
+	closed, renamed := false, false
 	defer func() {
-		if !done {
+		if !closed {
 			tmp.Close()
+		}
+		if !renamed {
 			os.Remove(tmp.Name())
 		}
 	}()
@@ -57,25 +73,126 @@ func (b fileBlobs) Put(ctx context.Context, ws string, r io.Reader, limit int64)
 	if err := tmp.Sync(); err != nil {
 		return "", 0, fmt.Errorf("blobs: sync: %w", err)
 	}
+	closed = true
 	if err := tmp.Close(); err != nil {
 		return "", 0, fmt.Errorf("blobs: %w", err)
 	}
 	sha := hex.EncodeToString(h.Sum(nil))
 	final := b.path(ws, sha)
-	if _, err := os.Stat(final); err == nil {
-		os.Remove(tmp.Name()) // stored before: the same bytes are kept once
-		done = true
-		return sha, n, nil
-	}
 	if err := os.MkdirAll(filepath.Dir(final), 0o700); err != nil {
 		return "", 0, fmt.Errorf("blobs: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		return "", 0, fmt.Errorf("blobs: %w", err)
+	err = b.s.tx(ctx, func(q store.Querier) error {
+		if err := store.TouchBlob(ctx, q, store.SQLite, ws, sha, n, time.Now()); err != nil {
+			return err
+		}
+		if _, err := os.Stat(final); err == nil {
+			return nil // stored before: the same bytes are kept once
+		}
+		if err := os.Rename(tmp.Name(), final); err != nil {
+			return fmt.Errorf("blobs: %w", err)
+		}
+		renamed = true
+		return nil
+	})
+	if err != nil {
+		return "", 0, err
 	}
-	done = true
 	syncDir(filepath.Dir(final))
 	return sha, n, nil
+}
+
+// Collect implements store.Blobs.Collect. Its first run in a process
+// indexes the blob files that have no row (a data folder from before the
+// index), as referenced: kept, as the migration keeps PostgreSQL's.
+func (b fileBlobs) Collect(ctx context.Context, now time.Time, c store.BlobCollect) (store.BlobReport, error) {
+	var indexed int64
+	if b.s.blobsIndexed.CompareAndSwap(false, true) {
+		n, err := b.indexFiles(ctx)
+		if err != nil {
+			b.s.blobsIndexed.Store(false)
+			return store.BlobReport{Indexed: n}, err
+		}
+		indexed = n
+	}
+	rep, err := b.CollectWith(ctx, now, c, func(ctx context.Context, r store.BlobRow) (bool, error) {
+		gone := false
+		err := b.s.tx(ctx, func(q store.Querier) error {
+			var err error
+			if gone, err = store.DeleteUnreferenced(ctx, q, store.SQLite, r); err != nil || !gone {
+				return err
+			}
+			if err := os.Remove(b.path(r.Workspace, r.SHA)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("blobs: %w", err)
+			}
+			return nil
+		})
+		return gone, err
+	})
+	rep.Indexed = indexed
+	return rep, err
+}
+
+// indexFiles adds a row for every blob file that has none, put at its
+// file's time, referenced (see the migration of the blob index).
+func (b fileBlobs) indexFiles(ctx context.Context) (int64, error) {
+	var batch []store.BlobRow
+	var n int64
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := b.s.tx(ctx, func(q store.Querier) error {
+			for _, r := range batch {
+				res, err := q.ExecContext(ctx, `INSERT INTO blobs (workspace_id, sha256, size, created_us, put_us, referenced) VALUES (?, ?, ?, ?, ?, 1)
+					ON CONFLICT (workspace_id, sha256) DO NOTHING`, r.Workspace, r.SHA, r.Size, r.PutUS, r.PutUS)
+				if err != nil {
+					return err
+				}
+				k, _ := res.RowsAffected()
+				n += k
+			}
+			return nil
+		})
+		batch = batch[:0]
+		return err
+	}
+	wss, err := os.ReadDir(b.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("blobs: %w", err)
+	}
+	for _, w := range wss {
+		ws := w.Name()
+		if !w.IsDir() || store.CheckBlobWorkspace(ws) != nil {
+			continue
+		}
+		err := filepath.WalkDir(filepath.Join(b.dir, ws), func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(filepath.Join(b.dir, ws), p)
+			sha := strings.ReplaceAll(filepath.ToSlash(rel), "/", "")
+			if store.CheckBlobName(ws, sha) != nil || rel != filepath.Join(sha[:2], sha[2:]) {
+				return nil // a temporary file, or not a blob
+			}
+			info, err := e.Info()
+			if err != nil {
+				return nil // removed meanwhile
+			}
+			batch = append(batch, store.BlobRow{Workspace: ws, SHA: sha, Size: info.Size(), PutUS: info.ModTime().UnixMicro()})
+			if len(batch) >= store.MaxPruneBatch {
+				return flush()
+			}
+			return ctx.Err()
+		})
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, flush()
 }
 
 // syncDir makes a rename in dir durable (best effort: not every file

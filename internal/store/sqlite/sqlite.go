@@ -80,6 +80,9 @@ type Store struct {
 	faults    *faults // tests only
 	pruner    *store.Pruner
 	dir       string // the data folder (blobs.go keeps files in it)
+	// blobsIndexed: the blob files of the data folder have index rows
+	// (blobs.go, once per process).
+	blobsIndexed atomic.Bool
 
 	// Kept by the writer's connection hooks, which SQLite calls on the
 	// writer goroutine in the middle of a statement.
