@@ -3,8 +3,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -249,6 +251,13 @@ func TestRollingRestartPostgres(t *testing.T) {
 		t.Fatalf("the writers made no progress through the balancer")
 	}
 
+	// A page follows the first Note's writes through the balancer.
+	follower := &sseFollower{url: lbURL + "/api/events?note_id=" + notes[0], token: token, versions: map[int64]bool{}}
+	followCtx, stopFollowing := context.WithCancel(context.Background())
+	defer stopFollowing()
+	followed := make(chan struct{})
+	go func() { defer close(followed); follower.run(followCtx) }()
+
 	progress(10)
 	for i := range nodes {
 		code, logged := terminate(t, nodes[i], 40*time.Second)
@@ -262,6 +271,22 @@ func TestRollingRestartPostgres(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+	// The page sees every write of the first Note, the last one included.
+	for k := 0; k < 200 && follower.seen() < ws[0].version; k++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopFollowing()
+	<-followed
+	if len(follower.failures) > 0 {
+		t.Errorf("event stream through the balancer: %s", strings.Join(follower.failures, "; "))
+	}
+	if m := follower.missing(ws[0].version); len(m) > 0 {
+		t.Errorf("event stream through the balancer: versions %v of %s never arrived (newest seen %d)", m, notes[0], follower.seen())
+	}
+	// Its node was restarted once at least (each is): it reconnected.
+	if follower.streams < 2 {
+		t.Errorf("the event stream was opened %d times, want a reconnect after its node restarted", follower.streams)
+	}
 
 	for _, w := range ws {
 		if len(w.failed) > 0 {
@@ -280,10 +305,118 @@ func TestRollingRestartPostgres(t *testing.T) {
 			t.Errorf("writer %s: %d writes acknowledged, but the Note holds %q", w.prefix, w.acked, lastLines(r.Str("text")))
 		}
 	}
-	t.Logf("%d writes and %d long polls through two rolling restarts; %d calls resent to the other node after no answer", total, polls.Load(), lb.retried.Load())
+	t.Logf("%d writes, %d long polls and %d event streams through two rolling restarts; %d calls resent to the other node after no answer", total, polls.Load(), follower.streams, lb.retried.Load())
 	for _, n := range nodes {
 		if code, logged := terminate(t, n, 40*time.Second); code != 0 {
 			t.Errorf("final stop: exit code %d:\n%s", code, logged)
 		}
 	}
+}
+
+// sseFollower follows a Note's GET /api/events through the balancer as a
+// browser does: when a stream ends it waits the last retry hint and
+// reconnects with Last-Event-ID. It records the version of every write
+// event, to find none missing.
+type sseFollower struct {
+	url, token string
+
+	mu       sync.Mutex
+	versions map[int64]bool
+	newest   int64
+	streams  int      // streams opened
+	failures []string // a reconnect refused, a stream cut without its hint
+}
+
+func (f *sseFollower) seen() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.newest
+}
+
+func (f *sseFollower) fail(format string, a ...any) {
+	f.mu.Lock()
+	f.failures = append(f.failures, fmt.Sprintf(format, a...))
+	f.mu.Unlock()
+}
+
+func (f *sseFollower) run(ctx context.Context) {
+	last, retry := "", 3000
+	for i := 0; i < 200 && ctx.Err() == nil; i++ {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+		req.Header.Set("Authorization", "Bearer "+f.token)
+		if last != "" {
+			req.Header.Set("Last-Event-ID", last)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil || resp.StatusCode != http.StatusOK {
+			f.fail("reconnect %d: %v %v", i, err, resp)
+			if resp != nil {
+				resp.Body.Close()
+			}
+			return
+		}
+		f.mu.Lock()
+		f.streams++
+		f.mu.Unlock()
+		hinted := false
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		id := ""
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "retry: "):
+				fmt.Sscanf(line, "retry: %d", &retry)
+			case strings.HasPrefix(line, ": the server is restarting"):
+				hinted = true
+			case strings.HasPrefix(line, "id: "):
+				id = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "data: "):
+				var ev struct {
+					Version int64 `json:"version"`
+				}
+				if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev) == nil && ev.Version > 0 && id != "" {
+					last = id
+					f.mu.Lock()
+					f.versions[ev.Version] = true
+					f.newest = max(f.newest, ev.Version)
+					f.mu.Unlock()
+				}
+				id = ""
+			}
+		}
+		resp.Body.Close()
+		if ctx.Err() != nil {
+			return
+		}
+		if !hinted {
+			f.fail("stream %d ended without the restart hint: %v", i, sc.Err())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Duration(retry) * time.Millisecond):
+		}
+	}
+}
+
+// missing lists the versions from the first seen to upTo that no event
+// carried.
+func (f *sseFollower) missing(upTo int64) []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	first := upTo
+	for v := range f.versions {
+		first = min(first, v)
+	}
+	var out []int64
+	for v := first; v <= upTo; v++ {
+		if !f.versions[v] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
