@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -30,17 +31,37 @@ import (
 // server closed as idle before reading it (what a server that shuts down
 // does to idle connections). The tool calls it carries are idempotent
 // indeed: each has its idempotency_key.
+//
+// It also tells apart a call on a connection the server never accepted: a
+// new connection the kernel completed just as the listener closed sits in
+// its queue and is reset when it closes, a race of TCP no server can
+// answer for (a balancer sends such a call to another node). A server that
+// shuts down never closes a connection it accepted less than 5 s before
+// without answering it (net/http), so a reset or EOF on a new connection
+// before any byte of answer is that race, and is reported as such.
 type idempotent struct{ base http.RoundTripper }
+
+const unaccepted = "the connection was reset before the server accepted it"
 
 func (t idempotent) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Idempotency-Key", "1")
-	return t.base.RoundTrip(r)
+	reused, answered := false, false
+	r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+		GotConn:              func(i httptrace.GotConnInfo) { reused = i.Reused },
+		GotFirstResponseByte: func() { answered = true },
+	}))
+	resp, err := t.base.RoundTrip(r)
+	if err != nil && !reused && !answered && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)) {
+		return nil, fmt.Errorf("%s: %w", unaccepted, err)
+	}
+	return resp, err
 }
 
-// refused: the call never reached a server (nothing listens).
+// connRefused: the call never reached a server (nothing listens, or the
+// connection never was accepted).
 func connRefused(err error) bool {
-	return err != nil && (errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "connection refused"))
+	return err != nil && (errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), unaccepted))
 }
 
 // noteWriter appends lines to one Note's markdown, one acknowledged write
@@ -58,11 +79,20 @@ type noteWriter struct {
 	acked   int
 	lastAck string
 	failed  []string
+	ended   string // why it stopped writing
 }
 
 func newNoteWriter(t *testing.T, url, token, note, prefix string) *noteWriter {
 	t.Helper()
-	cs := servertest.Connect(t, url, token, "", idempotent{http.DefaultTransport})
+	// A transport of its own, that keeps its connection: with the shared
+	// one's two idle connections per host for every client of the test,
+	// calls would open new connections all the time, and one opened just
+	// as the listener closes is reset by the kernel with no server ever
+	// seeing it, a race of TCP that no server can answer for.
+	rt := http.DefaultTransport.(*http.Transport).Clone()
+	rt.MaxIdleConnsPerHost = 4
+	t.Cleanup(rt.CloseIdleConnections)
+	cs := servertest.Connect(t, url, token, "", idempotent{rt})
 	cur := servertest.MustCall(t, cs, "read_note_tab", map[string]any{"note_id": note, "tab_id": "markdown"})
 	return &noteWriter{cs: cs, note: note, prefix: prefix, version: cur.Int("version"), text: cur.Str("text")}
 }
@@ -91,6 +121,7 @@ func (w *noteWriter) run(max int) {
 		w.mu.Lock()
 		switch {
 		case connRefused(err):
+			w.ended = err.Error()
 			w.mu.Unlock()
 			return
 		case err != nil:
@@ -312,6 +343,7 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 		if len(w.failed) > 0 {
 			t.Errorf("writer %s: %s", w.prefix, strings.Join(w.failed, "; "))
 		}
+		t.Logf("writer %s: %d writes acknowledged; stopped on: %s", w.prefix, w.acked, w.ended)
 		if w.acked < 10 {
 			t.Errorf("writer %s had only %d writes acknowledged before SIGTERM", w.prefix, w.acked)
 		}
