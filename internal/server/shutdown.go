@@ -34,8 +34,8 @@ import (
 
 // Default timings of a graceful shutdown.
 const (
-	DefaultDrainDelay      = 0
-	DefaultShutdownTimeout = 30 * time.Second
+	DefaultDrainDelay      time.Duration = 0
+	DefaultShutdownTimeout time.Duration = 30 * time.Second
 )
 
 // storeCloseGrace is how long a forced shutdown still waits for the store
