@@ -20,13 +20,14 @@ import (
 //     here before the listener closes;
 //  2. closes its listener (new connections are refused, so a balancer
 //     sends them to another node) and idle connections;
-//  3. lets every call in flight finish and answer: writes commit;
-//  4. answers every waiting long poll at once with its page so far, and
+//  3. answers every waiting long poll at once with its page so far, and
 //     ends every event stream (web app SSE with a retry hint, MCP
 //     subscriptions/listen with its result), so their clients reconnect to
 //     a node that is ready;
-//  5. closes the store: SQLite's writer commits what is queued (the group
-//     commit flushed) and the database is closed;
+//  4. lets every other call in flight finish and answer: writes commit;
+//  5. calls ServeOptions.Drained, then closes the store: SQLite's writer
+//     commits what is queued (the group commit flushed) and the database
+//     is closed;
 //
 // all within the shutdown timeout. Past it, the connections still open are
 // closed, the log says which calls were still running, and Serve answers an
@@ -52,6 +53,11 @@ type ServeOptions struct {
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger // nil: slog.Default()
+	// Drained, if set, is called once every call has answered (or been
+	// cut), before the store closes: the place to stop background work
+	// that uses the store (a scheduled backup, …). Its ctx ends at the
+	// shutdown deadline.
+	Drained func(ctx context.Context)
 }
 
 // Serve serves hs (HTTPServer of s.Handler, or one made for TLS) on ln
@@ -70,6 +76,9 @@ func (s *Server) Serve(ctx context.Context, hs *http.Server, ln net.Listener, o 
 		o.Logger = slog.Default()
 	}
 	calls := &inFlight{open: map[uint64]openCall{}}
+	if hs.Handler == nil {
+		hs.Handler = http.DefaultServeMux
+	}
 	hs.Handler = calls.track(hs.Handler)
 	ln = &closeOnce{Listener: ln}
 	errc := make(chan error, 1)
@@ -119,6 +128,9 @@ func (s *Server) shutdown(hs *http.Server, ln net.Listener, calls *inFlight, o S
 		o.Logger.Error("shutdown timeout: closing the connections still open", "timeout", o.ShutdownTimeout.String(), "still_running", still)
 		hs.Close()
 		failed = fmt.Errorf("graceful shutdown did not finish within --shutdown-timeout %s; still running: %s", o.ShutdownTimeout, still)
+	}
+	if o.Drained != nil {
+		o.Drained(ctx)
 	}
 	// The store last: SQLite's writer commits what is queued, then the
 	// database closes.
