@@ -409,23 +409,3 @@ func lastLines(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// TestShutdownFlagsRefused: a drain delay that leaves no time to shut down,
-// or a timeout of nothing, is a usage error naming the flag and the fix.
-func TestShutdownFlagsRefused(t *testing.T) {
-	t.Parallel()
-	data := filepath.Join(t.TempDir(), "data")
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--drain-delay", "30s"}, "--drain-delay: 30s must be 0 or more and shorter than --shutdown-timeout (30s)"},
-		{[]string{"--drain-delay", "-1s"}, "--drain-delay: -1s must be 0 or more"},
-		{[]string{"--shutdown-timeout", "0s"}, "--shutdown-timeout: 0s is not a duration above zero; give e.g. 30s"},
-	} {
-		code, _, stderr := runInProcess(t, append([]string{"serve", "--data", data, "--addr", "127.0.0.1:0"}, c.args...)...)
-		if code != 2 || !strings.Contains(stderr, c.want) {
-			t.Errorf("serve %s: exit %d, %q; want 2 and %q", strings.Join(c.args, " "), code, stderr, c.want)
-		}
-	}
-}
