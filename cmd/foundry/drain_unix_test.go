@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -46,13 +47,13 @@ const unaccepted = "the connection was reset before the server accepted it"
 func (t idempotent) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Idempotency-Key", "1")
-	reused, answered := false, false
+	var reused, answered atomic.Bool
 	r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
-		GotConn:              func(i httptrace.GotConnInfo) { reused = i.Reused },
-		GotFirstResponseByte: func() { answered = true },
+		GotConn:              func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
+		GotFirstResponseByte: func() { answered.Store(true) },
 	}))
 	resp, err := t.base.RoundTrip(r)
-	if err != nil && !reused && !answered && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)) {
+	if err != nil && !reused.Load() && !answered.Load() && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)) {
 		return nil, fmt.Errorf("%s: %w", unaccepted, err)
 	}
 	return resp, err

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,8 +30,9 @@ func TestShutdownPastItsTimeout(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	defer close(release)
 	mux := http.NewServeMux()
+	var once sync.Once
 	mux.HandleFunc("GET /stuck", func(w http.ResponseWriter, r *http.Request) {
-		close(entered)
+		once.Do(func() { close(entered) })
 		select {
 		case <-release:
 		case <-r.Context().Done():
