@@ -223,15 +223,17 @@ func (f *inFlight) describe() string {
 	return strings.Join(parts, ", ")
 }
 
-// closeOnce is a listener that Close closes once: shutdown closes it first,
-// then http.Server.Shutdown again.
+// closeOnce is a listener that Close closes once: shutdown closes it first
+// (and logs nothing of it: a listener that fails to close is closed all
+// the same), then http.Server.Shutdown again, which so only reports a
+// timeout.
 type closeOnce struct {
 	net.Listener
 	once sync.Once
-	err  error
 }
 
 func (l *closeOnce) Close() error {
-	l.once.Do(func() { l.err = l.Listener.Close() })
-	return l.err
+	var err error
+	l.once.Do(func() { err = l.Listener.Close() })
+	return err
 }
