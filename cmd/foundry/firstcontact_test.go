@@ -247,6 +247,9 @@ func TestServeRefusesUselessValues(t *testing.T) {
 		{[]string{"--max-password-hashes", "-1"}, []string{"--max-password-hashes"}},
 		{[]string{"--memory-limit", "lots"}, []string{`"lots"`}},
 		{[]string{"--public-url", "foundry.example.com"}, []string{`"foundry.example.com"`}},
+		{[]string{"--drain-delay", "30s"}, []string{"--drain-delay: 30s must be 0 or more and shorter than --shutdown-timeout (30s)"}},
+		{[]string{"--drain-delay", "-1s"}, []string{"--drain-delay: -1s"}},
+		{[]string{"--shutdown-timeout", "0s"}, []string{"--shutdown-timeout: 0s is not a duration above zero"}},
 	}
 	bin := foundryBin(t)
 	for _, c := range cases {

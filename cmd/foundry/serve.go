@@ -2,19 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -56,6 +55,8 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 	waitersPerNode := fs.Int("max-waiters-per-node", 1024, "concurrent long polls and subscription streams this server holds, each")
 	blobGrace := fs.Duration("blob-grace", time.Hour, "how long an uploaded file's bytes that no Note's version references (a refused upload) are kept before they are removed; at least 1m")
 	maxWorkspace := fs.String("max-workspace-bytes", "10GiB", "the most one workspace's files may hold, uploads not yet in a Note included (e.g. 10GiB, 500MiB); 0: no limit")
+	drainDelay := fs.Duration("drain-delay", server.DefaultDrainDelay, "on SIGTERM, keep serving this long after /readyz turns unready, before closing the listener: at least the interval at which your balancer checks /readyz (e.g. 5s); 0 behind none")
+	shutdownTimeout := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "on SIGTERM, the longest a graceful shutdown takes, the drain delay included; past it the calls still open are cut and the exit code is 1")
 	hashes := fs.Int("max-password-hashes", 0, "password checks (sign-ins) computed at once, 19 MiB each; others wait up to 2 s, then get 429 (0: a quarter of --memory-limit, at most one per CPU)")
 	backups := backupScheduleFlags(fs)
 	limits := limitFlags(fs) // ratelimit.go
@@ -87,6 +88,12 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		if *hashes < 0 {
 			return usagef("--max-password-hashes takes 0 (sized to --memory-limit) or a number of 1 or more (got %d)", *hashes)
 		}
+		if *shutdownTimeout <= 0 {
+			return usagef("--shutdown-timeout: %s is not a duration above zero; give e.g. 30s", *shutdownTimeout)
+		}
+		if *drainDelay < 0 || *drainDelay >= *shutdownTimeout {
+			return usagef("--drain-delay: %s must be 0 or more and shorter than --shutdown-timeout (%s); give e.g. --drain-delay 5s", *drainDelay, *shutdownTimeout)
+		}
 		if *publicURL != "" {
 			if err := checkPublicURL(*publicURL); err != nil {
 				return err
@@ -114,6 +121,8 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
+		// After the first signal, a second one stops the process at once.
+		context.AfterFunc(ctx, stop)
 		ln, err := net.Listen("tcp", *addr)
 		if err != nil {
 			return fmt.Errorf("listen on %s: %w (choose another with --addr)", *addr, err)
@@ -143,7 +152,12 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		if err != nil {
 			return err
 		}
-		defer st.Close()
+		served := false // Serve closes the store itself, within its timeout
+		defer func() {
+			if !served {
+				st.Close()
+			}
+		}()
 		if cfg.Database == "" {
 			others, release, err := announceServing(d.data)
 			if err != nil {
@@ -203,24 +217,16 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		if mln != nil {
 			defer serveMetrics(mln, srv.MetricsHandler, log)()
 		}
-		defer srv.Blobs.Start()() // stopped before the store closes
+		// The blob collector and the backup schedule use the store: both stop
+		// once every call has answered, before the store closes.
+		stopBlobs := sync.OnceFunc(srv.Blobs.Start())
+		defer stopBlobs()
 		hs := server.HTTPServer(srv.Handler, ln.Addr().String())
 		server.TrackConnections(srv.Metrics, hs)
-		errc := make(chan error, 1)
-		go func() { errc <- hs.Serve(ln) }()
 		log.Info("Foundry is serving", "mcp", *publicURL+"/mcp", "data", where(cfg), "version", version)
-		select {
-		case err := <-errc:
-			if !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-		case <-ctx.Done():
-			log.Info("shutting down")
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			hs.Shutdown(sctx)
-		}
-		return nil
+		served = true
+		return srv.Serve(ctx, hs, ln, server.ServeOptions{DrainDelay: *drainDelay, ShutdownTimeout: *shutdownTimeout, Logger: log,
+			Drained: func(context.Context) { stopBlobs(); stopBackups() }})
 	}
 }
 

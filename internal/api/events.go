@@ -206,6 +206,9 @@ func (h *handler) follow(w http.ResponseWriter, r *http.Request, sub *service.Su
 		case <-lifetime.C:
 			sseEnd(&b, sr.lifetime)
 			end = true
+		case <-h.svc.Stopping():
+			sseRestart(&b)
+			end = true
 		case <-ctx.Done():
 			return
 		}

@@ -153,6 +153,8 @@ func ConnectionsTable() (string, error) {
 		{"writing an answer (a " + seconds(service.MaxWait) + " long poll plus margin)", seconds(server.WriteTimeout), "server.WriteTimeout"},
 		{"idle between requests", seconds(server.IdleTimeout), "server.IdleTimeout"},
 		{"request headers", size(server.MaxHeaderBytes), "server.MaxHeaderBytes"},
+		{"a graceful shutdown on SIGTERM, the drain delay included (`serve --shutdown-timeout`)", seconds(server.DefaultShutdownTimeout), "server.DefaultShutdownTimeout"},
+		{"serving on once `/readyz` answers draining (`serve --drain-delay`)", seconds(server.DefaultDrainDelay), "server.DefaultDrainDelay"},
 	}
 	var b strings.Builder
 	b.WriteString("| What | Bound | In the code |\n|---|---|---|\n")

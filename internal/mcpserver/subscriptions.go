@@ -209,6 +209,11 @@ func (h *Handler) guardListen(next mcp.MethodHandler) mcp.MethodHandler {
 		secret, _ := req.GetExtra().TokenInfo.Extra[secretKey].(string)
 		ctx, cancel := context.WithTimeout(ctx, h.opts.ListenLifetime)
 		defer cancel()
+		// A shutdown ends the stream as its lifetime does: the client
+		// listens again, on another node behind a balancer.
+		if h.svc != nil {
+			defer context.AfterFunc(h.svc.StoppingContext(), cancel)()
+		}
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		if ss != nil {
 			h.watchers.Store(ss, &watcher{p: p, secret: secret, stop: cancel})

@@ -23,7 +23,6 @@ import (
 // (a millisecond) to a long poll (service.MaxWait, 25 s).
 var callBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
 
-
 // observer is what one server counts of its calls, on its own registry.
 type observer struct {
 	toolCalls    *prometheus.CounterVec   // tool, outcome

@@ -25,7 +25,8 @@ type PollArgs struct {
 
 // PollEvents returns the events of one Note or Room after cursor (or, with
 // none, after now); with wait > 0 and nothing new it waits, returning as soon as an event commits on any
-// node, or with an empty page and the same cursor when the wait ends.
+// node, or with an empty page and the same cursor when the wait ends (or the
+// server shuts down: StopWaiting).
 func (s *Service) PollEvents(ctx context.Context, c Caller, a PollArgs) (EventPage, error) {
 	typ, id, cursor := a.ResourceType, a.ResourceID, a.Cursor
 	limit, err := pageLimit(a.Limit)
@@ -101,6 +102,11 @@ func (s *Service) PollEvents(ctx context.Context, c Caller, a PollArgs) (EventPa
 		case <-deadline.C:
 			stop()
 			return eventsPage(nil, after), nil
+		case <-s.Stopping():
+			// The server is shutting down: answer now with the page so far
+			// (nothing came), so the client polls again, on another node.
+			stop()
+			return eventsPage(nil, after), nil
 		case <-ctx.Done():
 			stop()
 			return EventPage{}, ctx.Err()
@@ -171,7 +177,10 @@ const (
 )
 
 // waitState holds the Service's long-poll gate, made on first use.
-type waitState struct{ gate atomic.Pointer[Gate] }
+type waitState struct {
+	gate atomic.Pointer[Gate]
+	stop stopState // StopWaiting (stopping.go)
+}
 
 // SetWaitLimits sets the caps of concurrent long polls per token and on this
 // node (zero or less: the default). Call it before serving.
