@@ -77,6 +77,8 @@ func limits() []limit {
 			[]string{"service.MaxReviewBytes"}},
 		{"file (Files tab)", fmt.Sprintf("%s a file; %d files and %s a Note (HTTP 413 with `limit`: `file_bytes`, `files_per_note`, `bytes_per_note`)", size(service.MaxFileBytes), service.MaxFilesPerNote, size(service.MaxNoteFileBytes)),
 			"`body`", []string{"service.MaxFileBytes", "service.MaxFilesPerNote", "service.MaxNoteFileBytes"}},
+		{"files of a workspace", fmt.Sprintf("%s by default (`serve --max-workspace-bytes`; 0: none), every stored file counted, uploads no Note holds yet included (HTTP 413 with `limit`: `workspace_bytes`, `max`, `used`)", size(service.DefaultMaxWorkspaceBytes)),
+			"`body`", []string{"service.DefaultMaxWorkspaceBytes"}},
 		{"file name", fmt.Sprintf("%d characters (≤ %s bytes), trimmed; no control/bidi characters, no `/` or `\\`, not `.` or `..`; Content-Type ≤ %d bytes", service.MaxFileNameRunes, count(service.MaxFileNameBytes), service.MaxContentTypeLen),
 			"`name`, `Content-Type`", []string{"service.MaxFileNameRunes", "service.MaxFileNameBytes", "service.MaxContentTypeLen"}},
 		{"import archive (`foundry import`)", fmt.Sprintf("%s entries; note.json %s; a tab's entry %s; everything read %s; each file as the Files tab's limits; a Note with an entry past a limit is not created", count(service.MaxArchiveEntries), size(service.MaxManifestBytes), size(service.MaxTabEntryBytes), size(service.MaxImportNotesBytes)),
