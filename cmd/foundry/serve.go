@@ -222,6 +222,7 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		stopBlobs := sync.OnceFunc(srv.Blobs.Start())
 		defer stopBlobs()
 		hs := server.HTTPServer(srv.Handler, ln.Addr().String())
+		hs.ErrorLog = server.ErrorLog(log)
 		server.TrackConnections(srv.Metrics, hs)
 		log.Info("Foundry is serving", "mcp", *publicURL+"/mcp", "data", where(cfg), "version", version)
 		served = true

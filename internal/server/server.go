@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -345,3 +346,23 @@ func (w *watchWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection (deadlines).
 func (w *watchWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ErrorLog is the http.Server's own log (accept errors, TLS handshakes,
+// malformed requests) as lines of l: a TLS handshake that fails is what
+// every scanner on the internet causes, so it is a debug line; any other
+// is a warning.
+func ErrorLog(l *slog.Logger) *log.Logger {
+	return log.New(errorLogWriter{l}, "", 0)
+}
+
+type errorLogWriter struct{ l *slog.Logger }
+
+func (w errorLogWriter) Write(p []byte) (int, error) {
+	msg := strings.TrimSpace(string(p))
+	lvl := slog.LevelWarn
+	if strings.Contains(msg, "TLS handshake error") {
+		lvl = slog.LevelDebug
+	}
+	w.l.Log(context.Background(), lvl, "http server", "err", msg)
+	return len(p), nil
+}
