@@ -364,15 +364,17 @@ func inspect(ctx context.Context, path string) (facts, error) {
 		}
 	}
 	f.refs = map[Blob]bool{}
-	// Every text that can hold a files tab: current documents and parts,
+	// Every text of a Note that can hold a files tab (a repository's
+	// versions carry a "sha256" too, of their files as a whole, which is
+	// no blob): current documents and parts,
 	// and history's documents and parts (snapshots whole; a splice names a
 	// hash whole when it inserted it whole). A database of an older schema
 	// may not have the parts' tables yet.
 	queries := map[string]string{
-		"resources":         `SELECT workspace_id, doc FROM resources WHERE instr(doc, '"sha256"') > 0`,
-		"resource_parts":    `SELECT r.workspace_id, p.data FROM resource_parts p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE instr(p.data, '"sha256"') > 0`,
-		"resource_versions": `SELECT r.workspace_id, v.doc FROM resource_versions v JOIN resources r ON r.type = v.type AND r.id = v.id WHERE instr(v.doc, '"sha256"') > 0`,
-		"part_versions":     `SELECT r.workspace_id, p.data FROM part_versions p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE instr(p.data, '"sha256"') > 0`,
+		"resources":         `SELECT workspace_id, doc FROM resources WHERE type = '` + store.TypeNote + `' AND instr(doc, '"sha256"') > 0`,
+		"resource_parts":    `SELECT r.workspace_id, p.data FROM resource_parts p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE r.type = '` + store.TypeNote + `' AND instr(p.data, '"sha256"') > 0`,
+		"resource_versions": `SELECT r.workspace_id, v.doc FROM resource_versions v JOIN resources r ON r.type = v.type AND r.id = v.id WHERE r.type = '` + store.TypeNote + `' AND instr(v.doc, '"sha256"') > 0`,
+		"part_versions":     `SELECT r.workspace_id, p.data FROM part_versions p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE r.type = '` + store.TypeNote + `' AND instr(p.data, '"sha256"') > 0`,
 	}
 	for table, q := range queries {
 		var n int

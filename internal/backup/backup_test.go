@@ -598,3 +598,31 @@ func TestBackupOfAnOlderRelease(t *testing.T) {
 		t.Errorf("the restored folder has %d Notes (%v), the manifest says %d", notes, err, m.Counts.Notes)
 	}
 }
+
+// TestBackupOfTheDemoNamesNoMissingFile: a repository's versions carry a
+// "sha256" of their own (of the pushed files as a whole, no blob); a
+// backup of a workspace that has one (the demo's) finds every file it
+// names and warns of none.
+func TestBackupOfTheDemoNamesNoMissingFile(t *testing.T) {
+	ctx := context.Background()
+	data := filepath.Join(t.TempDir(), "data")
+	s := serve(t, data)
+	o, _, err := s.srv.Service.Bootstrap(ctx, "Foundry", "owner@localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.srv.Service.Demo(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.srv.Service.DemoRoom(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	s.close(t)
+	m, err := backup.Backup(ctx, data, filepath.Join(t.TempDir(), "b"), backup.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.MissingBlobs) != 0 {
+		t.Errorf("the demo's backup lists missing files %+v; the demo stores none without its bytes", m.MissingBlobs)
+	}
+}
