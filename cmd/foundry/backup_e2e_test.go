@@ -25,7 +25,7 @@ func TestBackupOfAServingFolderAsAnOperatorDoes(t *testing.T) {
 	bin := foundryBin(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	live := startServe(t, ".", bin, "serve", "--data", data, "--addr", "127.0.0.1:0")
+	live := startServe(t, ".", bin, append([]string{"serve", "--data", data, "--addr", "127.0.0.1:0"}, unlimited...)...)
 	const writers, maxEdits = 3, 200
 	var notes []string
 	for i := range writers {

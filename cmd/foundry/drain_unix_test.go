@@ -261,7 +261,7 @@ func TestSIGTERMUnderLoad(t *testing.T) {
 	t.Parallel()
 	bin := foundryBin(t)
 	data := filepath.Join(t.TempDir(), "data")
-	s := startServe(t, ".", bin, "serve", "--data", data, "--addr", "127.0.0.1:0", "--drain-delay", "1s", "--shutdown-timeout", "15s")
+	s := startServe(t, ".", bin, append([]string{"serve", "--data", data, "--addr", "127.0.0.1:0", "--drain-delay", "1s", "--shutdown-timeout", "15s"}, unlimited...)...)
 	url := mcpURL(t, s)
 	base := strings.TrimSuffix(url, "/mcp")
 	out, _ := runCLI(t, bin, "token", "create", "--data", data, "--scopes", auth.ScopeRead+","+auth.ScopeWrite)

@@ -416,3 +416,8 @@ func TestSubcommandHelpExitsZero(t *testing.T) {
 		}
 	}
 }
+
+// unlimited are the serve flags that turn the rate limits off, for the
+// tests that load a server as fast as their writers go (what they measure
+// is not the limits: TestServeLimits is).
+var unlimited = []string{"--rate-per-token", "0", "--rate-per-address", "0", "--max-concurrent-per-token", "0"}

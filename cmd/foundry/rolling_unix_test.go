@@ -174,7 +174,7 @@ func TestRollingRestartPostgres(t *testing.T) {
 	bin := foundryBin(t)
 	addrs := []string{freeAddr(t), freeAddr(t)}
 	start := func(i int) *serving {
-		return startServe(t, ".", bin, "serve", "--database", u, "--addr", addrs[i], "--drain-delay", "1s", "--shutdown-timeout", "20s")
+		return startServe(t, ".", bin, append([]string{"serve", "--database", u, "--addr", addrs[i], "--drain-delay", "1s", "--shutdown-timeout", "20s"}, unlimited...)...)
 	}
 	nodes := []*serving{start(0), start(1)}
 	out, _ := runCLI(t, bin, "token", "create", "--database", u, "--scopes", auth.ScopeRead+","+auth.ScopeWrite)

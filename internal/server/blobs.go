@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -158,6 +159,13 @@ func (blobTotals) Describe(ch chan<- *prometheus.Desc) { ch <- blobBytesDesc; ch
 func (t blobTotals) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	// The registry collects in goroutines of its own: a store that panics
+	// must not take the process down with it.
+	defer func() {
+		if v := recover(); v != nil {
+			ch <- prometheus.NewInvalidMetric(blobBytesDesc, fmt.Errorf("blob totals: panic: %v", v))
+		}
+	}()
 	u, err := t.st.Blobs().Totals(ctx)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(blobBytesDesc, err)

@@ -47,11 +47,11 @@ type Limits struct {
 }
 
 // DefaultLimits are serve's: a person's browser or an agent rarely needs
-// more than a few calls a second; an address may be a whole office behind
-// one NAT.
+// more than a few calls a second, a script a few dozen; an address may be
+// a whole office behind one NAT, or every agent of one machine.
 var DefaultLimits = Limits{
-	PerToken: 20, BurstPerToken: 40,
-	PerAddress: 100, BurstPerAddress: 200,
+	PerToken: 50, BurstPerToken: 100,
+	PerAddress: 200, BurstPerAddress: 400,
 	ConcurrentPerToken: 16,
 }
 

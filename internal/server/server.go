@@ -210,7 +210,10 @@ func New(st store.Store, c Config) *Server {
 	mux.HandleFunc("GET /readyz", ready.serveReady)
 	registerParts(metrics, raw, svc, h, people)
 	obs.knowTools(h.Tools())
-	metricsHandler := promhttp.HandlerFor(metrics, promhttp.HandlerOpts{})
+	// A collector that fails (the blob totals, while the database does not
+	// answer) leaves its metrics out of the scrape, never the others: the
+	// moment the database fails is when the rest are most needed.
+	metricsHandler := promhttp.HandlerFor(metrics, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, ErrorLog: promErrorLog{c.Logger}})
 	if !c.MetricsOwnAddr {
 		mux.Handle("GET /metrics", metricsHandler)
 	}
@@ -365,4 +368,11 @@ func (w errorLogWriter) Write(p []byte) (int, error) {
 	}
 	w.l.Log(context.Background(), lvl, "http server", "err", msg)
 	return len(p), nil
+}
+
+// promErrorLog is promhttp's log of a collector that failed, as a warning.
+type promErrorLog struct{ l *slog.Logger }
+
+func (p promErrorLog) Println(v ...any) {
+	p.l.Warn("metrics: a collector failed", "err", fmt.Sprint(v...))
 }
