@@ -156,15 +156,17 @@ func (m *Manager) signin(w http.ResponseWriter, r *http.Request) {
 	// Only this address's count for the account starts again: the
 	// account's back-off and the address's count are what someone else's
 	// failures made, and they wear off on their own.
-	if err := m.st.ForgetSignInFailures(r.Context(), keys.pair); err != nil {
-		m.log.ErrorContext(r.Context(), "forgetting failed sign-ins", "err", err)
-	}
-	if err := m.setDevice(r.Context(), w, u, now); err != nil {
-		m.log.ErrorContext(r.Context(), "setting the device cookie; signed in without it", "err", err)
+	if _, failed := counters[keys.pair]; failed {
+		if err := m.st.ForgetSignInFailures(r.Context(), keys.pair); err != nil {
+			m.log.ErrorContext(r.Context(), "forgetting failed sign-ins", "err", err)
+		}
 	}
 	if err := m.startSession(w, r, u); err != nil {
 		m.signinFailed(w, r, d, "creating a session", err)
 		return
+	}
+	if err := m.setDevice(r.Context(), w, u, now); err != nil {
+		m.log.ErrorContext(r.Context(), "setting the device cookie; signed in without it", "err", err)
 	}
 	m.countSignIn(SignInOK)
 	m.log.InfoContext(r.Context(), "signed in", "user", u.ID, "address", addr)
