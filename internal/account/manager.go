@@ -19,6 +19,7 @@ import (
 
 	"foundry/internal/auth"
 	"foundry/internal/problem"
+	"foundry/internal/ratelimit"
 	"foundry/internal/store"
 )
 
@@ -270,9 +271,7 @@ func retryText(d time.Duration, at time.Time) string {
 	return fmt.Sprintf("in %s (at %s UTC)", plural(int(math.Ceil(d.Minutes())), "minute"), at.UTC().Format("15:04"))
 }
 
-func retryAfter(d time.Duration) string {
-	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
-}
+func retryAfter(d time.Duration) string { return strconv.Itoa(ratelimit.Seconds(d)) }
 
 // problemText is an error for a person: a Problem's message named by its
 // field's label, or a generic sentence (the error is logged).
