@@ -6,7 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 
+	"foundry/internal/problem"
 	"foundry/internal/server"
 	"foundry/internal/service"
 )
@@ -20,6 +23,53 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// shapeFields are the service's fields whose invalid values are a command
+// given wrongly whatever the data holds: what is wrong is the value's
+// shape (an unknown scope, an empty or too long name), not what it names.
+var shapeFields = map[string]bool{"scopes": true, "notes": true, "rooms": true, "name": true, "title": true, "role": true, "limit": true, "database": true}
+
+// givenWrongly reports whether err is the service refusing a value of
+// shapeFields (exit 2, like a usageError), not a refusal of the act.
+func givenWrongly(err error) bool {
+	var p *problem.Problem
+	if !errors.As(err, &p) || p.Code != problem.Invalid {
+		return false
+	}
+	base, _, _ := strings.Cut(p.Field, "[")
+	return shapeFields[base]
+}
+
+// flagNames are the names of flags in the flag package's errors (it writes
+// them with one dash).
+var flagNames = regexp.MustCompile(`(^|\s)-([A-Za-z0-9][-A-Za-z0-9_]*)`)
+
+// flagError is an error of the flag package said as this command's help
+// says flags: with two dashes, and a value's fault in words.
+func flagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Sprintf("there is no flag --%s", strings.TrimLeft(name, "-"))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("--%s needs a value", strings.TrimLeft(name, "-"))
+	}
+	// invalid value "abc" for flag -version: parse error
+	// invalid boolean value "x" for -y: parse error
+	if m := regexp.MustCompile(`^invalid (boolean )?value (".*") for (?:flag )?-(\S+): (.*)$`).FindStringSubmatch(msg); m != nil {
+		switch why := m[4]; {
+		case m[1] != "":
+			return fmt.Sprintf("--%s: %s is not true or false", m[3], m[2])
+		case why == "parse error":
+			return fmt.Sprintf("--%s: %s is not a number", m[3], m[2])
+		case why == "value out of range":
+			return fmt.Sprintf("--%s: %s is out of range", m[3], m[2])
+		default:
+			return fmt.Sprintf("--%s: %s: %s", m[3], m[2], flagNames.ReplaceAllString(why, "$1--$2"))
+		}
+	}
+	return flagNames.ReplaceAllString(msg, "$1--$2")
+}
 
 // dataFlags are the flags of every command that opens data.
 type dataFlags struct {

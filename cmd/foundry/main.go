@@ -5,7 +5,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -160,8 +159,7 @@ func run(args []string) (code int) {
 // asked, 1 when it failed, 2 when it was asked wrongly.
 func (c *command) run(args []string) int {
 	fs := flag.NewFlagSet(self+" "+c.path, flag.ContinueOnError)
-	var msgs bytes.Buffer
-	fs.SetOutput(&msgs)
+	fs.SetOutput(io.Discard) // its errors are said below, with two dashes
 	do := c.flags(fs)
 	fs.Usage = func() {} // help and errors are printed below, where they belong
 	pos, err := parse(fs, args)
@@ -170,7 +168,7 @@ func (c *command) run(args []string) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprint(os.Stderr, msgs.String())
+		fmt.Fprintf(os.Stderr, "%s %s: %s\n", self, c.path, flagError(err))
 		fmt.Fprintf(os.Stderr, "%s\nRun \"%s %s --help\" for its flags.\n", c.synopsis(), self, c.path)
 		return 2
 	}
@@ -193,6 +191,9 @@ func (c *command) run(args []string) int {
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintf(os.Stderr, "%s %s: %s\n", self, c.path, ue.msg)
+		return 2
+	case givenWrongly(err):
+		fmt.Fprintf(os.Stderr, "%s %s: %s\n", self, c.path, say(err))
 		return 2
 	}
 	fmt.Fprintf(os.Stderr, "%s %s: %s\n", self, c.path, say(err))

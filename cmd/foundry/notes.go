@@ -117,6 +117,14 @@ func notesRestoreFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	version := fs.Int64("version", 0, "the version to restore (required; the versions are in the Note's history)")
 	return func(args []string) error {
+		if *version < 1 {
+			given := false
+			fs.Visit(func(f *flag.Flag) { given = given || f.Name == "version" })
+			if !given {
+				return usagef("--version is required: the version to restore; `%s notes history %s` lists them", self, args[0])
+			}
+			return usagef("--version: %d is not a version: versions start at 1; `%s notes history %s` lists them", *version, self, args[0])
+		}
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
 			res, err := svc.RestoreVersion(ctx, service.Operator(o), service.RestoreArgs{NoteID: args[0], Version: *version})
 			if err != nil {

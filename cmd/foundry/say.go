@@ -55,7 +55,7 @@ var flagOf = map[string]string{
 	"title": "--title", "name": "--name", "scopes": "--scopes", "notes": "--notes", "rooms": "--rooms",
 	"version": "--version", "status": "--status", "room": "--room", "files": "DIR",
 	"note_id": "NOTE_ID", "proposal_id": "PROPOSAL_ID", "token_id": "TOKEN_ID",
-	"cursor": "--cursor", "limit": "--limit",
+	"cursor": "--cursor", "limit": "--limit", "database": "--database", "role": "--role",
 }
 
 // doorWords are what only the MCP door says: tool names, its arguments,

@@ -64,7 +64,7 @@ func readPasswordLine(r io.Reader) (string, error) {
 		return "", usagef("--password-stdin: standard input has no password; give it on the first line, e.g. from a password manager's command")
 	}
 	if err := account.CheckPasswordRules("--password-stdin", pw); err != nil {
-		return "", err
+		return "", usageError{say(err)}
 	}
 	return pw, nil
 }
@@ -76,6 +76,15 @@ func printSetupLink(email, link string, expires time.Time) {
 	fmt.Println(link)
 }
 
+// checkEmailArg refuses an EMAIL argument that is no email address as a
+// command given wrongly, before any data is opened.
+func checkEmailArg(email string) error {
+	if _, err := account.NormalizeEmail("EMAIL", email); err != nil {
+		return usageError{say(err)}
+	}
+	return nil
+}
+
 func userAddFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fs)
@@ -84,6 +93,9 @@ func userAddFlags(fs *flag.FlagSet) func([]string) error {
 	stdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input instead of printing a one-time link")
 	publicURL := publicURLFlag(fs)
 	return func(args []string) error {
+		if err := checkEmailArg(args[0]); err != nil {
+			return err
+		}
 		if *role != account.RoleMember && *role != account.RoleOwner {
 			return usagef("--role: %q is not a role; give %s or %s", *role, account.RoleMember, account.RoleOwner)
 		}
@@ -123,6 +135,9 @@ func userPasswdFlags(fs *flag.FlagSet) func([]string) error {
 	stdin := fs.Bool("password-stdin", false, "read the new password from the first line of standard input instead of printing a one-time link")
 	publicURL := publicURLFlag(fs)
 	return func(args []string) error {
+		if err := checkEmailArg(args[0]); err != nil {
+			return err
+		}
 		base, err := checkedPublicURL(*publicURL)
 		if err != nil {
 			return err
@@ -182,6 +197,9 @@ func userRemoveFlags(fs *flag.FlagSet) func([]string) error {
 	var d dataFlags
 	d.register(fs)
 	return func(args []string) error {
+		if err := checkEmailArg(args[0]); err != nil {
+			return err
+		}
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
 			u, err := account.UserByEmail(ctx, svc.Store, o.Workspace.ID, args[0])
 			if err != nil {

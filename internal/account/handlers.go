@@ -95,23 +95,35 @@ func (m *Manager) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := m.now()
-	acct, err := NormalizeEmail("email", email)
-	if err != nil {
+	acct, malformed := NormalizeEmail("email", email)
+	if malformed != nil {
 		acct = email // still counted: guessing at malformed names is guessing too
 		if len(acct) > MaxEmailBytes {
 			acct = acct[:MaxEmailBytes]
 		}
 	}
 	addr := clientKey(r)
-	if wait := max(m.byAccount.wait(acct, now), m.byAddress.wait(addr, now)); wait > 0 {
-		m.countSignIn(SignInThrottled)
-		m.log.WarnContext(r.Context(), "sign-in throttled", "email", acct, "address", addr, "retry_after", wait.Round(time.Second).String())
-		w.Header().Set("Retry-After", retryAfter(wait))
-		d.Error = "Too many failed sign-ins for this account or from this address. Try again " + retryText(wait, now.Add(wait)) + "."
-		Render(w, http.StatusTooManyRequests, "Sign in to Foundry", signinPage, d)
+	keys := keysFor(acct, addr)
+	counters, err := m.st.SignInCounters(r.Context(), keys.all(), now)
+	if err != nil {
+		m.signinFailed(w, r, d, "reading the sign-in counters", err)
 		return
 	}
-	u, ok, err := m.verify(r.Context(), acct, err == nil, pw)
+	wait, which := m.limits.strict(keys, counters, now)
+	backoff, device := time.Duration(0), ""
+	if wait == 0 {
+		if backoff = m.limits.backoff(keys, counters, now); backoff > 0 {
+			var known bool
+			if device, known = m.deviceUser(r, acct, now); !known {
+				wait, which = backoff, byAccount
+			}
+		}
+	}
+	if wait > 0 {
+		m.throttled(w, r, d, acct, addr, which, wait, now)
+		return
+	}
+	u, ok, err := m.verify(r.Context(), acct, malformed == nil, pw)
 	if errors.Is(err, errHashBusy) {
 		m.countSignIn(SignInBusy)
 		m.log.WarnContext(r.Context(), "sign-in refused: every password check slot stayed busy", "address", addr, "waited", m.hashes.wait.String())
@@ -122,32 +134,71 @@ func (m *Manager) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		m.countSignIn(SignInError)
-		m.log.ErrorContext(r.Context(), "sign-in", "err", err)
-		d.Error = "Something went wrong on the server; try again in a moment."
-		Render(w, http.StatusInternalServerError, "Sign in to Foundry", signinPage, d)
+		m.signinFailed(w, r, d, "sign-in", err)
 		return
 	}
 	if !ok {
-		m.byAccount.fail(acct, now)
-		m.byAddress.fail(addr, now)
+		if err := m.st.CountSignInFailure(r.Context(), now, m.limits.windows(keys)); err != nil {
+			m.log.ErrorContext(r.Context(), "counting a failed sign-in", "err", err)
+		}
 		m.countSignIn(SignInRefused)
 		m.log.InfoContext(r.Context(), "sign-in refused", "email", acct, "address", addr)
 		d.Error = wrongCredentials
 		Render(w, http.StatusUnauthorized, "Sign in to Foundry", signinPage, d)
 		return
 	}
-	m.byAccount.reset(acct)
-	if err := m.startSession(w, r, u); err != nil {
-		m.countSignIn(SignInError)
-		m.log.ErrorContext(r.Context(), "creating a session", "err", err)
-		d.Error = "Something went wrong on the server; try again in a moment."
-		Render(w, http.StatusInternalServerError, "Sign in to Foundry", signinPage, d)
+	if device != "" && device != u.ID {
+		// The cookie was signed for this email when another account had
+		// it: the back-off holds.
+		m.throttled(w, r, d, acct, addr, byAccount, backoff, now)
 		return
+	}
+	// Only this address's count for the account starts again: the
+	// account's back-off and the address's count are what someone else's
+	// failures made, and they wear off on their own.
+	if _, failed := counters[keys.pair]; failed {
+		if err := m.st.ForgetSignInFailures(r.Context(), keys.pair); err != nil {
+			m.log.ErrorContext(r.Context(), "forgetting failed sign-ins", "err", err)
+		}
+	}
+	if err := m.startSession(w, r, u); err != nil {
+		m.signinFailed(w, r, d, "creating a session", err)
+		return
+	}
+	if err := m.setDevice(r.Context(), w, u, now); err != nil {
+		m.log.ErrorContext(r.Context(), "setting the device cookie; signed in without it", "err", err)
 	}
 	m.countSignIn(SignInOK)
 	m.log.InfoContext(r.Context(), "signed in", "user", u.ID, "address", addr)
 	http.Redirect(w, r, d.Next, http.StatusSeeOther)
+}
+
+// signinFailed answers a sign-in that failed on the server (err, logged
+// as what): 500 and the form again.
+func (m *Manager) signinFailed(w http.ResponseWriter, r *http.Request, d signinData, what string, err error) {
+	m.countSignIn(SignInError)
+	m.log.ErrorContext(r.Context(), what, "err", err)
+	d.Error = "Something went wrong on the server; try again in a moment."
+	Render(w, http.StatusInternalServerError, "Sign in to Foundry", signinPage, d)
+}
+
+// throttled answers a sign-in refused by the throttle: 429, Retry-After,
+// and a page that says which counter refused it and when to try again
+// (the same whether or not the email is an account's).
+func (m *Manager) throttled(w http.ResponseWriter, r *http.Request, d signinData, acct, addr, which string, wait time.Duration, now time.Time) {
+	m.countSignIn(SignInThrottled)
+	m.log.WarnContext(r.Context(), "sign-in throttled", "email", acct, "address", addr, "by", which, "retry_after", wait.Round(time.Second).String())
+	w.Header().Set("Retry-After", retryAfter(wait))
+	when := retryText(wait, now.Add(wait))
+	switch which {
+	case byPair:
+		d.Error = "Too many failed sign-ins for this account from this address. Try again " + when + "."
+	case byAddress:
+		d.Error = "Too many failed sign-ins from this address. Try again " + when + "."
+	default:
+		d.Error = "Too many failed sign-ins for this account, so sign-ins from a browser that has not signed in to it before are slowed down. Try again " + when + ", or from a browser you signed in with before."
+	}
+	Render(w, http.StatusTooManyRequests, "Sign in to Foundry", signinPage, d)
 }
 
 // verify finds the user by email and checks the password; an unknown or

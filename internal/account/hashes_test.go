@@ -69,7 +69,7 @@ func TestHashSlots(t *testing.T) {
 func TestSignInWhileEveryHashSlotIsBusy(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
-		e := newEnv(t, open(t), account.Options{PasswordHashes: 1, PasswordHashWait: 50 * time.Millisecond, AccountFailures: 1})
+		e := newEnv(t, open(t), account.Options{PasswordHashes: 1, PasswordHashWait: 50 * time.Millisecond, AccountAddressFailures: 1})
 		release := account.HoldHashSlots(e.m)
 		b := newBrowser(t, e.srv.URL)
 		for range 2 { // not counted as failures: the limit is 1

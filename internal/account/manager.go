@@ -13,11 +13,13 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
 	"foundry/internal/auth"
 	"foundry/internal/problem"
+	"foundry/internal/ratelimit"
 	"foundry/internal/store"
 )
 
@@ -31,13 +33,17 @@ type Options struct {
 	Now func() time.Time
 	// SessionLifetime is how long a browser session lasts (default 14 days).
 	SessionLifetime time.Duration
-	// AccountFailures and AddressFailures are the failed sign-ins allowed
-	// per account and per client address in ThrottleWindow (defaults 5, 20
-	// and 15 minutes); ThrottleKeys bounds how many accounts and addresses
-	// each counter remembers (default 10000).
-	AccountFailures, AddressFailures int
-	ThrottleWindow                   time.Duration
-	ThrottleKeys                     int
+	// AccountAddressFailures and AddressFailures are the failed sign-ins
+	// allowed per account from one client address and per client address
+	// in ThrottleWindow (defaults 5, 20 and 15 minutes). After
+	// AccountBackoffAfter failures of an account from every address
+	// (default 10), each sign-in of it without its device cookie waits a
+	// doubling time from the last failure, 1 s up to AccountBackoffMax
+	// (default 15 minutes). See throttle.go.
+	AccountAddressFailures, AddressFailures int
+	ThrottleWindow                          time.Duration
+	AccountBackoffAfter                     int
+	AccountBackoffMax                       time.Duration
 	// PasswordHashes bounds the password hashes (sign-ins, passwords set
 	// with a link) computed at once, each taking HashBytes of memory
 	// (default: HashSlots of the Go memory limit); PasswordHashWait is how
@@ -48,8 +54,8 @@ type Options struct {
 }
 
 // Manager signs people in and out and knows their sessions; it implements
-// auth.People. Sessions live in the store, so every node knows every
-// session; sign-in throttling is per node (see throttle).
+// auth.People. Sessions and the sign-in throttle's counters live in the
+// store, so every node knows every session and counts every failure.
 type Manager struct {
 	st        store.Store
 	log       *slog.Logger
@@ -58,8 +64,9 @@ type Manager struct {
 	secure    bool
 	lifetime  time.Duration
 	cop       *http.CrossOriginProtection
-	byAccount *throttle
-	byAddress *throttle
+	limits    limits
+	keyMu     sync.Mutex
+	devKey    []byte // the device cookies' HMAC key, once read
 	hashes    *hashGate
 	signIns   signInStats
 }
@@ -78,15 +85,15 @@ func New(st store.Store, o Options) *Manager {
 	if m.lifetime <= 0 {
 		m.lifetime = 14 * 24 * time.Hour
 	}
-	window, keys := o.ThrottleWindow, o.ThrottleKeys
+	window, backoffMax := o.ThrottleWindow, o.AccountBackoffMax
 	if window <= 0 {
 		window = 15 * time.Minute
 	}
-	if keys <= 0 {
-		keys = 10000
+	if backoffMax <= 0 {
+		backoffMax = 15 * time.Minute
 	}
-	m.byAccount = newThrottle(orDefault(o.AccountFailures, 5), window, keys)
-	m.byAddress = newThrottle(orDefault(o.AddressFailures, 20), window, keys)
+	m.limits = limits{pair: orDefault(o.AccountAddressFailures, 5), address: orDefault(o.AddressFailures, 20), window: window,
+		backoffAfter: orDefault(o.AccountBackoffAfter, 10), backoffBase: time.Second, backoffMax: backoffMax}
 	m.hashes = newHashGate(o.PasswordHashes, o.PasswordHashWait)
 	m.cop = http.NewCrossOriginProtection()
 	if u, err := url.Parse(m.publicURL); err == nil && u.Host != "" {
@@ -255,19 +262,16 @@ func clientKey(r *http.Request) string {
 	return a.String()
 }
 
-// retryText says when to try again, for a person.
+// retryText says when to try again, for a person: in seconds under a
+// minute, otherwise in minutes and at what time.
 func retryText(d time.Duration, at time.Time) string {
-	mins := int(math.Ceil(d.Minutes()))
-	when := "in 1 minute"
-	if mins > 1 {
-		when = fmt.Sprintf("in %d minutes", mins)
+	if d < time.Minute {
+		return "in " + plural(int(math.Ceil(d.Seconds())), "second")
 	}
-	return fmt.Sprintf("%s (at %s UTC)", when, at.UTC().Format("15:04"))
+	return fmt.Sprintf("in %s (at %s UTC)", plural(int(math.Ceil(d.Minutes())), "minute"), at.UTC().Format("15:04"))
 }
 
-func retryAfter(d time.Duration) string {
-	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
-}
+func retryAfter(d time.Duration) string { return strconv.Itoa(ratelimit.Seconds(d)) }
 
 // problemText is an error for a person: a Problem's message named by its
 // field's label, or a generic sentence (the error is logged).

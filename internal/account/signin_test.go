@@ -78,8 +78,8 @@ func TestSignInStartsASession(t *testing.T) {
 	})
 }
 
-// TestSecureCookiesBehindTLS: with an https public URL, the session and
-// form cookies are Secure.
+// TestSecureCookiesBehindTLS: with an https public URL, the session,
+// device and form cookies are Secure.
 func TestSecureCookiesBehindTLS(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
@@ -109,6 +109,9 @@ func TestSecureCookiesBehindTLS(t *testing.T) {
 		}
 		if c := sessionCookie(t, resp); !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
 			t.Errorf("session cookie %+v; want Secure, HttpOnly, Lax", c)
+		}
+		if c := deviceCookieOf(resp); c == nil || !c.Secure || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+			t.Errorf("device cookie %+v; want Secure, HttpOnly, Lax", c)
 		}
 	})
 }
@@ -158,13 +161,13 @@ func TestWrongPasswordAndUnknownEmailLookAlike(t *testing.T) {
 	})
 }
 
-// TestThrottlePerAccount: after the account's failures in the window, even
-// the right password is refused with 429, Retry-After and when to try
+// TestThrottlePerAccount: after the account's failures from one address
+// in the window, even the right password from there is refused with 429, Retry-After and when to try
 // again; once the window has passed it works.
 func TestThrottlePerAccount(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
-		e := newEnv(t, open(t), account.Options{AccountFailures: 3, AddressFailures: 100, ThrottleWindow: 10 * time.Minute})
+		e := newEnv(t, open(t), account.Options{AccountAddressFailures: 3, AddressFailures: 100, ThrottleWindow: 10 * time.Minute})
 		b := newBrowser(t, e.srv.URL)
 		for i := range 3 {
 			if resp, _ := b.signIn(adaEmail, "wrong password "+strconv.Itoa(i), ""); resp.StatusCode != http.StatusUnauthorized {
@@ -202,7 +205,7 @@ func TestThrottlePerAccount(t *testing.T) {
 func TestThrottlePerAddress(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
-		e := newEnv(t, open(t), account.Options{AccountFailures: 100, AddressFailures: 4, ThrottleWindow: 15 * time.Minute})
+		e := newEnv(t, open(t), account.Options{AccountAddressFailures: 100, AddressFailures: 4, ThrottleWindow: 15 * time.Minute})
 		b := newBrowser(t, e.srv.URL)
 		for i := range 4 {
 			if resp, _ := b.signIn("guess"+strconv.Itoa(i)+"@example.com", "wrong password", ""); resp.StatusCode != http.StatusUnauthorized {

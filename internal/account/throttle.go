@@ -1,102 +1,101 @@
 package account
 
 import (
-	"sync"
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
+
+	"foundry/internal/store"
 )
 
-// throttle counts failures per key in a sliding window: once a key has
-// limit failures in the last window, it is refused until the oldest of
-// them leaves the window.
+// Sign-in throttling counts failed sign-ins in the store, so every node
+// counts every failure, under three keys:
 //
-// It is per node: each node counts the failures it saw, so with n nodes an
-// attacker gets up to n times the limit. The map is bounded: at max keys,
-// expired keys are swept and, if it is still full, the key whose last
-// failure is oldest is forgotten.
-type throttle struct {
-	limit  int
-	window time.Duration
-	max    int
+//   - the account from one address: the strict limit (AccountAddressFailures
+//     in ThrottleWindow), which someone failing elsewhere never reaches;
+//   - the address, whatever the account (AddressFailures in ThrottleWindow);
+//   - the account from every address: after AccountBackoffAfter failures
+//     (within accountMemory) each further attempt waits a doubling time
+//     from the last failure, 1 s, 2 s, 4 s… up to AccountBackoffMax. A
+//     browser that signed in to the account before (its device cookie)
+//     is not held back by it, so an attacker guessing from many addresses
+//     slows the account's new devices but never locks its owner out.
+//
+// A throttled attempt is refused before its password is checked and is
+// not counted. Keys are hashed: the store keeps no email or address typed.
 
-	mu   sync.Mutex
-	keys map[string][]time.Time // failures in the window, oldest first; at most limit
+// accountMemory is how long the account's count of failures lasts from
+// its first failure.
+const accountMemory = 24 * time.Hour
+
+// limits are the throttle's numbers.
+type limits struct {
+	pair, address int           // failures allowed per account and address, per address, in window
+	window        time.Duration // of the pair and address counters
+	backoffAfter  int           // account failures before the back-off
+	backoffBase   time.Duration // the first back-off
+	backoffMax    time.Duration // the longest back-off
 }
 
-func newThrottle(limit int, window time.Duration, max int) *throttle {
-	return &throttle{limit: limit, window: window, max: max, keys: map[string][]time.Time{}}
+// Which counter refused a sign-in.
+const (
+	byPair    = "pair"
+	byAddress = "address"
+	byAccount = "account"
+)
+
+// throttleKeys are the counters' keys of an account and an address.
+type throttleKeys struct{ pair, account, address string }
+
+func keysFor(acct, addr string) throttleKeys {
+	h := func(kind, v string) string {
+		sum := sha256.Sum256([]byte(kind + "\x00" + v))
+		return kind + ":" + hex.EncodeToString(sum[:16])
+	}
+	return throttleKeys{pair: h(byPair, acct+"\x00"+addr), account: h(byAccount, acct), address: h(byAddress, addr)}
 }
 
-// live drops k's failures that left the window; the caller holds mu.
-func (t *throttle) live(k string, now time.Time) []time.Time {
-	fs := t.keys[k]
-	i := 0
-	for i < len(fs) && !now.Before(fs[i].Add(t.window)) {
-		i++
-	}
-	if i == len(fs) {
-		delete(t.keys, k)
-		return nil
-	}
-	if i > 0 {
-		fs = append(fs[:0], fs[i:]...)
-		t.keys[k] = fs
-	}
-	return fs
+func (k throttleKeys) all() []string { return []string{k.pair, k.account, k.address} }
+
+// windows are how long each counter of k lasts from its first failure.
+func (l limits) windows(k throttleKeys) map[string]time.Duration {
+	return map[string]time.Duration{k.pair: l.window, k.account: accountMemory, k.address: l.window}
 }
 
-// wait is how long k is refused from now; 0 when it is not.
-func (t *throttle) wait(k string, now time.Time) time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	fs := t.live(k, now)
-	if len(fs) < t.limit {
-		return 0
-	}
-	return fs[len(fs)-t.limit].Add(t.window).Sub(now)
-}
-
-// fail records a failure of k.
-func (t *throttle) fail(k string, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	fs := t.live(k, now)
-	if fs == nil && len(t.keys) >= t.max {
-		t.evict(now)
-	}
-	fs = append(fs, now)
-	if len(fs) > t.limit {
-		fs = fs[len(fs)-t.limit:]
-	}
-	t.keys[k] = fs
-}
-
-// reset forgets k's failures (a successful sign-in of the account).
-func (t *throttle) reset(k string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.keys, k)
-}
-
-// evict makes room for one key; the caller holds mu.
-func (t *throttle) evict(now time.Time) {
-	for k := range t.keys {
-		t.live(k, now)
-	}
-	if len(t.keys) < t.max {
-		return
-	}
-	oldest, at := "", time.Time{}
-	for k, fs := range t.keys {
-		if last := fs[len(fs)-1]; oldest == "" || last.Before(at) {
-			oldest, at = k, last
+// strict is how long the pair or address counter refuses a sign-in from
+// now (0: neither does), and which.
+func (l limits) strict(k throttleKeys, cs map[string]store.SignInCounter, now time.Time) (time.Duration, string) {
+	var wait time.Duration
+	which := ""
+	for _, c := range []struct {
+		key, which string
+		limit      int
+	}{{k.pair, byPair, l.pair}, {k.address, byAddress, l.address}} {
+		if n, ok := cs[c.key]; ok && n.Failures >= c.limit && n.Expires.Sub(now) > wait {
+			wait, which = n.Expires.Sub(now), c.which
 		}
 	}
-	delete(t.keys, oldest)
+	return wait, which
 }
 
-// size is how many keys are held.
-func (t *throttle) size() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.keys)
+// backoff is how long the account's back-off holds a sign-in without a
+// device cookie from now (0: it does not).
+func (l limits) backoff(k throttleKeys, cs map[string]store.SignInCounter, now time.Time) time.Duration {
+	c, ok := cs[k.account]
+	if !ok || c.Failures < l.backoffAfter {
+		return 0
+	}
+	return max(0, c.Last.Add(doubling(c.Failures-l.backoffAfter, l.backoffBase, l.backoffMax)).Sub(now))
+}
+
+// doubling is base doubled n times, at most limit.
+func doubling(n int, base, limit time.Duration) time.Duration {
+	d := base
+	for range min(n, 62) {
+		if d >= limit {
+			break
+		}
+		d *= 2
+	}
+	return min(d, limit)
 }

@@ -1,78 +1,68 @@
 package account
 
 import (
-	"fmt"
 	"net/http"
 	"testing"
 	"time"
+
+	"foundry/internal/store"
 )
 
-// TestThrottleWindow: a key is refused once it has limit failures in the
-// window, until the oldest leaves it; reset forgets it.
-func TestThrottleWindow(t *testing.T) {
+// TestDoubling: the back-off doubles from its base and stops at its cap,
+// however many failures there were.
+func TestDoubling(t *testing.T) {
 	t.Parallel()
-	th := newThrottle(3, 10*time.Minute, 100)
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for i := range 3 {
-		if w := th.wait("k", t0.Add(time.Duration(i)*time.Minute)); w != 0 {
-			t.Fatalf("refused after %d failures", i)
+	for n, want := range map[int]time.Duration{0: time.Second, 1: 2 * time.Second, 3: 8 * time.Second, 9: 512 * time.Second, 10: 15 * time.Minute, 1000: 15 * time.Minute} {
+		if got := doubling(n, time.Second, 15*time.Minute); got != want {
+			t.Errorf("doubling(%d) = %s, want %s", n, got, want)
 		}
-		th.fail("k", t0.Add(time.Duration(i)*time.Minute))
-	}
-	if w := th.wait("k", t0.Add(3*time.Minute)); w != 7*time.Minute {
-		t.Errorf("wait %s, want 7m (until the first failure is 10m old)", w)
-	}
-	if w := th.wait("other", t0.Add(3*time.Minute)); w != 0 {
-		t.Errorf("another key waits %s", w)
-	}
-	if w := th.wait("k", t0.Add(10*time.Minute)); w != 0 {
-		t.Errorf("still refused once the first failure left the window: %s", w)
-	}
-	th.fail("k", t0.Add(10*time.Minute))
-	if w := th.wait("k", t0.Add(10*time.Minute)); w != time.Minute {
-		t.Errorf("wait %s, want 1m (the second failure leaves at 11m)", w)
-	}
-	th.reset("k")
-	if w := th.wait("k", t0.Add(10*time.Minute)); w != 0 {
-		t.Errorf("refused after reset: %s", w)
 	}
 }
 
-// TestThrottleBounded: however many keys fail, the counter holds at most
-// its maximum, forgetting expired keys first and then the stalest one, so
-// the keys failing now stay counted.
-func TestThrottleBounded(t *testing.T) {
+// TestThrottleLimits: the pair and address counters refuse at their limit
+// until they expire, the longer of the two named; the account's back-off
+// starts at its threshold, from the last failure.
+func TestThrottleLimits(t *testing.T) {
 	t.Parallel()
-	th := newThrottle(2, time.Minute, 50)
+	l := limits{pair: 5, address: 20, window: 15 * time.Minute, backoffAfter: 10, backoffBase: time.Second, backoffMax: 15 * time.Minute}
+	k := keysFor("ada@example.com", "192.0.2.7")
+	if k.pair == k.account || k.account == k.address || keysFor("ada@example.com", "192.0.2.8").pair == k.pair || keysFor("bob@example.com", "192.0.2.7").pair == k.pair {
+		t.Fatalf("keys collide: %+v", k)
+	}
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	th.fail("victim", t0)
-	th.fail("victim", t0)
-	for i := range 10000 {
-		th.fail(fmt.Sprintf("spray%d", i), t0.Add(time.Duration(i)*time.Millisecond))
-		if n := th.size(); n > 50 {
-			t.Fatalf("%d keys held, max 50", n)
-		}
+	now := t0.Add(3 * time.Minute)
+	cs := map[string]store.SignInCounter{
+		k.pair:    {Failures: 4, First: t0, Last: now, Expires: t0.Add(15 * time.Minute)},
+		k.account: {Failures: 9, First: t0, Last: now, Expires: t0.Add(accountMemory)},
+		k.address: {Failures: 19, First: t0.Add(time.Minute), Last: now, Expires: t0.Add(16 * time.Minute)},
 	}
-	if w := th.wait("spray9999", t0.Add(10*time.Second)); w != 0 {
-		t.Errorf("one failure refuses: %s", w)
+	if w, which := l.strict(k, cs, now); w != 0 || which != "" {
+		t.Errorf("below every limit: %s by %q", w, which)
 	}
-	th.fail("spray9999", t0.Add(10*time.Second))
-	if w := th.wait("spray9999", t0.Add(10*time.Second)); w == 0 {
-		t.Error("the newest key was forgotten")
+	if w := l.backoff(k, cs, now); w != 0 {
+		t.Errorf("below the back-off's threshold: %s", w)
 	}
-	// Expired keys go first: after the window, a full map takes new keys
-	// without dropping a live one.
-	later := t0.Add(2 * time.Minute)
-	th.fail("live", later)
-	th.fail("live", later)
-	for i := range 49 {
-		th.fail(fmt.Sprintf("new%d", i), later)
+	bump := func(key string) {
+		c := cs[key]
+		c.Failures++
+		cs[key] = c
 	}
-	if th.size() > 50 {
-		t.Fatalf("%d keys", th.size())
+	bump(k.pair)
+	if w, which := l.strict(k, cs, now); w != 12*time.Minute || which != byPair {
+		t.Errorf("at the pair's limit: %s by %q, want 12m by pair", w, which)
 	}
-	if w := th.wait("live", later); w == 0 {
-		t.Error("a live key was evicted while expired ones were held")
+	bump(k.address)
+	if w, which := l.strict(k, cs, now); w != 13*time.Minute || which != byAddress {
+		t.Errorf("at both limits: %s by %q, want the longer, 13m by address", w, which)
+	}
+	bump(k.account)
+	if w := l.backoff(k, cs, now); w != time.Second {
+		t.Errorf("at the back-off's threshold: %s, want 1s", w)
+	}
+	bump(k.account)
+	bump(k.account)
+	if w := l.backoff(k, cs, now.Add(time.Second)); w != 3*time.Second {
+		t.Errorf("two failures on: %s, want 3s (4s from the last failure, 1s ago)", w)
 	}
 }
 

@@ -75,6 +75,7 @@ func TestRevocationReachesEveryNodeSQLite(t *testing.T) {
 	}
 	revocationReachesTheOtherNode(t, nodes[0], nodes[1])
 	storetest.ServerSecretShared(t, nodes[0], nodes[1])
+	storetest.SignInCountersShared(t, nodes[0], nodes[1])
 }
 
 func TestRevocationReachesEveryNodePostgres(t *testing.T) {
@@ -90,4 +91,5 @@ func TestRevocationReachesEveryNodePostgres(t *testing.T) {
 	}
 	revocationReachesTheOtherNode(t, nodes[0], nodes[1])
 	storetest.ServerSecretShared(t, nodes[0], nodes[1])
+	storetest.SignInCountersShared(t, nodes[0], nodes[1])
 }

@@ -73,8 +73,12 @@ type Refusal struct {
 }
 
 // RetrySeconds is RetryAfter in whole seconds, rounded up (Retry-After).
-func (r Refusal) RetrySeconds() int {
-	return max(1, int(math.Ceil(r.RetryAfter.Seconds())))
+func (r Refusal) RetrySeconds() int { return Seconds(r.RetryAfter) }
+
+// Seconds is a wait as a Retry-After header gives it: whole seconds,
+// rounded up, at least 1.
+func Seconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
 }
 
 // Limiter holds the buckets and in-flight counts of its keys.

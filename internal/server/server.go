@@ -21,6 +21,7 @@ import (
 	"foundry/internal/mcpserver"
 	"foundry/internal/oauth"
 	"foundry/internal/oauth/clients"
+	"foundry/internal/problem"
 	"foundry/internal/reqlog"
 	"foundry/internal/sandbox"
 	"foundry/internal/service"
@@ -82,7 +83,7 @@ func OpenStore(ctx context.Context, c Config) (store.Store, error) {
 	switch {
 	case c.Database != "":
 		if !strings.HasPrefix(c.Database, "postgres://") && !strings.HasPrefix(c.Database, "postgresql://") {
-			return nil, fmt.Errorf("--database: %q is not a postgres:// URL (leave it out to use SQLite in --data)", c.Database)
+			return nil, problem.New(problem.Invalid, "database", "%q is not a postgres:// URL (leave it out to use SQLite in --data)", c.Database)
 		}
 		st, err = postgres.Open(ctx, c.Database)
 	default:

@@ -145,6 +145,18 @@ type Identity interface {
 	// there is none: every node gets the same value.
 	ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error)
 
+	// SignInCounters are the counters of failed sign-ins under keys that
+	// are live at now, by key, read in one query; a key with no counter, or
+	// an expired one, is left out.
+	SignInCounters(ctx context.Context, keys []string, now time.Time) (map[string]SignInCounter, error)
+	// CountSignInFailure adds one failure at now to the counter of each
+	// key of windows, in one statement: a counter that is missing or
+	// expired at now starts again at 1 and expires its window after now.
+	CountSignInFailure(ctx context.Context, now time.Time, windows map[string]time.Duration) error
+	// ForgetSignInFailures deletes the counters of keys; an unknown key is
+	// no error.
+	ForgetSignInFailures(ctx context.Context, keys ...string) error
+
 	// CreateClient registers an OAuth client (ErrExists if its ID is
 	// taken). Clients belong to the server, not to a workspace.
 	CreateClient(ctx context.Context, c Client) error
@@ -728,7 +740,7 @@ func (b *Base) RotateRefresh(ctx context.Context, oldHash string, graceSince tim
 	})
 }
 
-// pruneIdentity deletes expired sessions, grants expired a day ago or more,
+// pruneIdentity deletes expired sessions and sign-in counters, grants expired a day ago or more,
 // and dynamic or fetched clients older than unusedClients that no
 // connection ever used.
 func (b *Base) pruneIdentity(ctx context.Context, now time.Time, unusedClients time.Duration, batch int) (int64, error) {
@@ -738,6 +750,7 @@ func (b *Base) pruneIdentity(ctx context.Context, now time.Time, unusedClients t
 		args  []any
 	}{
 		{`DELETE FROM sessions WHERE hash IN (SELECT hash FROM sessions WHERE expires_us < ? LIMIT ?)`, []any{now.UnixMicro(), batch}},
+		{`DELETE FROM signin_failures WHERE key IN (SELECT key FROM signin_failures WHERE expires_us < ? LIMIT ?)`, []any{now.UnixMicro(), batch}},
 		{`DELETE FROM grants WHERE (kind, hash) IN (SELECT kind, hash FROM grants WHERE expires_us < ? LIMIT ?)`, []any{now.Add(-24 * time.Hour).UnixMicro(), batch}},
 		{`DELETE FROM oauth_clients WHERE id IN (SELECT c.id FROM oauth_clients c WHERE c.kind IN ('dynamic', 'metadata') AND c.created_us < ?
 			AND NOT EXISTS (SELECT 1 FROM connections n WHERE n.client_id = c.id) AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = c.id) LIMIT ?)`, []any{now.Add(-unusedClients).UnixMicro(), batch}},

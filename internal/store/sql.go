@@ -306,6 +306,18 @@ var migrations = []string{
 	ALTER TABLE blobs ADD COLUMN referenced INTEGER NOT NULL DEFAULT 0;
 	UPDATE blobs SET put_us = created_us, referenced = 1 WHERE put_us = 0;
 	CREATE INDEX IF NOT EXISTS blobs_unreferenced ON blobs (referenced, put_us)`,
+
+	// Failed sign-ins are counted in the store, so every node counts every
+	// failure (see SignInCounter); a counter is forgotten once it expires.
+	// Idempotent.
+	`CREATE TABLE IF NOT EXISTS signin_failures (
+		key TEXT PRIMARY KEY,
+		failures BIGINT NOT NULL,
+		first_us BIGINT NOT NULL,
+		last_us BIGINT NOT NULL,
+		expires_us BIGINT NOT NULL
+	);
+	CREATE INDEX IF NOT EXISTS signin_failures_by_expiry ON signin_failures (expires_us)`,
 }
 
 // postgresBlobTables keeps each blob as rows of at most BlobChunk bytes

@@ -252,6 +252,18 @@ func (c *tokenCache) ServerSecret(ctx context.Context, name string, fresh []byte
 	return c.s.ServerSecret(ctx, name, fresh)
 }
 
+func (c *tokenCache) SignInCounters(ctx context.Context, keys []string, now time.Time) (map[string]SignInCounter, error) {
+	return c.s.SignInCounters(ctx, keys, now)
+}
+
+func (c *tokenCache) CountSignInFailure(ctx context.Context, now time.Time, windows map[string]time.Duration) error {
+	return c.s.CountSignInFailure(ctx, now, windows)
+}
+
+func (c *tokenCache) ForgetSignInFailures(ctx context.Context, keys ...string) error {
+	return c.s.ForgetSignInFailures(ctx, keys...)
+}
+
 func (c *tokenCache) CreateClient(ctx context.Context, cl Client) error {
 	return c.s.CreateClient(ctx, cl)
 }

@@ -40,6 +40,7 @@ var identityCases = []struct {
 	{"concurrent creates of one user, client or connection make one", testConcurrentCreates},
 	{"Actors names only the actors asked for, of the workspace, alike on every store", testActors},
 	{"Actors answers 1,000 actors and more in one lookup", testActorsMany},
+	{"sign-in counters count in their window, start again once expired, and lose no failure", testSignInCounters},
 }
 
 // identityRetentionCases is the pruning part of the contract; RunRetention
@@ -49,6 +50,7 @@ var identityRetentionCases = []struct {
 	fn   func(t *testing.T, s store.Store)
 }{
 	{"Prune deletes expired sessions, old grants and unused dynamic clients", testPruneIdentity},
+	{"Prune deletes expired sign-in counters", testPruneSignInCounters},
 }
 
 // UnusedClients is the store.Retention.UnusedClients RunRetention opens its
