@@ -71,6 +71,10 @@ func buildOf(c *room.Compile, withLines bool) BuildReport {
 	return b
 }
 
+// BuildOfCompile is the build state of c (a snippet's compile result):
+// BuildCompiled or BuildFailed.
+func BuildOfCompile(c *room.Compile) string { return buildOf(c, false).State }
+
 // cutBytes is s cut to at most n bytes, on a character boundary, with "…"
 // when it was cut.
 func cutBytes(s string, n int) string {
