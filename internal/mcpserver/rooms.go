@@ -45,20 +45,19 @@ func NextStep(reviewPage string, p service.Proposed) string {
 // files); the person sees this one's errors and that the agent was told,
 // and may decline it.
 func FixStep(reviewPage string, p service.Proposed) string {
-	where := "in Foundry's web app under Connected → Needs your approval"
-	if reviewPage != "" {
-		where += " (" + reviewPage + ")"
-	}
 	n := p.Build.ErrorCount
 	errs := fmt.Sprintf("%d errors", n)
-	if n == 1 {
+	switch {
+	case n == 1:
 		errs = "1 error"
+	case n > len(p.Build.Errors):
+		errs = fmt.Sprintf("%d errors (the first %d)", n, len(p.Build.Errors))
 	}
 	return fmt.Sprintf("This code does not compile: %[2]s in build.errors (file, 1-based line, 0-based column, the line). An app that does not compile cannot run: "+
 		"fix those errors and call propose_room_snippet_app again with room_id %[3]s, the same name, the fixed files and the idempotency key of the fixed files; that makes a new proposal to review. "+
 		"Tell the user that proposal %[1]s (instance %[5]s) does not compile and that a fixed one follows: its card %[4]s shows the errors and that you were told, "+
 		"and they can decline it (`foundry proposals decline %[1]s`).",
-		p.ProposalID, errs, p.RoomID, where, p.InstanceID)
+		p.ProposalID, errs, p.RoomID, reviewPlace(reviewPage), p.InstanceID)
 }
 
 // ReviewStep is a proposal's next_step: the person reviews it in the web
@@ -66,13 +65,19 @@ func FixStep(reviewPage string, p service.Proposed) string {
 // knows its public address (else it is named alone), with the CLI as the
 // fallback.
 func ReviewStep(reviewPage, proposalID string) string {
+	return fmt.Sprintf("Tell the user to review the full code of proposal %[1]s %[2]s and choose Approve and create or Decline. "+
+		"Without the web app: `foundry proposals show %[1]s`, then `foundry proposals approve %[1]s` (or `foundry proposals decline %[1]s`). "+
+		"Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor.", proposalID, reviewPlace(reviewPage))
+}
+
+// reviewPlace is where a person reviews proposals: the web app's inbox, at
+// reviewPage when the server knows its public address.
+func reviewPlace(reviewPage string) string {
 	where := "in Foundry's web app under Connected → Needs your approval"
 	if reviewPage != "" {
 		where += " (" + reviewPage + ")"
 	}
-	return fmt.Sprintf("Tell the user to review the full code of proposal %[1]s %[2]s and choose Approve and create or Decline. "+
-		"Without the web app: `foundry proposals show %[1]s`, then `foundry proposals approve %[1]s` (or `foundry proposals decline %[1]s`). "+
-		"Then end your turn and read the status once when the user is back (read_room_app_status), or, with nothing else to do, long-poll poll_resource_events on this Room from the returned cursor.", proposalID, where)
+	return where
 }
 
 func listRooms(svc *service.Service) *Tool {

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { api, ApiError, errorText, queries, type Decision, type Proposal } from "../../api";
 import { Dialog, ErrorBox, Loading, when } from "../../ui";
@@ -131,36 +131,66 @@ export function ProposalCard({ p, onDecided, onGone }: { p: Proposal; onDecided:
           {busy === "decline" ? "Declining…" : "Decline"}
         </button>
       </div>
-      <Dialog id={dom + "-approve"} open={confirming === "approve"} title="Approve code that does not compile?" onClose={() => setConfirming("")}>
+      <Confirm
+        id={dom + "-approve"}
+        open={confirming === "approve"}
+        title="Approve code that does not compile?"
+        busy={busy}
+        how="approve"
+        label={busy === "approve" ? "Approving…" : "Approve anyway"}
+        onCancel={() => setConfirming("")}
+        onConfirm={() => decide("approve")}
+      >
         <p>
           “{p.name}” does not compile: {broken.length} error{broken.length === 1 ? "" : "s"}. In the launcher of {p.room_name || "the Room"} its tab will show
           these errors instead of the app.
         </p>
         <Messages list={shown} />
         {broken.length > shown.length ? <p className="muted">…and {broken.length - shown.length} more, listed on the card.</p> : null}
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={() => setConfirming("")} disabled={busy !== ""} autoFocus>
-            Cancel
-          </button>
-          <button type="button" className="danger" onClick={() => decide("approve")} disabled={busy !== ""}>
-            {busy === "approve" ? "Approving…" : "Approve anyway"}
-          </button>
-        </div>
-      </Dialog>
-      <Dialog id={dom + "-decline"} open={confirming === "decline"} title="Decline this proposal?" onClose={() => setConfirming("")}>
+      </Confirm>
+      <Confirm
+        id={dom + "-decline"}
+        open={confirming === "decline"}
+        title="Decline this proposal?"
+        busy={busy}
+        how="decline"
+        label={busy === "decline" ? "Declining…" : "Decline"}
+        onCancel={() => setConfirming("")}
+        onConfirm={() => decide("decline")}
+      >
         <p>
           “{p.name}” will not reach the launcher of {p.room_name || "the Room"}. {byWhom(p)} can propose it again.
         </p>
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={() => setConfirming("")} disabled={busy !== ""} autoFocus>
-            Cancel
-          </button>
-          <button type="button" className="danger" onClick={() => decide("decline")} disabled={busy !== ""}>
-            {busy === "decline" ? "Declining…" : "Decline"}
-          </button>
-        </div>
-      </Dialog>
+      </Confirm>
     </article>
   );
 }
 
+
+// Confirm is a decision that asks first: what it does, Cancel (focused)
+// and the decision's own button.
+function Confirm(props: {
+  id: string;
+  open: boolean;
+  title: string;
+  busy: "" | "approve" | "decline";
+  how: "approve" | "decline";
+  label: string;
+  onCancel: () => void;
+  onConfirm: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog id={props.id} open={props.open} title={props.title} onClose={props.onCancel}>
+      {props.children}
+      <div className="dialog-actions">
+        <button type="button" className="secondary" onClick={props.onCancel} disabled={props.busy !== ""} autoFocus>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={props.onConfirm} disabled={props.busy !== ""}>
+          {props.label}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
