@@ -20,9 +20,14 @@ import (
 // CompileView is a snippet's compile result as a reviewer sees it (never
 // the code it compiled to).
 type CompileView struct {
+	// State is the build state the proposer is told: compiled or failed.
+	State  string                `json:"state" enum:"compiled,failed"`
 	OK     bool                  `json:"ok"`
 	Hash   string                `json:"hash"`
 	Errors []room.CompileMessage `json:"errors" nullable:"false"`
+	// ProposerTold: the answer to the proposal told its proposer this
+	// result (false for proposals made before Foundry told it).
+	ProposerTold bool `json:"proposer_told" description:"The answer to the proposal told its proposer this result (whether it compiles, and its errors)"`
 }
 
 // ProposalRepo is the pinned version a repository proposal names.
@@ -66,7 +71,7 @@ func proposalView(p service.ReviewProposal, names service.ActorNames) ProposalVi
 	v := ProposalView{ProposalID: p.ID, RoomID: p.RoomID, RoomName: p.RoomName, InstanceID: p.InstanceID, Name: p.Name, Kind: p.Kind, Status: p.Status,
 		ProposedBy: who(names.Of(p.ProposedBy)), ProposedAt: p.CreatedAt, FileCount: p.FileCount}
 	if p.Compile != nil {
-		v.Compile = &CompileView{OK: p.Compile.OK, Hash: p.Compile.Hash, Errors: nonNilMsgs(p.Compile.Errors)}
+		v.Compile = &CompileView{State: service.BuildOfCompile(p.Compile), OK: p.Compile.OK, Hash: p.Compile.Hash, Errors: nonNilMsgs(p.Compile.Errors), ProposerTold: p.Compile.Told}
 	}
 	if p.Kind == room.KindRepository {
 		v.Repository = &ProposalRepo{RepositoryID: p.RepositoryID, Name: p.Repository, VersionID: p.VersionID}

@@ -182,7 +182,7 @@ func TestApproveDeclineAndTheBundle(t *testing.T) {
 		if len(files) != 3 || files[0].(map[string]any)["path"] != "src/App.tsx" || files[0].(map[string]any)["text"] != rmFiles("approve me")["src/App.tsx"] {
 			t.Fatalf("detail files = %v", files)
 		}
-		if c := r.body["compile"].(map[string]any); c["ok"] != true || len(c["hash"].(string)) != 64 {
+		if c := r.body["compile"].(map[string]any); c["ok"] != true || c["state"] != "compiled" || c["proposer_told"] != true || len(c["hash"].(string)) != 64 {
 			t.Fatalf("detail compile = %v", c)
 		}
 		if strings.Contains(string(r.raw), "__foundryApp") {
@@ -258,7 +258,7 @@ func TestCompileErrorShownAndApprovable(t *testing.T) {
 		p := r.body["proposals"].([]any)[0].(map[string]any)
 		c := p["compile"].(map[string]any)
 		errs := c["errors"].([]any)
-		if c["ok"] != false || len(errs) == 0 {
+		if c["ok"] != false || c["state"] != "failed" || len(errs) == 0 || c["proposer_told"] != true {
 			t.Fatalf("compile = %v", c)
 		}
 		first := errs[0].(map[string]any)

@@ -73,6 +73,8 @@ func limits() []limit {
 			"`files`, `files[\"path\"]`", []string{"room.MaxRepoFiles", "room.MaxRepoFileBytes", "room.MaxRepoTotalBytes"}},
 		{"snippet / repository path", "≤ " + count(room.MaxPathBytes) + " bytes, NFKC-stable, no `..`, no trailing dot or space, no `<>:\"|?*` or `\\`, no Windows device names, no two paths that differ only in case",
 			"`files`", []string{"room.MaxPathBytes"}},
+		{"a snippet's build, as an agent is told it", fmt.Sprintf("the first %d errors (`build.error_count`: how many), each source line cut to %d bytes", service.MaxBuildErrors, service.MaxBuildLineBytes), "—",
+			[]string{"service.MaxBuildErrors", "service.MaxBuildLineBytes"}},
 		{"a proposal's review", "the text of " + size(service.MaxReviewBytes) + " of files; files past it are listed with their size and no text", "—",
 			[]string{"service.MaxReviewBytes"}},
 		{"file (Files tab)", fmt.Sprintf("%s a file; %d files and %s a Note (HTTP 413 with `limit`: `file_bytes`, `files_per_note`, `bytes_per_note`)", size(service.MaxFileBytes), service.MaxFilesPerNote, size(service.MaxNoteFileBytes)),

@@ -343,6 +343,6 @@ func Tools(svc *service.Service) []*Tool { return ToolsFor(svc, "") }
 func ToolsFor(svc *service.Service, reviewPage string) []*Tool {
 	var out []*Tool
 	out = append(out, noteTools(svc)...)
-	out = append(out, roomTools(svc, func(id string) string { return ReviewStep(reviewPage, id) })...)
+	out = append(out, roomTools(svc, func(p service.Proposed) string { return NextStep(reviewPage, p) })...)
 	return out
 }

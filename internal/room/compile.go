@@ -27,6 +27,9 @@ type Compile struct {
 	Hash     string           `json:"hash"`
 	Errors   []CompileMessage `json:"errors"`
 	Warnings []CompileMessage `json:"warnings"`
+	// Told says the proposer was told this result in the answer to its
+	// proposal (false for proposals made before Foundry told it).
+	Told bool `json:"told,omitempty"`
 }
 
 // RenameApp is a person renaming a launcher app (CheckName applies).

@@ -516,6 +516,119 @@ func (f *inboxXFake) add0(p map[string]any) {
 // their scopes, what each reaches ("All Notes and Rooms", or the Notes'
 // and Rooms' names), when each was made and last used; revoking one there
 // (after a confirmation) makes its MCP client's next tool call 401, while
+
+// TestBrowserApprovalsBuildFailed: a card whose code does not compile shows
+// every error (file:line:column, text, the line) and, when the answer to
+// the proposal told the agent so, says the agent was told (not otherwise);
+// "Approve and create" on it asks first, naming the errors: Cancel sends
+// nothing and the card stays pending; "Approve anyway" approves it. A card
+// that compiles approves without asking.
+func TestBrowserApprovalsBuildFailed(t *testing.T) {
+	t.Parallel()
+	e, ctx := startBrowserEnv(t, server.Config{})
+	do(t, ctx, "no shared worker", withoutSharedWorker())
+	f := inboxXNewFake()
+	inboxXIntercept(t, ctx, f)
+	now := time.Now().UTC()
+	f.add(map[string]any{
+		"proposal_id": "prop_clock", "room_id": e.RoomID, "room_name": "Team room", "name": "Broken clock", "kind": "snippet", "status": "pending",
+		"proposed_by": map[string]any{"kind": "agent", "id": "conn_2", "name": "Claude Code"}, "proposed_at": now.Add(-2 * time.Minute).Format(time.RFC3339),
+		"compile": map[string]any{"state": "failed", "ok": false, "proposer_told": true, "errors": []any{
+			map[string]any{"file": "src/App.tsx", "line": 2, "column": 16, "text": `Could not resolve "left-pad"`, "line_text": `import pad from "left-pad";`},
+			map[string]any{"file": "src/Face.tsx", "line": 4, "column": 22, "text": `Expected ")" but found "}"`, "line_text": `  return <p>{hours(now}</p>;`},
+		}},
+	}, map[string]string{
+		"src/App.tsx":  "// Shows the time.\nimport pad from \"left-pad\";\nimport { Face } from \"./Face\";\nexport default () => <Face />;\n",
+		"src/Face.tsx": "const hours = (d: Date) => d.getHours();\nexport function Face() {\n  const now = new Date();\n  return <p>{hours(now}</p>;\n}\n",
+	})
+	f.add(map[string]any{
+		"proposal_id": "prop_old", "room_id": e.RoomID, "room_name": "Team room", "name": "Old gauge", "kind": "snippet", "status": "pending",
+		"proposed_by": map[string]any{"kind": "agent", "id": "conn_1", "name": "Cursor"}, "proposed_at": now.Add(-time.Hour).Format(time.RFC3339),
+		"compile": map[string]any{"state": "failed", "ok": false, "proposer_told": false, "errors": []any{
+			map[string]any{"file": "src/App.tsx", "line": 1, "column": 0, "text": `No matching export in "src/App.tsx" for import "default"`, "line_text": ""},
+		}},
+	}, map[string]string{"src/App.tsx": "export const Gauge = () => <meter value={0.4} />;\n"})
+	f.add(map[string]any{
+		"proposal_id": "prop_fine", "room_id": e.RoomID, "room_name": "Team room", "name": "Fixed clock", "kind": "snippet", "status": "pending",
+		"proposed_by": map[string]any{"kind": "agent", "id": "conn_2", "name": "Claude Code"}, "proposed_at": now.Add(-time.Minute).Format(time.RFC3339),
+		"compile": map[string]any{"state": "compiled", "ok": true, "proposer_told": true, "errors": []any{}},
+	}, map[string]string{"src/App.tsx": "export default () => <p>{new Date().toLocaleTimeString()}</p>;\n"})
+
+	do(t, ctx, "open the inbox", chromedp.Navigate(e.URL+"/approvals"), chromedp.WaitVisible(chromedp.ID("password")))
+	signIn(t, ctx, e.Owner.User.Email, ownerPassword)
+	do(t, ctx, "the cards", chromedp.WaitVisible(chromedp.ID("approvals-title")), browsertest.Poll(`document.querySelectorAll("article.proposal-card").length === 3`))
+
+	// The errors, and that the agent was told.
+	broken := run(t, ctx, "Broken clock's compile result", chromedp.Text(inboxXCard("Broken clock", ".compile")))
+	for _, want := range []string{"Does not compile: 2 errors", "src/App.tsx:2:16", `Could not resolve "left-pad"`, `import pad from "left-pad";`,
+		"src/Face.tsx:4:22", `Expected ")" but found "}"`, `return <p>{hours(now}</p>;`, "The agent was told it does not compile"} {
+		if !strings.Contains(broken, want) {
+			t.Errorf("Broken clock's card does not say %q:\n%s", want, broken)
+		}
+	}
+	// A proposal made before agents were told: the errors, no such claim.
+	old := run(t, ctx, "Old gauge's compile result", chromedp.Text(inboxXCard("Old gauge", ".compile")))
+	if !strings.Contains(old, "Does not compile") || strings.Contains(old, "was told") {
+		t.Errorf("Old gauge's card says:\n%s", old)
+	}
+	if fine := run(t, ctx, "Fixed clock's compile result", chromedp.Text(inboxXCard("Fixed clock", ".compile"))); !strings.Contains(fine, "Compiles without errors") || strings.Contains(fine, "was told") {
+		t.Errorf("Fixed clock's card says:\n%s", fine)
+	}
+	run(t, ctx, "to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	noOverflow(t, ctx, "approvals-build-failed")
+	accessible(t, ctx, "approvals-build-failed")
+	browsertest.Screenshot(t, ctx, "approvals-build-failed")
+
+	// Approve and create asks first, naming the errors; Cancel keeps it.
+	do(t, ctx, "approve Broken clock", browsertest.Click(inboxXCard("Broken clock", "button.primary")), chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)))
+	dialog := run(t, ctx, "the confirmation", chromedp.Text(chromedp.CSS(`dialog[open]`)))
+	for _, want := range []string{"Approve code that does not compile?", "“Broken clock” does not compile: 2 errors", "src/App.tsx:2:16", `Could not resolve "left-pad"`,
+		"src/Face.tsx:4:22", "Cancel", "Approve anyway"} {
+		if !strings.Contains(dialog, want) {
+			t.Errorf("the confirmation does not say %q:\n%s", want, dialog)
+		}
+	}
+	if focused := run(t, ctx, "focus", chromedp.Evaluate[string](`document.activeElement?.innerText ?? ""`)); focused != "Cancel" {
+		t.Errorf("the confirmation opens with %q focused, want Cancel", focused)
+	}
+	accessible(t, ctx, "approvals-confirm")
+	browsertest.WindowScreenshot(t, ctx, "approvals-confirm")
+	do(t, ctx, "cancel", browsertest.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	if d := f.decisions(); len(d) != 0 {
+		t.Fatalf("Cancel sent a decision: %+v", d)
+	}
+	if got := inboxXCards(t, ctx); strings.Join(got, ",") != "Broken clock,Old gauge,Fixed clock" {
+		t.Errorf("after Cancel the cards are %v, want Broken clock still pending", got)
+	}
+	// Escape cancels too.
+	do(t, ctx, "approve, then Escape",
+		browsertest.Click(inboxXCard("Broken clock", "button.primary")), chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
+		chromedp.KeyEvent("\u001b"), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
+	if d := f.decisions(); len(d) != 0 {
+		t.Fatalf("Escape sent a decision: %+v", d)
+	}
+
+	// Approve anyway approves it.
+	do(t, ctx, "approve anyway",
+		browsertest.Click(inboxXCard("Broken clock", "button.primary")), chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
+		browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)),
+		browsertest.Poll(`!document.querySelector("#p-prop_clock")`),
+		waitText(".approval-notices", "“Broken clock” is approved"),
+	)
+	if d := f.decisions(); len(d) != 1 || d[0].path != "/api/proposals/prop_clock/approve" {
+		t.Errorf("Approve anyway sent %+v, want one POST /api/proposals/prop_clock/approve", d)
+	}
+	// Code that compiles is approved at once.
+	do(t, ctx, "approve Fixed clock",
+		browsertest.Click(inboxXCard("Fixed clock", "button.primary")),
+		browsertest.Poll(`!document.querySelector("#p-prop_fine")`),
+		waitText(".approval-notices", "“Fixed clock” is approved"),
+	)
+	if d := f.decisions(); len(d) != 2 || d[1].path != "/api/proposals/prop_fine/approve" {
+		t.Errorf("approving Fixed clock sent %+v", d)
+	}
+}
+
 // the other token keeps working. Against the real server.
 func TestBrowserConnectedRevoke(t *testing.T) {
 	t.Parallel()

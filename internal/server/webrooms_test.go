@@ -404,6 +404,11 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	// More arrive: one that does not compile, one to decline, the prober,
 	// and a repository version.
 	broken := propose("Broken clock", roomsEBroken)
+	// The agent hears that it does not compile, where, and to fix it.
+	if b, _ := broken.Data["build"].(map[string]any); b["state"] != "failed" || len(b["errors"].([]any)) == 0 ||
+		!strings.Contains(broken.Str("next_step"), "does not compile") || !strings.Contains(broken.Str("next_step"), "fix those errors") {
+		t.Errorf("the agent of a snippet that does not compile hears build %v, next_step %q", broken.Data["build"], broken.Str("next_step"))
+	}
 	doomed := propose("Doomed", map[string]string{"src/App.tsx": "export default function App() { return <p id=\"doomed\">never runs</p>; }\n"})
 	prober := propose("Prober", roomsEProbe(listener.URL, e.URL, e.RoomID))
 	repoID, versionID, err := e.Server.Service.PushRepo(bg, asOwner(e), "team-wiki", map[string][]byte{
@@ -431,7 +436,7 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	// The compile error, file and line, on its card before the buttons.
 	bid := broken.Str("proposal_id")
 	compile := run(t, ctx, "the compile error", chromedp.Text(inboxXCard("Broken clock", ".compile")))
-	for _, want := range []string{"Does not compile", "src/App.tsx:2:", "left-pad"} {
+	for _, want := range []string{"Does not compile", "src/App.tsx:2:", "left-pad", "The agent was told it does not compile"} {
 		if !strings.Contains(compile, want) {
 			t.Errorf("Broken clock's card does not say %q:\n%s", want, compile)
 		}
@@ -545,8 +550,13 @@ func TestBrowserRoomsEndToEnd(t *testing.T) {
 	roomsEWaitCards(t, ctx, "Doomed's card goes", "Broken clock", "Prober", "Team wiki")
 	roomsEBadge(t, ctx, 3)
 
-	// Approve the rest.
-	for _, name := range []string{"Broken clock", "Prober", "Team wiki"} {
+	// Approve the rest; the one that does not compile asks first.
+	do(t, ctx, "approve Broken clock", browsertest.Click(inboxXCard("Broken clock", "button.primary")), chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)))
+	if text := run(t, ctx, "the confirmation", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(text, "does not compile") || !strings.Contains(text, "left-pad") {
+		t.Errorf("approving Broken clock asks:\n%s", text)
+	}
+	do(t, ctx, "approve anyway", browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)), waitText(".approval-notices", "“Broken clock” is approved"))
+	for _, name := range []string{"Prober", "Team wiki"} {
 		do(t, ctx, "approve "+name, browsertest.Click(inboxXCard(name, "button.primary")), waitText(".approval-notices", "“"+name+"” is approved"))
 	}
 	do(t, ctx, "the empty inbox again", chromedp.WaitVisible(chromedp.ID("approvals-empty")))

@@ -55,6 +55,9 @@ type Proposed struct {
 	Status     string `json:"status"`
 	Version    int64  `json:"version"`
 	NextStep   string `json:"next_step"`
+	// Build is what the snippet's code compiled to (nil for a repository
+	// app): the proposer hears it in the answer, replays included.
+	Build *BuildReport `json:"build,omitempty"`
 	Written
 }
 
@@ -79,16 +82,24 @@ func (s *Service) ProposeSnippet(ctx context.Context, c Caller, a ProposeSnippet
 		Files map[string]string
 	}{"propose_room_snippet_app", a.Name, a.Files})
 	now := s.Now()
-	// Compiled now, so the reviewer sees its errors first; the proposal
-	// keeps the result without the code (a pending proposal holds nothing
-	// a browser runs). Deterministic and cached, so a replay compiles to
-	// the same answer at no cost.
+	// Compiled now, so the reviewer sees its errors first and the proposer
+	// hears them in the answer (Told); the proposal keeps the result
+	// without the code (a pending proposal holds nothing a browser runs).
+	// Deterministic and cached, so a replay (same files: the fingerprint)
+	// compiles to the same answer at no cost.
 	compiled := snippet.Compile(a.Files).Summary()
-	return s.propose(ctx, c, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc, id string) (room.Proposal, error) {
+	compiled.Told = true
+	w, err := s.propose(ctx, c, a.RoomID, a.IdempotencyKey, fp, func(d *room.Doc, id string) (room.Proposal, error) {
 		pr, err := room.NewSnippetProposal(d, id, a.RoomID, a.Name, a.Files, c.actor(), now)
 		pr.Compile = compiled
 		return pr, err
 	})
+	if err != nil {
+		return Proposed{}, err
+	}
+	b := buildOf(compiled, true)
+	w.Build = &b
+	return w, nil
 }
 
 // ProposeRepoArgs are propose_room_repo_app's arguments.

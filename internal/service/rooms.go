@@ -264,13 +264,20 @@ func (s *Service) ListRoomApps(ctx context.Context, c Caller, a RoomAppsArgs) (R
 }
 
 // AppStatus is the safe launcher state of one app and its latest build
-// state, nothing else.
+// state, nothing else. Build is the launcher's own build state, as it
+// always was (none for a snippet: the Room compiles it where its tab
+// opens); ProposalBuild and AppBuild say what the code compiled to, of the
+// proposal that reserved the instance and of the app once approved (see
+// instanceBuilds).
 type AppStatus struct {
-	RoomID      string     `json:"room_id"`
-	InstanceID  string     `json:"instance_id"`
-	State       string     `json:"state"`
-	Build       room.Build `json:"build"`
-	RoomVersion int64      `json:"room_version"`
+	RoomID        string       `json:"room_id"`
+	InstanceID    string       `json:"instance_id"`
+	State         string       `json:"state"`
+	Build         room.Build   `json:"build"`
+	RoomVersion   int64        `json:"room_version"`
+	ProposalID    string       `json:"proposal_id,omitempty"`
+	ProposalBuild *BuildReport `json:"proposal_build,omitempty"`
+	AppBuild      *BuildReport `json:"app_build,omitempty"`
 }
 
 // AppArgs name one app instance of one Room.
@@ -301,7 +308,12 @@ func (s *Service) ReadRoomAppStatus(ctx context.Context, c Caller, a AppArgs) (A
 	if err != nil {
 		return AppStatus{}, err
 	}
-	return AppStatus{RoomID: r.ID, InstanceID: a.InstanceID, State: state, Build: build, RoomVersion: r.Version}, nil
+	st := AppStatus{RoomID: r.ID, InstanceID: a.InstanceID, State: state, Build: build, RoomVersion: r.Version}
+	st.ProposalBuild, st.AppBuild = instanceBuilds(&d, pr, a.InstanceID)
+	if pr != nil {
+		st.ProposalID = pr.ID
+	}
+	return st, nil
 }
 
 // notRoomManager is the answer to a person who may not manage a Room.

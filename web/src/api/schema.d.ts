@@ -693,6 +693,10 @@ export interface components {
             errors: components["schemas"]["CompileMessage"][];
             hash: string;
             ok: boolean;
+            /** @description The answer to the proposal told its proposer this result (whether it compiles, and its errors) */
+            proposer_told: boolean;
+            /** @enum {string} */
+            state: "compiled" | "failed";
         };
         ConnectionList: {
             connections: components["schemas"]["Entry"][];

@@ -4,6 +4,14 @@ import { javascriptLanguage, jsxLanguage, tsxLanguage, typescriptLanguage } from
 import { cssLanguage } from "@codemirror/lang-css";
 import type { CompileMessage, Proposal, ProposalFile } from "../../api";
 
+// failing are the compile errors of a proposal that does not compile
+// (none for one that compiles, or that has no compile result).
+export function failing(p: Proposal): CompileMessage[] {
+  const c = p.compile;
+  if (!c || (c.ok && (c.errors ?? []).length === 0)) return [];
+  return c.errors ?? [];
+}
+
 // Compile is the compile result, shown before the buttons.
 export function Compile({ p, warnings }: { p: Proposal; warnings: CompileMessage[] }) {
   if (p.kind === "repository" && !p.compile) return null;
@@ -37,11 +45,14 @@ export function Compile({ p, warnings }: { p: Proposal; warnings: CompileMessage
         Does not compile: {errors.length} error{errors.length === 1 ? "" : "s"}. Approving it puts an app that cannot run in the launcher.
       </p>
       <Messages list={errors} />
+      {p.compile.proposer_told ? (
+        <p className="compile-told">The agent was told it does not compile, with these errors, and asked to fix them and propose again.</p>
+      ) : null}
     </div>
   );
 }
 
-function Messages({ list }: { list: CompileMessage[] }) {
+export function Messages({ list }: { list: CompileMessage[] }) {
   return (
     <ul className="compile-messages">
       {list.map((m, i) => (

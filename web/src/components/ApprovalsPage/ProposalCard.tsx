@@ -1,8 +1,8 @@
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { api, ApiError, errorText, queries, type Decision, type Proposal } from "../../api";
 import { Dialog, ErrorBox, Loading, when } from "../../ui";
-import { CodeBox, Compile } from "./Code";
+import { CodeBox, Compile, failing, Messages } from "./Code";
 
 // ProposalCard is one proposal: who proposed it for which Room, every
 // file in full (read when opened) and its compile result, and the
@@ -17,7 +17,9 @@ export function ProposalCard({ p, onDecided, onGone }: { p: Proposal; onDecided:
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState<"" | "approve" | "decline">("");
   const [error, setError] = useState("");
-  const [confirming, setConfirming] = useState(false);
+  // Which decision asks first: Decline always, Approve when the code does
+  // not compile.
+  const [confirming, setConfirming] = useState<"" | "approve" | "decline">("");
   const id = p.proposal_id;
   const dom = "p-" + id.replace(/[^A-Za-z0-9_-]/g, "_");
   const repo = p.kind === "repository";
@@ -51,10 +53,13 @@ export function ProposalCard({ p, onDecided, onGone }: { p: Proposal; onDecided:
         }
         setBusy("");
       })
-      .finally(() => setConfirming(false));
+      .finally(() => setConfirming(""));
   };
 
   const errors = p.compile?.errors ?? [];
+  const broken = failing(p);
+  // The dialog names the first errors; the card shows them all.
+  const shown = broken.slice(0, 5);
   return (
     <article className="proposal-card" aria-labelledby={dom + "-name"} id={dom}>
       <header className="proposal-head">
@@ -113,27 +118,79 @@ export function ProposalCard({ p, onDecided, onGone }: { p: Proposal; onDecided:
       <p className="proposal-warning">Approval makes this code available in the Room app launcher. Review the files before approving.</p>
       {error ? <ErrorBox text={error} /> : null}
       <div className="proposal-actions">
-        <button type="button" className="primary" onClick={() => decide("approve")} disabled={busy !== ""} aria-describedby={dom + "-name"}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => (broken.length ? setConfirming("approve") : decide("approve"))}
+          disabled={busy !== ""}
+          aria-describedby={dom + "-name"}
+        >
           {busy === "approve" ? "Approving…" : "Approve and create"}
         </button>
-        <button type="button" className="secondary" onClick={() => setConfirming(true)} disabled={busy !== ""} aria-describedby={dom + "-name"}>
+        <button type="button" className="secondary" onClick={() => setConfirming("decline")} disabled={busy !== ""} aria-describedby={dom + "-name"}>
           {busy === "decline" ? "Declining…" : "Decline"}
         </button>
       </div>
-      <Dialog id={dom + "-decline"} open={confirming} title="Decline this proposal?" onClose={() => setConfirming(false)}>
+      <Confirm
+        id={dom + "-approve"}
+        open={confirming === "approve"}
+        title="Approve code that does not compile?"
+        busy={busy}
+        how="approve"
+        label={busy === "approve" ? "Approving…" : "Approve anyway"}
+        onCancel={() => setConfirming("")}
+        onConfirm={() => decide("approve")}
+      >
+        <p>
+          “{p.name}” does not compile: {broken.length} error{broken.length === 1 ? "" : "s"}. In the launcher of {p.room_name || "the Room"} its tab will show
+          these errors instead of the app.
+        </p>
+        <Messages list={shown} />
+        {broken.length > shown.length ? <p className="muted">…and {broken.length - shown.length} more, listed on the card.</p> : null}
+      </Confirm>
+      <Confirm
+        id={dom + "-decline"}
+        open={confirming === "decline"}
+        title="Decline this proposal?"
+        busy={busy}
+        how="decline"
+        label={busy === "decline" ? "Declining…" : "Decline"}
+        onCancel={() => setConfirming("")}
+        onConfirm={() => decide("decline")}
+      >
         <p>
           “{p.name}” will not reach the launcher of {p.room_name || "the Room"}. {byWhom(p)} can propose it again.
         </p>
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={() => setConfirming(false)} disabled={busy !== ""} autoFocus>
-            Cancel
-          </button>
-          <button type="button" className="danger" onClick={() => decide("decline")} disabled={busy !== ""}>
-            {busy === "decline" ? "Declining…" : "Decline"}
-          </button>
-        </div>
-      </Dialog>
+      </Confirm>
     </article>
   );
 }
 
+
+// Confirm is a decision that asks first: what it does, Cancel (focused)
+// and the decision's own button.
+function Confirm(props: {
+  id: string;
+  open: boolean;
+  title: string;
+  busy: "" | "approve" | "decline";
+  how: "approve" | "decline";
+  label: string;
+  onCancel: () => void;
+  onConfirm: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog id={props.id} open={props.open} title={props.title} onClose={props.onCancel}>
+      {props.children}
+      <div className="dialog-actions">
+        <button type="button" className="secondary" onClick={props.onCancel} disabled={props.busy !== ""} autoFocus>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={props.onConfirm} disabled={props.busy !== ""}>
+          {props.label}
+        </button>
+      </div>
+    </Dialog>
+  );
+}
