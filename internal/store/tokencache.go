@@ -232,6 +232,14 @@ func (c *tokenCache) DeleteUser(ctx context.Context, workspace string, id string
 	return c.s.DeleteUser(ctx, workspace, id)
 }
 
+func (c *tokenCache) SetUserRole(ctx context.Context, workspace, id, role string) error {
+	return c.s.SetUserRole(ctx, workspace, id, role)
+}
+
+func (c *tokenCache) RenameWorkspace(ctx context.Context, id, name string) error {
+	return c.s.RenameWorkspace(ctx, id, name)
+}
+
 func (c *tokenCache) Actors(ctx context.Context, workspace string, actors []string) (map[string]Actor, error) {
 	return c.s.Actors(ctx, workspace, actors)
 }
