@@ -51,6 +51,9 @@ func memberOf(u store.User) Member {
 // OwnerOnly is the code of a member trying a workspace owner's act.
 const OwnerOnly = "owner_only"
 
+// EmailTaken is the code of inviting an email the workspace has.
+const EmailTaken = account.CodeExists
+
 // LastOwner is the code of a change that would leave the workspace
 // without an owner.
 const LastOwner = "last_owner"
