@@ -132,6 +132,7 @@ func TestBrowserSettings(t *testing.T) {
 	if text := run(t, actx, "member people", chromedp.Text(chromedp.CSS(`.settings-part`))); !strings.Contains(text, "An owner of the workspace invites people") || !strings.Contains(text, e.Owner.User.Email) {
 		t.Errorf("a member's People page says:\n%s", text)
 	}
+	accessible(t, actx, "settings-people-member")
 	do(t, actx, "Ada's tokens", chromedp.Navigate(e.URL+"/settings/tokens"), chromedp.WaitVisible(chromedp.CSS(`.token-form`)), waitText(".settings-empty", "No token is active"))
 	if ph := run(t, actx, "placeholder", chromedp.Evaluate[string](`document.querySelector(".token-form input[name=name]").placeholder`)); ph != "Personal token 1" {
 		t.Errorf("a member's first token's name placeholder is %q", ph)
@@ -227,6 +228,13 @@ func TestBrowserSettings(t *testing.T) {
 	noOverflow(t, ctx, "settings-workspace")
 	accessible(t, ctx, "settings-workspace")
 	browsertest.Screenshot(t, ctx, "settings-workspace")
+
+	// On a phone nothing is wider than the screen.
+	do(t, ctx, "on a phone", browsertest.Phone(), chromedp.Navigate(e.URL+"/settings/people"), chromedp.WaitVisible(chromedp.CSS(ownerRow)))
+	noOverflow(t, ctx, "settings-people-phone")
+	do(t, ctx, "tokens on a phone", chromedp.Navigate(e.URL+"/settings/tokens"), chromedp.WaitVisible(chromedp.CSS(`.token-form`)))
+	noOverflow(t, ctx, "settings-tokens-phone")
+	do(t, ctx, "back to a desktop", browsertest.Desktop())
 
 	// Remove Ada: her session ends.
 	do(t, ctx, "remove Ada",
