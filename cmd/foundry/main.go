@@ -43,6 +43,7 @@ func init() {
 		{path: "user add", args: "EMAIL", nargs: 1, about: "add a person who signs in to Foundry's pages (prints a one-time link to set a password)", long: userAddLong, flags: userAddFlags},
 		{path: "user passwd", args: "EMAIL", nargs: 1, about: "set a person's password: a one-time link, or --password-stdin", long: userPasswdLong, flags: userPasswdFlags},
 		{path: "user list", about: "list the people of the workspace, their roles and whether they have a password", flags: userListFlags},
+		{path: "user role", args: "EMAIL ROLE", nargs: 2, about: "give a person the role member or owner (the last owner stays one)", flags: userRoleFlags},
 		{path: "user remove", args: "EMAIL", nargs: 1, about: "remove a person: their sessions and tokens end, their connections are revoked", flags: userRemoveFlags},
 		{path: "token create", about: "create a token for an MCP client (the secret is shown once)", flags: tokenCreateFlags},
 		{path: "token list", about: "list tokens with their scopes, Notes and Rooms", flags: tokenListFlags},

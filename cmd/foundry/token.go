@@ -43,7 +43,7 @@ func tokenCreateFlags(fs *flag.FlagSet) func([]string) error {
 	scopes := fs.String("scopes", auth.ScopeRead, "comma-separated scopes: "+auth.ScopeRead+" (read tools), "+auth.ScopeWrite+" (write tools)")
 	notes := fs.String("notes", auth.GrantAll, "Notes the token may reach: all (also when the flag is omitted), none, or a comma-separated list of Note IDs (they must exist, and must also be approved); an empty value grants no Note")
 	rooms := fs.String("rooms", auth.GrantAll, "Rooms the token may reach: all (also when the flag is omitted), none, or a comma-separated list of Room IDs (they must exist); an empty value grants no Room")
-	name := fs.String("name", "cli", "a name to recognise the token by in the token list")
+	name := fs.String("name", "", "a name to recognise the token by in the token list (default \"Personal token N\", N one more than your tokens)")
 	return func([]string) error {
 		noteGrant, err := auth.ParseGrant("notes", *notes)
 		if err != nil {

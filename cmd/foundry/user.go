@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"foundry/internal/account"
+	"foundry/internal/problem"
 	"foundry/internal/service"
 )
 
@@ -110,20 +112,16 @@ func userAddFlags(fs *flag.FlagSet) func([]string) error {
 			}
 		}
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			u, err := account.AddUser(ctx, svc.Store, o.Workspace.ID, account.NewUser{Email: args[0], Name: *name, Role: *role, Password: pw})
+			inv, err := svc.InvitePerson(ctx, service.Operator(o), service.InviteArgs{Email: args[0], Name: *name, Role: *role, Password: pw}, base)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "Added %s (%s).\n", u.Email, u.Role)
-			if pw != "" {
+			fmt.Fprintf(os.Stderr, "Added %s (%s).\n", inv.Person.Email, inv.Person.Role)
+			if inv.Link == "" {
 				fmt.Fprintf(os.Stderr, "The password is set: they can sign in at %s/signin.\n", base)
 				return nil
 			}
-			link, exp, err := account.CreateSetupLink(ctx, svc.Store, u, base, time.Now())
-			if err != nil {
-				return err
-			}
-			printSetupLink(u.Email, link, exp)
+			printSetupLink(inv.Person.Email, inv.Link, *inv.ExpiresAt)
 			return nil
 		})
 	}
@@ -175,15 +173,15 @@ func userListFlags(fs *flag.FlagSet) func([]string) error {
 	d.register(fs)
 	return func([]string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			users, err := account.Users(ctx, svc.Store, o.Workspace.ID)
+			people, err := svc.People(ctx, service.Operator(o))
 			if err != nil {
 				return err
 			}
 			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "EMAIL\tNAME\tROLE\tPASSWORD\tCREATED")
-			for _, u := range users {
+			for _, u := range people {
 				pw := "set"
-				if u.PasswordHash == "" {
+				if u.Status == service.StatusInvited {
 					pw = "unset"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", u.Email, cell(u.Name), u.Role, pw, u.CreatedAt.Format("2006-01-02 15:04"))
@@ -201,14 +199,46 @@ func userRemoveFlags(fs *flag.FlagSet) func([]string) error {
 			return err
 		}
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
-			u, err := account.UserByEmail(ctx, svc.Store, o.Workspace.ID, args[0])
+			op := service.Operator(o)
+			u, err := svc.PersonByEmail(ctx, op, args[0])
 			if err != nil {
 				return err
 			}
-			if err := account.RemoveUser(ctx, svc.Store, u); err != nil {
+			if _, err := svc.RemovePerson(ctx, op, u.ID); err != nil {
+				var p *problem.Problem
+				if errors.As(err, &p) && p.Code == service.LastOwner {
+					return fmt.Errorf("%s (`%s user add EMAIL --role owner`, or `%s user role EMAIL owner`)", p.Message, self, self)
+				}
 				return err
 			}
 			fmt.Printf("removed %s: their sessions and tokens are deleted and their connections revoked\n", u.Email)
+			return nil
+		})
+	}
+}
+
+func userRoleFlags(fs *flag.FlagSet) func([]string) error {
+	var d dataFlags
+	d.register(fs)
+	return func(args []string) error {
+		if args[1] != service.RoleMember && args[1] != service.RoleOwner {
+			return usagef("ROLE: %q is not a role; give %s or %s", args[1], service.RoleMember, service.RoleOwner)
+		}
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			op := service.Operator(o)
+			u, err := svc.PersonByEmail(ctx, op, args[0])
+			if err != nil {
+				return err
+			}
+			m, err := svc.ChangeRole(ctx, op, u.ID, args[1])
+			if err != nil {
+				var p *problem.Problem
+				if errors.As(err, &p) && p.Code == service.LastOwner {
+					return fmt.Errorf("%s (`%s user add EMAIL --role owner`, or `%s user role EMAIL owner`)", p.Message, self, self)
+				}
+				return err
+			}
+			fmt.Printf("%s is now %s\n", m.Email, m.Role)
 			return nil
 		})
 	}

@@ -242,6 +242,16 @@ func TestUserCommands(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "last owner") || !strings.Contains(stderr, "user add EMAIL --role owner") {
 		t.Errorf("removing the last owner: exit %d %q", code, stderr)
 	}
+	// role: never the last owner's; a role that is none is a usage error.
+	if code, _, stderr := runInProcess(t, "user", "role", "owner@localhost", "member", "--data", data); code != 1 || !strings.Contains(stderr, "last owner") {
+		t.Errorf("demoting the last owner: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runInProcess(t, "user", "role", "owner@localhost", "admin", "--data", data); code != 2 || !strings.Contains(stderr, `"admin" is not a role`) {
+		t.Errorf("user role admin: exit %d %q", code, stderr)
+	}
+	if code, stdout, stderr := runInProcess(t, "user", "role", "owner@localhost", "owner", "--data", data); code != 0 || !strings.Contains(stdout, "owner@localhost is now owner") {
+		t.Errorf("user role owner of the owner: exit %d %q %q", code, stdout, stderr)
+	}
 	_, stdout, _ = runInProcess(t, "user", "list", "--data", data)
 	if strings.Contains(stdout, "bob@") || strings.Contains(stdout, "ada@") || !strings.Contains(stdout, "owner@localhost") {
 		t.Errorf("user list after removals:\n%s", stdout)

@@ -18,6 +18,9 @@ const (
 	RoleMember = "member"
 )
 
+// CodeExists is the code of adding a person whose email is taken.
+const CodeExists = "already_exists"
+
 // MaxEmailBytes is the longest email address SMTP can carry (RFC 5321).
 const MaxEmailBytes = 254
 
@@ -93,7 +96,7 @@ func AddUser(ctx context.Context, st store.Store, ws string, nu NewUser) (store.
 	}
 	u := store.User{ID: store.NewID("usr"), Workspace: ws, Email: email, Name: name, Role: nu.Role, PasswordHash: hash, CreatedAt: time.Now().UTC()}
 	if err := st.CreateUser(ctx, u); errors.Is(err, store.ErrExists) {
-		return store.User{}, problem.New("already_exists", "email", "there is already a user %s; `foundry user list` shows them", problem.Excerpt(email))
+		return store.User{}, problem.New(CodeExists, "email", "there is already a user %s in this workspace", problem.Excerpt(email))
 	} else if err != nil {
 		return store.User{}, err
 	}

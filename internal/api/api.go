@@ -48,12 +48,17 @@ type Options struct {
 	// Verify resolves a bearer token (nil: personal access tokens only);
 	// the server passes the one MCP uses.
 	Verify auth.Verifier
+	// PublicURL is the server's configured address as people reach it, for
+	// the one-time links of invitations and the workspace's settings ("":
+	// the address each request came to).
+	PublicURL string
 }
 
 type handler struct {
 	svc    *service.Service
 	verify auth.Verifier
 	people auth.People
+	public string // Options.PublicURL, without a trailing slash
 	log    *slog.Logger
 	cop    *http.CrossOriginProtection
 	mux    *http.ServeMux
@@ -63,7 +68,7 @@ type handler struct {
 // should be the server's, wrapped by store.WithTokenCache, so that a
 // revoked token is refused at once on this node).
 func New(svc *service.Service, people auth.People, opts Options) http.Handler {
-	h := &handler{svc: svc, verify: opts.Verify, people: people, log: opts.Logger, cop: http.NewCrossOriginProtection()}
+	h := &handler{svc: svc, verify: opts.Verify, people: people, public: strings.TrimRight(opts.PublicURL, "/"), log: opts.Logger, cop: http.NewCrossOriginProtection()}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -153,6 +158,15 @@ func (h *handler) routes() []route {
 		{"GET", "/api/me", sessionOnly, "", MaxBody, meDoc, h.me},
 		{"GET", "/api/connections", sessionOnly, "", MaxBody, listConnectionsDoc, h.listConnections},
 		{"DELETE", "/api/connections/{id}", sessionOnly, "", MaxBody, revokeConnectionDoc, h.revokeConnection},
+		{"GET", "/api/people", sessionOnly, "", MaxBody, listPeopleDoc, h.listPeople},
+		{"POST", "/api/people", sessionOnly, "", MaxBody, invitePersonDoc, h.invitePerson},
+		{"PATCH", "/api/people/{id}", sessionOnly, "", MaxBody, changeRoleDoc, h.changeRole},
+		{"DELETE", "/api/people/{id}", sessionOnly, "", MaxBody, removePersonDoc, h.removePerson},
+		{"GET", "/api/workspace", sessionOnly, "", MaxBody, getWorkspaceDoc, h.getWorkspace},
+		{"PATCH", "/api/workspace", sessionOnly, "", MaxBody, renameWorkspaceDoc, h.renameWorkspace},
+		{"GET", "/api/tokens", sessionOnly, "", MaxBody, listTokensDoc, h.listTokens},
+		{"POST", "/api/tokens", sessionOnly, "", MaxBody, createTokenDoc, h.createToken},
+		{"DELETE", "/api/tokens/{id}", sessionOnly, "", MaxBody, revokeTokenDoc, h.revokeToken},
 		{"GET", "/api/notes", sessionOrToken, read, MaxBody, listNotesDoc, h.listNotes},
 		{"POST", "/api/notes", sessionOrToken, write, MaxBody, createNoteDoc, h.createNote},
 		{"GET", "/api/notes/{note_id}", sessionOrToken, read, MaxBody, getNoteDoc, h.getNote},

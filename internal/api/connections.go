@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"io"
 	"net/http"
 
 	"foundry/internal/problem"
@@ -40,17 +39,11 @@ type ConnectionRequest struct {
 var revokeConnectionDoc = doc{summary: "Revoke a connection or token (at once on this node)", req: ConnectionRequest{}}
 
 func (h *handler) revokeConnection(w http.ResponseWriter, r *http.Request, c *caller) {
-	in, err := bind[ConnectionRequest](r, true)
-	if err != nil {
-		h.fail(w, r, err)
+	in, ok := bindNoBody[ConnectionRequest](h, w, r)
+	if !ok {
 		return
 	}
-	// A body is not part of the call; one larger than MaxBody is refused.
-	if _, err := io.Copy(io.Discard, r.Body); err != nil {
-		writeProblem(w, http.StatusRequestEntityTooLarge, problem.New(problem.Limit, "body", "DELETE takes no body (at most %d bytes are read)", MaxBody))
-		return
-	}
-	err = h.svc.RevokeConnection(r.Context(), c.svc, in.ID)
+	err := h.svc.RevokeConnection(r.Context(), c.svc, in.ID)
 	var pr *problem.Problem
 	switch {
 	case err == nil:

@@ -288,7 +288,8 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("GET", "/api/notes/{note_id}/versions/{version}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/2/tabs/" + deckID}))
 	v.check("GET", "/api/notes/{note_id}/versions/{version}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/1/tabs/" + deckID}))
 
-	rmSamples(t, e, v) // the Rooms and proposals routes (rooms_test.go)
+	rmSamples(t, e, v)       // the Rooms and proposals routes (rooms_test.go)
+	settingsSamples(t, e, v) // the people, workspace and tokens routes (settings_test.go)
 
 	// Every route's success was sampled.
 	for _, r := range api.Routes() {

@@ -59,9 +59,9 @@ func statusOf(code string) int {
 		return http.StatusPreconditionFailed
 	case problem.KeyReused:
 		return http.StatusUnprocessableEntity
-	case problem.Scope, service.PersonOnly, service.NotReviewer, CodeCrossOrigin, CodeCSRFMissing, CodeCSRFInvalid:
+	case problem.Scope, service.PersonOnly, service.NotReviewer, service.OwnerOnly, CodeCrossOrigin, CodeCSRFMissing, CodeCSRFInvalid:
 		return http.StatusForbidden
-	case service.AlreadyDecided, CodeSourceExists:
+	case service.AlreadyDecided, CodeSourceExists, service.LastOwner, service.EmailTaken:
 		return http.StatusConflict
 	case service.TooManyWaiters:
 		return http.StatusTooManyRequests
@@ -94,6 +94,9 @@ var titles = map[string]string{
 	problem.Scope:                "The token lacks a scope",
 	problem.Internal:             "Internal error",
 	service.PersonOnly:           "Only a person may do this",
+	service.OwnerOnly:            "Only a workspace owner may do this",
+	service.LastOwner:            "The workspace needs an owner",
+	service.EmailTaken:           "Already exists",
 	service.PreconditionRequired: "Precondition required",
 	CodeMethodNotAllowed:         "Method not allowed",
 	CodeUnauthenticated:          "Sign-in required",

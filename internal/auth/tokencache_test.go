@@ -125,4 +125,23 @@ func tokenCacheCases(t *testing.T, open func() store.Store) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+
+	// A person removed through A: A refuses their cached token at once.
+	gone := store.User{ID: store.NewID("usr"), Workspace: ws, Email: store.NewID("gone") + "@example.com", Role: "member", CreatedAt: time.Now().UTC()}
+	if err := a.CreateUser(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	goneSecret, _, err := auth.CreateToken(ctx, a, auth.NewTokenSpec{Workspace: ws, User: gone.ID, Name: "theirs", Scopes: []string{auth.ScopeRead}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify(a, goneSecret); err != nil {
+		t.Fatal(err) // A has it cached now
+	}
+	if err := a.DeleteUser(ctx, ws, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := verify(a, goneSecret); err == nil {
+		t.Fatal("the store the removal went through still accepts the removed person's token")
+	}
 }

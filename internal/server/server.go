@@ -202,7 +202,7 @@ func New(st store.Store, c Config) *Server {
 			mux.HandleFunc(p, unavailable)
 		}
 	}
-	mux.Handle(api.Prefix, api.New(svc, people, api.Options{Logger: c.Logger, Verify: mcpOpts.Verify}))
+	mux.Handle(api.Prefix, api.New(svc, people, api.Options{Logger: c.Logger, Verify: mcpOpts.Verify, PublicURL: publicURL}))
 	ready := newReadiness(st, c.Logger)
 	// The store a Server is built on has been migrated (OpenStore, or the
 	// store's own Open).

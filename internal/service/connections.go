@@ -120,12 +120,7 @@ func listConnections(ctx context.Context, st store.Store, workspace, user string
 		if user != "" && t.User != user {
 			continue
 		}
-		out = append(out, Entry{
-			ID: t.ID, Kind: KindToken, Name: t.Name,
-			User:   UserRef{ID: t.User, Email: email[t.User]},
-			Scopes: nonNilIDs(t.Scopes), Notes: t.Notes, Rooms: t.Rooms,
-			CreatedAt: t.CreatedAt.UTC(), LastUsedAt: t.LastUsed, RevokedAt: t.RevokedAt, Revoked: t.RevokedAt != nil,
-		})
+		out = append(out, tokenEntry(t, email[t.User]))
 	}
 	if err := name(ctx, st, workspace, out); err != nil {
 		return nil, err

@@ -15,6 +15,12 @@ import (
 // ErrExists: a row with that unique key (an email, an ID) is already there.
 var ErrExists = errors.New("already exists")
 
+// ErrLastOwner: the change would leave the workspace without an owner.
+var ErrLastOwner = errors.New("the workspace's last owner")
+
+// OwnerRole is the role of a workspace's owners, as users rows store it.
+const OwnerRole = "owner"
+
 // Session is a person's browser session. Hash is the SHA-256 (hex) of the
 // cookie's secret: the secret itself is never stored.
 type Session struct {
@@ -125,6 +131,13 @@ type Identity interface {
 	// DeleteUser removes a user of the workspace with their sessions and
 	// personal access tokens, and revokes their connections and grants.
 	DeleteUser(ctx context.Context, workspace, id string) error
+	// SetUserRole gives a user of the workspace the role, in one statement
+	// that refuses (ErrLastOwner, nothing written) to take the role "owner"
+	// from the workspace's last owner; ErrNotFound if the workspace has no
+	// such user.
+	SetUserRole(ctx context.Context, workspace, id, role string) error
+	// RenameWorkspace sets a workspace's name (ErrNotFound if there is none).
+	RenameWorkspace(ctx context.Context, id, name string) error
 	// Actors names the actors of history ("user:<id>", "token:<id>") of
 	// the workspace, for pages that show who wrote what. It answers only
 	// the actors asked for, keyed by the actor string, in one query however
@@ -292,6 +305,44 @@ func (b *Base) DeleteUser(ctx context.Context, workspace, id string) error {
 			return err
 		}
 		res, err = q.ExecContext(ctx, b.D.Q(`DELETE FROM users WHERE id = ? AND workspace_id = ?`), id, workspace)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+func (b *Base) SetUserRole(ctx context.Context, workspace, id, role string) error {
+	return b.Tx(ctx, func(q Querier) error {
+		// The count of the other owners is in the UPDATE itself, so a
+		// demotion never leaves the workspace without one.
+		res, err := q.ExecContext(ctx, b.D.Q(`UPDATE users SET role = ? WHERE id = ? AND workspace_id = ?
+			AND (role <> ? OR ? = ? OR EXISTS (SELECT 1 FROM users o WHERE o.workspace_id = ? AND o.role = ? AND o.id <> ?))`),
+			role, id, workspace, OwnerRole, role, OwnerRole, workspace, OwnerRole, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return nil
+		}
+		var one int
+		err = q.QueryRowContext(ctx, b.D.Q(`SELECT 1 FROM users WHERE id = ? AND workspace_id = ?`), id, workspace).Scan(&one)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return ErrNotFound
+		case err != nil:
+			return err
+		}
+		return ErrLastOwner
+	})
+}
+
+func (b *Base) RenameWorkspace(ctx context.Context, id, name string) error {
+	return b.Tx(ctx, func(q Querier) error {
+		res, err := q.ExecContext(ctx, b.D.Q(`UPDATE workspaces SET name = ? WHERE id = ?`), name, id)
 		if err != nil {
 			return err
 		}

@@ -23,7 +23,7 @@ const maxCachedTokens = 4096
 // Only valid tokens are kept: an unknown hash is looked up each time (so a
 // token created on another node works at once), and a revoked one is
 // dropped. RevokeToken through the wrapper empties the cache when it
-// commits. Nothing is written per call: tokens.last_used_us is not kept up
+// commits, as DeleteUser does. Nothing is written per call: tokens.last_used_us is not kept up
 // to date by verification.
 //
 // Wrapping a wrapper answers it as it is: two caches in a row would let a
@@ -83,13 +83,18 @@ func (c *tokenCache) TokenByHash(ctx context.Context, hash string) (Token, error
 
 func (c *tokenCache) RevokeToken(ctx context.Context, workspace, id string) error {
 	err := c.s.RevokeToken(ctx, workspace, id)
-	// Whatever the outcome (a revocation may have committed before an
-	// error), the next call looks every token up again.
+	c.forget()
+	return err
+}
+
+// forget empties the cache after a write that may end tokens: whatever its
+// outcome (it may have committed before an error), the next call looks
+// every token up again.
+func (c *tokenCache) forget() {
 	c.mu.Lock()
 	c.gen++
 	clear(c.m)
 	c.mu.Unlock()
-	return err
 }
 
 var _ Store = (*tokenCache)(nil)
@@ -228,8 +233,20 @@ func (c *tokenCache) RehashPassword(ctx context.Context, id, old, hash string) (
 	return c.s.RehashPassword(ctx, id, old, hash)
 }
 
+// DeleteUser deletes the person's tokens too: the next call through the
+// wrapper refuses them, as after RevokeToken.
 func (c *tokenCache) DeleteUser(ctx context.Context, workspace string, id string) error {
-	return c.s.DeleteUser(ctx, workspace, id)
+	err := c.s.DeleteUser(ctx, workspace, id)
+	c.forget()
+	return err
+}
+
+func (c *tokenCache) SetUserRole(ctx context.Context, workspace, id, role string) error {
+	return c.s.SetUserRole(ctx, workspace, id, role)
+}
+
+func (c *tokenCache) RenameWorkspace(ctx context.Context, id, name string) error {
+	return c.s.RenameWorkspace(ctx, id, name)
 }
 
 func (c *tokenCache) Actors(ctx context.Context, workspace string, actors []string) (map[string]Actor, error) {

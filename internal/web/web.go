@@ -42,7 +42,7 @@ const LiveWorkerPrefix = "live-"
 
 // Routes are the app's client routes: each serves index.html. A pattern
 // ending in "/" covers every path below it (/notes/{id}, …).
-var Routes = []string{"/{$}", "/notes", "/notes/", "/connected", "/approvals", "/rooms", "/rooms/"}
+var Routes = []string{"/{$}", "/notes", "/notes/", "/connected", "/approvals", "/rooms", "/rooms/", "/settings", "/settings/"}
 
 // AssetPrefix is where the bundle's files are served.
 const AssetPrefix = "/assets/"

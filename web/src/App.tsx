@@ -9,6 +9,7 @@ import { NotePage } from "./components/NotePage";
 import { ApprovalsPage, PendingBadge, usePendingCount } from "./components/ApprovalsPage";
 import { RoomsPage } from "./RoomsPage";
 import { RoomPage } from "./RoomPage";
+import { SettingsPage } from "./components/SettingsPage";
 
 // App is the one QueryClient's provider around the signed-in person's
 // pages.
@@ -48,6 +49,7 @@ function Shell({ me }: { me: Me }) {
   const path = usePath();
   const pending = usePendingCount();
   const rooms = path === "/rooms" || path.startsWith("/rooms/");
+  const settings = path === "/settings" || path.startsWith("/settings/");
   const section =
     path === "/" || path === "/notes" || path.startsWith("/notes/")
       ? "notes"
@@ -57,7 +59,9 @@ function Shell({ me }: { me: Me }) {
           ? "approvals"
           : rooms
             ? "rooms"
-            : "";
+            : settings
+              ? "settings"
+              : "";
   useEffect(() => {
     document.title =
       section === "connected"
@@ -68,7 +72,9 @@ function Shell({ me }: { me: Me }) {
             ? "Notes · Foundry"
             : section === "rooms"
               ? "Rooms · Foundry"
-              : "Foundry";
+              : section === "settings"
+                ? "Settings · Foundry"
+                : "Foundry";
   }, [section]);
   return (
     <div className="shell">
@@ -110,6 +116,9 @@ function Shell({ me }: { me: Me }) {
         <Link to="/rooms" className="navlink" current={section === "rooms"}>
           Rooms
         </Link>
+        <Link to="/settings" className="navlink" current={section === "settings"}>
+          Settings
+        </Link>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
         {section === "notes" && !path.startsWith("/notes/") ? <NotesPage me={me.user.name || me.user.email} /> : null}
@@ -118,6 +127,7 @@ function Shell({ me }: { me: Me }) {
         {section === "approvals" ? <ApprovalsPage pending={pending} /> : null}
         {path === "/rooms" ? <RoomsPage /> : null}
         {path.startsWith("/rooms/") ? <RoomPage key={path} id={safeDecode(path.slice("/rooms/".length))} /> : null}
+        {section === "settings" ? <SettingsPage me={me} path={path} /> : null}
         {section === "" ? <NotFound /> : null}
       </main>
     </div>

@@ -90,9 +90,12 @@ export function ConnectedPage({ pending }: { pending?: number | null }) {
         <div className="empty">
           <h2>Nothing is connected</h2>
           <p>
-            Point an MCP client at this server's <code>/mcp</code> address: it signs in here and asks for your consent. A script can use a personal
-            access token (<code>foundry token create</code>).
+            Point an MCP client at this server's <code>/mcp</code> address (Settings → Workspace shows it): it signs in here and asks for your consent. A
+            script can use a personal access token.
           </p>
+          <Link to="/settings/tokens" className="button secondary">
+            Create a token
+          </Link>
         </div>
       ) : null}
       {clients.length > 0 ? <Group title="Connected clients" id="clients" entries={clients} onRevoke={setRevoking} /> : null}
@@ -132,7 +135,9 @@ export function ConnectedPage({ pending }: { pending?: number | null }) {
   );
 }
 
-function Group({ title, id, entries, onRevoke }: { title: string; id: string; entries: Connection[]; onRevoke: (e: Connection) => void }) {
+// Group is a list of entries, each with what it can do and reach, and
+// Revoke (the Settings page lists the tokens with it too).
+export function Group({ title, id, entries, onRevoke }: { title: string; id: string; entries: Connection[]; onRevoke: (e: Connection) => void }) {
   return (
     <section className="conn-group" aria-labelledby={id + "-title"}>
       <h2 id={id + "-title"}>

@@ -25,6 +25,7 @@ var identityCases = []struct {
 	{"SetPassword replaces the hash and ends only that user's sessions", testSetPassword},
 	{"RehashPassword replaces the hash it was given only, keeping sessions", testRehashPassword},
 	{"DeleteUser removes sessions and tokens and revokes connections and grants", testDeleteUser},
+	{"SetUserRole never takes the last owner's role; RenameWorkspace renames", testSetUserRole},
 	{"sessions are found by hash until they expire", testSessions},
 	{"ServerSecret keeps the first value, whatever its bytes", testServerSecret},
 	{"clients round-trip, are unique by ID and can be deleted", testClients},
@@ -1028,5 +1029,64 @@ func testConcurrentCreates(t *testing.T, s store.Store) {
 	}
 	if list, _ := s.Connections(ctx, ws); len(list) != 1 {
 		t.Fatalf("%d connections after concurrent consents, want 1", len(list))
+	}
+}
+
+func testSetUserRole(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	ws := Seed(t, s)
+	first := owner(t, s, ws)
+	m := addUser(t, s, ws, "member")
+	role := func(id string) string {
+		t.Helper()
+		u, err := s.UserByID(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.Role
+	}
+	if err := s.SetUserRole(ctx, ws, first.ID, "member"); !errors.Is(err, store.ErrLastOwner) {
+		t.Fatalf("demoting the last owner: %v, want ErrLastOwner", err)
+	}
+	if role(first.ID) != "owner" {
+		t.Fatal("a refused demotion changed the role")
+	}
+	if err := s.SetUserRole(ctx, ws, first.ID, "owner"); err != nil {
+		t.Fatalf("the last owner made owner again: %v", err)
+	}
+	if err := s.SetUserRole(ctx, Seed(t, s), m.ID, "owner"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("SetUserRole in another workspace: %v, want ErrNotFound", err)
+	}
+	if err := s.SetUserRole(ctx, ws, "usr_unknown", "owner"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("SetUserRole of an unknown user: %v, want ErrNotFound", err)
+	}
+	if err := s.SetUserRole(ctx, ws, m.ID, "owner"); err != nil || role(m.ID) != "owner" {
+		t.Fatalf("promoting a member: %v, role %q", err, role(m.ID))
+	}
+	if err := s.SetUserRole(ctx, ws, first.ID, "member"); err != nil || role(first.ID) != "member" {
+		t.Fatalf("demoting an owner while another is left: %v, role %q", err, role(first.ID))
+	}
+	if err := s.SetUserRole(ctx, ws, m.ID, "member"); !errors.Is(err, store.ErrLastOwner) {
+		t.Fatalf("demoting the new last owner: %v, want ErrLastOwner", err)
+	}
+
+	if err := s.RenameWorkspace(ctx, ws, "Renamed Ünïcode"); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Workspaces(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range all {
+		if w.ID == ws {
+			found = w.Name == "Renamed Ünïcode"
+		}
+	}
+	if !found {
+		t.Fatal("RenameWorkspace: the workspace does not have the new name")
+	}
+	if err := s.RenameWorkspace(ctx, "ws_unknown", "x"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("RenameWorkspace of an unknown workspace: %v, want ErrNotFound", err)
 	}
 }

@@ -1,5 +1,5 @@
 import { answer, client, guard, rawUpload, url, written, type Precondition } from "./client";
-import type { AppChange, CellRange, CellsWrite, NewSlide, NewSource, NewTab, Note, NoteChange, Room, SlideFields, TabChange, TabRef } from "./types";
+import type { AppChange, CellRange, CellsWrite, Invite, NewSlide, NewSource, NewTab, NewToken, Note, NoteChange, Role, Room, SlideFields, TabChange, TabRef } from "./types";
 
 // Every call the web app makes, one function each, through the client
 // typed by the OpenAPI document: a call's route, parameters, headers and
@@ -114,6 +114,18 @@ export const api = {
   live: (topics: string[], after: string) => new EventSource(url("/api/live", { query: { topic: topics, after: after || undefined } })),
 
   connections: () => answer(client.GET("/api/connections")),
+
+  // Settings: the people (owners invite, change roles, remove), the
+  // workspace (owners rename it) and the personal access tokens.
+  people: (signal?: AbortSignal) => answer(client.GET("/api/people", { signal })),
+  invite: (body: Invite) => answer(client.POST("/api/people", { body })),
+  changeRole: (id: string, role: Role) => answer(client.PATCH("/api/people/{id}", { params: { path: { id } }, body: { role } })),
+  removePerson: (id: string) => written(client.DELETE("/api/people/{id}", { params: { path: { id } } })),
+  workspace: (signal?: AbortSignal) => answer(client.GET("/api/workspace", { signal })),
+  renameWorkspace: (name: string) => answer(client.PATCH("/api/workspace", { body: { name } })),
+  tokens: (signal?: AbortSignal) => answer(client.GET("/api/tokens", { signal })),
+  createToken: (body: NewToken) => answer(client.POST("/api/tokens", { body })),
+  revokeToken: (id: string) => written(client.DELETE("/api/tokens/{id}", { params: { path: { id } } })),
   revoke: (id: string) => written(client.DELETE("/api/connections/{id}", { params: { path: { id } } })),
 
   pendingProposals: (signal?: AbortSignal) => answer(client.GET("/api/proposals", { params: { query: { status: "pending" } }, signal })),

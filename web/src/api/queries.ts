@@ -18,6 +18,9 @@ export const keys = {
   version: (id: string, v: number) => ["note", id, "version", v] as const,
   versionTab: (id: string, v: number, tab: string) => ["note", id, "version", v, "tab", tab] as const,
   connections: ["connections"] as const,
+  people: ["people"] as const,
+  workspace: ["workspace"] as const,
+  tokens: ["tokens"] as const,
   proposals: ["proposals", "pending"] as const,
   proposal: (id: string) => ["proposal", id] as const,
   rooms: ["rooms"] as const,
@@ -77,6 +80,9 @@ export const queries = {
   versionTab: (id: string, v: number, tab: string) =>
     queryOptions({ queryKey: keys.versionTab(id, v, tab), queryFn: ({ signal }) => api.versionTab(id, v, tab, signal), staleTime: Infinity }),
   connections: () => queryOptions({ queryKey: keys.connections, queryFn: () => api.connections().then((r) => r.connections ?? []) }),
+  people: () => queryOptions({ queryKey: keys.people, queryFn: ({ signal }) => api.people(signal).then((r) => r.people ?? []) }),
+  workspace: () => queryOptions({ queryKey: keys.workspace, queryFn: ({ signal }) => api.workspace(signal) }),
+  tokens: () => queryOptions({ queryKey: keys.tokens, queryFn: ({ signal }) => api.tokens(signal).then((r) => r.tokens ?? []) }),
   // The pending proposals, read again when the pending count changes.
   proposals: (pending: number | null) =>
     queryOptions({ queryKey: [...keys.proposals, pending], queryFn: ({ signal }) => api.pendingProposals(signal).then((r) => r.proposals ?? []) }),

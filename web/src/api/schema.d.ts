@@ -461,6 +461,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's people, their roles and whether they have set a password */
+        get: operations["getPeople"];
+        put?: never;
+        /** Invite a person (a workspace owner): the answer holds their one-time link to set a password, shown once */
+        post: operations["postPeople"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a person (a workspace owner; never the last owner): their sessions and tokens end, their connections are revoked */
+        delete: operations["deletePeopleId"];
+        options?: never;
+        head?: never;
+        /** Change a person's role (a workspace owner; the last owner stays one) */
+        patch: operations["patchPeopleId"];
+        trace?: never;
+    };
     "/api/proposals": {
         parameters: {
             query?: never;
@@ -635,6 +671,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The personal access tokens the caller may see (an owner every one, a member their own), with their last use */
+        get: operations["getTokens"];
+        put?: never;
+        /** Create a personal access token of the caller's: its secret is in the answer, shown once */
+        post: operations["postTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a personal access token (at once on this node) */
+        delete: operations["deleteTokensId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's name and the server's public URL and MCP address */
+        get: operations["getWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename the workspace (a workspace owner) */
+        patch: operations["patchWorkspace"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -682,6 +771,10 @@ export interface components {
             sheet: string;
             sheet_id: string;
         };
+        ChangeRoleRequest: {
+            /** @enum {string} */
+            role: "member" | "owner";
+        };
         CompileMessage: {
             column: number;
             file: string;
@@ -712,6 +805,19 @@ export interface components {
             label?: null | string;
             /** @enum {string} */
             type: "slides" | "sheet";
+        };
+        CreateTokenRequest: {
+            /** @description What the token is recognised by; empty: "Personal token N" */
+            name?: string;
+            /** @description The IDs of the Notes the token may reach (they must also be approved); absent or null: every approved Note, now and later; []: none */
+            notes?: string[];
+            /** @description The IDs of the Rooms the token may reach; absent or null: every Room, now and later; []: none */
+            rooms?: string[];
+            scopes: string[];
+        };
+        CreatedToken: {
+            secret: string;
+            token: components["schemas"]["Entry"];
         };
         Decided: {
             at: string;
@@ -780,6 +886,22 @@ export interface components {
             /** @description Newest first */
             versions: components["schemas"]["VersionEntry"][];
         };
+        Invitation: {
+            /** Format: date-time */
+            expires_at?: string;
+            link?: string;
+            person: components["schemas"]["Member"];
+        };
+        InviteRequest: {
+            email: string;
+            /** @description The person's name, as pages show it */
+            name?: string;
+            /**
+             * @default member
+             * @enum {string}
+             */
+            role: "member" | "owner";
+        };
         ItemChange: {
             /** @enum {string} */
             change: "added" | "deleted" | "changed" | "renamed" | "moved";
@@ -840,6 +962,15 @@ export interface components {
             id: string;
             name: string;
         };
+        Member: {
+            /** Format: date-time */
+            created_at: string;
+            email: string;
+            id: string;
+            name: string;
+            role: string;
+            status: string;
+        };
         NoteAnswer: {
             approved: boolean;
             changed_tab_ids: string[];
@@ -879,6 +1010,9 @@ export interface components {
         };
         PendingCount: {
             pending: number;
+        };
+        PeopleList: {
+            people: components["schemas"]["Member"][];
         };
         PersonRef: {
             id: string;
@@ -975,6 +1109,9 @@ export interface components {
         RenameSheetRequest: {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
             expected_version?: null | number;
+            name: string;
+        };
+        RenameWorkspaceRequest: {
             name: string;
         };
         RestoreRequest: {
@@ -1166,6 +1303,9 @@ export interface components {
             after: string;
             before: string;
         };
+        TokenList: {
+            tokens: components["schemas"]["Entry"][];
+        };
         UpdateAppRequest: {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
             expected_version?: null | number;
@@ -1264,6 +1404,13 @@ export interface components {
             /** @enum {string} */
             kind: "person" | "token" | "client" | "unknown";
             name: string;
+        };
+        WorkspaceInfo: {
+            id: string;
+            mcp_url: string;
+            name: string;
+            public_url: string;
+            public_url_configured: boolean;
         };
     };
     responses: {
@@ -2581,6 +2728,130 @@ export interface operations {
             500: components["responses"]["Problem"];
         };
     };
+    getPeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeopleList"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    postPeople: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InviteRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    deletePeopleId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    patchPeopleId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ChangeRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
     getProposals: {
         parameters: {
             query?: {
@@ -2925,6 +3196,155 @@ export interface operations {
             403: components["responses"]["Problem"];
             404: components["responses"]["Problem"];
             413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    getTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    postTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedToken"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    deleteTokensId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    getWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceInfo"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    patchWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RenameWorkspaceRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceInfo"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
             500: components["responses"]["Problem"];
         };

@@ -124,3 +124,15 @@ export type AppChange = Fields<Schema<"UpdateAppRequest">>;
 // AppBundle is an approved app compiled; ok false (js empty) when it does
 // not compile, and then errors says why.
 export type AppBundle = Schema<"Bundle">;
+
+// Settings: the people, the workspace and the personal access tokens.
+
+export type Member = Schema<"Member">;
+export type PeopleList = Schema<"PeopleList">;
+export type Invite = Schema<"InviteRequest">;
+export type Invitation = Schema<"Invitation">;
+export type Role = Schema<"ChangeRoleRequest">["role"];
+export type WorkspaceInfo = Schema<"WorkspaceInfo">;
+export type TokenList = Schema<"TokenList">;
+export type NewToken = Schema<"CreateTokenRequest">;
+export type CreatedToken = Schema<"CreatedToken">;
