@@ -1,4 +1,5 @@
 import { EditorView } from "codemirror";
+import { StateEffect, StateField, type Extension } from "@codemirror/state";
 
 // theme is the editor's look in the app's palette (its custom properties
 // reach into the shadow root).
@@ -38,3 +39,55 @@ export function keepInView(v: EditorView, a: Anchor) {
   // Once the editor has measured its new lines, again.
   v.requestMeasure({ read: (view) => view.coordsAtPos(a.pos)?.top, write: fix });
 }
+
+// A list marker at the start of a line: "- ", "* ", "+ ", "1. ", "1) ",
+// each maybe with a task box "[ ] ".
+const markerAt = /^(\s*(?:>\s*)*)((?:[-*+]|\d{1,9}[.)]) (?:\[[ xX]\] )?)$/;
+const typedMarker = /^(?:[-*+]|\d{1,9}[.)]) $/;
+
+// autoMarker is the list marker Enter just continued, while the cursor
+// stays on its line: [from, to) of the marker, without its indentation.
+type Auto = { from: number; to: number } | null;
+const setAuto = StateEffect.define<Auto>();
+const autoMarker = StateField.define<Auto>({
+  create: () => null,
+  update(v, tr) {
+    for (const e of tr.effects) if (e.is(setAuto)) return e.value;
+    const doc = tr.newDoc;
+    const sel = tr.newSelection.main;
+    // Enter (typed, not pasted) that left the cursor after a bare marker.
+    if (tr.docChanged && tr.isUserEvent("input") && !tr.isUserEvent("input.paste")) {
+      let newline = false;
+      tr.changes.iterChanges((_a, _b, _c, _d, text) => {
+        if (text.lines > 1) newline = true;
+      });
+      if (newline) {
+        const line = doc.lineAt(sel.head);
+        const m = sel.empty && sel.head === line.to ? markerAt.exec(line.text) : null;
+        return m ? { from: line.from + m[1].length, to: line.to } : null;
+      }
+    }
+    if (!v) return v;
+    const from = tr.changes.mapPos(v.from, 1);
+    const to = tr.changes.mapPos(v.to, -1);
+    if (to - from !== v.to - v.from || doc.lineAt(sel.head).number !== doc.lineAt(from).number || sel.head < to) return null;
+    return { from, to };
+  },
+});
+
+// listContinuation keeps a continued list from doubling its marker: after
+// Enter on "- item" has put "- " on the new line, a person who types "- "
+// (or "* ", "1. ", "- [ ] " begun with "- ") themselves gets their marker
+// in its place, not "- - ".
+export const listContinuation: Extension = [
+  autoMarker,
+  EditorView.inputHandler.of((view, from, to, text) => {
+    const a = view.state.field(autoMarker, false);
+    if (!a || from !== to || from < a.to) return false;
+    const typed = view.state.sliceDoc(a.to, from) + text;
+    const after = view.state.doc.lineAt(from);
+    if (!typedMarker.test(typed) || after.to !== from) return false;
+    view.dispatch({ changes: { from: a.from, to, insert: typed }, selection: { anchor: a.from + typed.length }, effects: setAuto.of(null), userEvent: "input.type" });
+    return true;
+  }),
+];

@@ -6,7 +6,7 @@ import type { RemoteChange } from "../../live";
 import type { Saver, SaveState } from "../../save";
 import { clearDraft, loadDraft, saveDraft, type Draft } from "./draft";
 import { merge3, textChanges } from "./merge";
-import { keepInView, theme, viewAnchor } from "./editor";
+import { keepInView, listContinuation, theme, viewAnchor } from "./editor";
 import type { Base, MarkdownProps, TextConflict } from "./types";
 
 // A markdown tab's editing session: CodeMirror, the text it was started
@@ -297,6 +297,7 @@ export class MarkdownSession {
       extensions: [
         basicSetup,
         markdown(),
+        listContinuation,
         theme,
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ "aria-label": "Markdown text of " + this.props.label, "aria-multiline": "true" }),

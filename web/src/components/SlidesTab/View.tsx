@@ -2,18 +2,29 @@ import { useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEven
 import type { Slide } from "../../api";
 import { Dialog, Notice } from "../../ui";
 import type { TabProps } from "../tab";
+import { Present } from "./Present";
+import { NEW_TITLE } from "./session";
 import { SlideView } from "./SlideView";
 import { layoutOf, layouts, themeOf, themes } from "./layouts";
-import { fieldName, textFields } from "./types";
+import { fieldName, textFields, type Drafts } from "./types";
 import { useSlides } from "./useSlides";
 
 // The slides editor: the deck as cards (drag or Alt+↑/↓ to reorder) and
 // the selected slide's title, body and notes beside a preview in its
-// layout and theme. How it saves: session.ts.
+// layout and theme; Present shows it full screen. How it saves: session.ts.
+
+// presentKeys is the shortcut that presents, as the platform writes it.
+const mac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+const presentKeys = mac ? "⌘+Enter" : "Ctrl+Enter";
+
+const isBlank = (s: Slide, fresh: string, drafts: Drafts) => s.slide_id === fresh && drafts[s.slide_id]?.title === undefined && s.title === NEW_TITLE;
+
 export function SlidesTab(p: TabProps) {
   const { session, deck } = useSlides(p);
-  const { base, drafts, clashes, lost, selected, busy, error, notice } = deck;
+  const { base, drafts, clashes, lost, selected, busy, error, notice, fresh } = deck;
   const [confirm, setConfirm] = useState<Slide | null>(null);
+  const [presenting, setPresenting] = useState(false);
+  const presentButton = useRef<HTMLButtonElement>(null);
   const [dragging, setDragging] = useState("");
   const [dropAt, setDropAt] = useState(-1);
   const cards = useRef<Record<string, HTMLButtonElement | null>>({});
@@ -66,9 +77,33 @@ export function SlidesTab(p: TabProps) {
     }
   };
 
-  const shown = useMemo(() => base.map((s) => ({ ...s, ...drafts[s.slide_id] })), [base, drafts]);
+  // The slide just added shows its title empty until the person types one
+  // (the server calls it NEW_TITLE meanwhile).
+  const blank = (s: Slide) => isBlank(s, fresh, drafts);
+  const shown = useMemo(() => base.map((s) => ({ ...s, ...drafts[s.slide_id], ...(isBlank(s, fresh, drafts) ? { title: "" } : {}) })), [base, drafts, fresh]);
   const index = shown.findIndex((s) => s.slide_id === selected);
   const sel = index >= 0 ? shown[index] : undefined;
+  const selBlank = index >= 0 && blank(base[index]);
+
+  // Ctrl/Cmd+Enter presents from the selected slide.
+  const canPresent = base.length > 0 && !presenting;
+  useEffect(() => {
+    if (!canPresent) return;
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key === "Enter") {
+        e.preventDefault();
+        setPresenting(true);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [canPresent]);
+  const stopPresenting = (at: number) => {
+    setPresenting(false);
+    const s = shown[at];
+    if (s && s.slide_id !== selected) session.select(s.slide_id);
+    window.setTimeout(() => presentButton.current?.focus(), 0);
+  };
 
   const lostBox = lost.length ? (
     <div className="notice sl-lost" role="region" aria-label="Text from a deleted slide">
@@ -124,8 +159,8 @@ export function SlidesTab(p: TabProps) {
             <h2 id="sl-deck-title">
               Slides <span className="muted">({base.length})</span>
             </h2>
-            <button type="button" className="secondary small" onClick={() => session.addSlide()} data-add-slide="">
-              + Add slide
+            <button type="button" className="primary small" ref={presentButton} onClick={() => setPresenting(true)} title={`Present from this slide, full screen (${presentKeys})`} aria-keyshortcuts="Control+Enter Meta+Enter" data-present="">
+              <span aria-hidden="true">▶</span> Present
             </button>
           </div>
           <p className="sl-hint muted" id="sl-reorder-hint">
@@ -172,6 +207,9 @@ export function SlidesTab(p: TabProps) {
               </li>
             ))}
           </ol>
+          <button type="button" className="secondary small sl-add" onClick={() => session.addSlide()} title={index >= 0 ? `A new slide after slide ${index + 1}` : undefined} data-add-slide="">
+            + Add slide
+          </button>
         </section>
         {sel ? (
           <section className="sl-editor" aria-labelledby="sl-editor-title">
@@ -199,11 +237,15 @@ export function SlidesTab(p: TabProps) {
                     <div className="sl-field" key={f}>
                       <label htmlFor={id}>{fieldName[f]}</label>
                       {f === "title" ? (
-                        <input id={id} type="text" value={value} maxLength={500} onChange={(e) => session.type(sel.slide_id, f, e.target.value)} aria-invalid={value.trim() === "" ? true : undefined} aria-describedby={value.trim() === "" ? "sl-title-need" : undefined} />
+                        <input id={id} type="text" value={value} maxLength={500} placeholder="Slide title" onChange={(e) => session.type(sel.slide_id, f, e.target.value)} aria-invalid={value.trim() === "" && !selBlank ? true : undefined} aria-describedby={value.trim() === "" ? "sl-title-need" : undefined} />
                       ) : (
                         <textarea id={id} value={value} rows={f === "body" ? 7 : 3} onChange={(e) => session.type(sel.slide_id, f, e.target.value)} aria-describedby={f === "body" ? "sl-body-hint" : undefined} />
                       )}
-                      {f === "title" && value.trim() === "" ? (
+                      {f === "title" && selBlank ? (
+                        <p className="sl-hint muted" id="sl-title-need">
+                          Type the slide's title; until it has one, the deck calls it “{NEW_TITLE}”.
+                        </p>
+                      ) : f === "title" && value.trim() === "" ? (
                         <p className="field-error" id="sl-title-need">
                           Every slide needs a title: it is saved once it has one.
                         </p>
@@ -275,6 +317,7 @@ export function SlidesTab(p: TabProps) {
           </section>
         )}
       </div>
+      {presenting ? <Present slides={shown} start={Math.max(index, 0)} onClose={stopPresenting} /> : null}
       <Dialog open={confirm !== null} title="Delete this slide?" id="sl-delete" onClose={() => setConfirm(null)}>
         {confirm ? (
           <>

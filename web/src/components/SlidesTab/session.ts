@@ -17,6 +17,11 @@ import type { TabProps } from "../tab";
 
 const DEBOUNCE_MS = 700;
 
+// NEW_TITLE is what the server calls a slide the person just added (a
+// slide needs a title): the page shows its title field empty until they
+// type one, and never sends this name back.
+export const NEW_TITLE = "New slide";
+
 function sameDeck(a: Slide[], b: Slide[]): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -55,7 +60,7 @@ export class DeckSession {
     // Text kept in the browser from before (a reload, a closed window).
     const kept = restoreDrafts(props.noteId, props.content.tab_id, slides);
     this.restored = Object.keys(kept.drafts).length > 0;
-    this.deck = { base: slides, drafts: kept.drafts, clashes: kept.clashes, lost: kept.lost, selected: slides[0]?.slide_id ?? "", busy: 0, error: "", notice: "", titleFocus: 0 };
+    this.deck = { base: slides, drafts: kept.drafts, clashes: kept.clashes, lost: kept.lost, selected: slides[0]?.slide_id ?? "", busy: 0, error: "", notice: "", titleFocus: 0, fresh: "" };
     this.lastSeq = props.remote?.seq ?? 0;
   }
 
@@ -261,7 +266,7 @@ export class DeckSession {
   }
 
   select(id: string) {
-    this.set({ selected: id });
+    this.set({ selected: id, fresh: id === this.deck.fresh ? id : "" });
   }
 
   dismiss(what: "notice" | "error") {
@@ -272,7 +277,7 @@ export class DeckSession {
     const base = this.deck.base;
     const cur = base.find((s) => s.slide_id === this.deck.selected);
     const at = from ? base.length : cur ? base.indexOf(cur) + 1 : base.length;
-    const body: SlideFields & { title: string } = from ? { title: from.title.trim() || "New slide", body: from.body, notes: from.notes } : { title: "New slide", position: at };
+    const body: SlideFields & { title: string } = from ? { title: from.title.trim() || NEW_TITLE, body: from.body, notes: from.notes } : { title: NEW_TITLE, position: at };
     // A new slide takes the theme of the slide it follows: one deck, one look.
     const theme = cur ? themeOf(cur) : "";
     if (theme && theme !== "paper") body.theme = theme;
@@ -283,7 +288,7 @@ export class DeckSession {
         const s: Slide = { slide_id: r.slide_id, title: body.title, body: body.body ?? "", notes: body.notes ?? "", theme: body.theme };
         const list = this.deck.base.slice();
         list.splice(Math.min(body.position ?? list.length, list.length), 0, s);
-        this.set({ base: list, selected: r.slide_id, titleFocus: from ? this.deck.titleFocus : this.deck.titleFocus + 1 });
+        this.set(from ? { base: list, selected: r.slide_id } : { base: list, selected: r.slide_id, titleFocus: this.deck.titleFocus + 1, fresh: r.slide_id });
       },
     );
   }

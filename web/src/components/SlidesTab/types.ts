@@ -25,4 +25,5 @@ export type Deck = {
   error: string;
   notice: string;
   titleFocus: number; // grows when a new slide's title should take focus
+  fresh: string; // the slide just added, while it is selected: its title shows empty until typed
 };
