@@ -372,12 +372,20 @@ func (w issWriter) WriteHeader(code int) {
 			if u, err := url.Parse(loc); err == nil {
 				// The response is in the fragment when fosite answers a
 				// fragment response mode (only to refuse it).
+				// A request without state gets no state back (fosite
+				// writes an empty one).
 				if frag, err := url.ParseQuery(u.Fragment); err == nil && u.Fragment != "" {
 					frag.Set("iss", w.iss)
+					if frag.Get("state") == "" {
+						frag.Del("state")
+					}
 					u.Fragment = frag.Encode()
 				} else {
 					q := u.Query()
 					q.Set("iss", w.iss)
+					if q.Get("state") == "" {
+						q.Del("state")
+					}
 					u.RawQuery = q.Encode()
 				}
 				w.Header().Set("Location", u.String())
