@@ -349,17 +349,19 @@ await section("the TypeScript SDK's own OAuth (StreamableHTTPClientTransport + O
   anonymousTools = anon.json?.result?.tools?.map(t => t.name) ?? [];
   check('tools/list without a token answers the published tools', anon.status === 200 && anonymousTools.length > 0, `${anon.status}, ${anonymousTools.length} tools`);
 
+  const init = await mcpCall('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'foundry-oauth-check', version: '1.0.0' } });
+  check('initialize without a token: 401 naming resource_metadata (a session needs credentials)', init.status === 401 && /resource_metadata="[^"]+"/.test(init.challenge), `${init.status} WWW-Authenticate: ${init.challenge}`);
+
   let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: provider });
   let client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
-  await client.connect(transport);
   let err;
   try {
-    await client.callTool({ name: 'list_notes', arguments: {} });
+    await client.connect(transport);
   } catch (e) {
     err = e;
   }
   await client.close();
-  check('the first tool call sends the SDK through OAuth (UnauthorizedError once it has redirected)', err instanceof UnauthorizedError, err ? `${err.constructor.name}: ${short(err.message)}` : 'no error');
+  check('connecting sends the SDK through OAuth (UnauthorizedError once it has redirected)', err instanceof UnauthorizedError, err ? `${err.constructor.name}: ${short(err.message)}` : 'no error');
   client1 = provider.clientInformation();
   check('the SDK registered itself by RFC 7591 (a client_id, no secret)', !!client1?.client_id && !client1.client_secret, JSON.stringify({ client_id: client1?.client_id, token_endpoint_auth_method: client1?.token_endpoint_auth_method }));
   const au = provider.authURL;
@@ -433,8 +435,7 @@ await section('step-up: a read-only grant asked for write', async () => {
   const p = new MemoryProvider(browser, { name: 'oauth-check step-up', consents: [['osfoundry:read']] });
   let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
   let client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
-  await client.connect(transport);
-  await client.callTool({ name: 'list_notes', arguments: {} }).catch(e => {
+  await client.connect(transport).catch(e => {
     if (!(e instanceof UnauthorizedError)) throw e;
   });
   await client.close();
@@ -493,6 +494,38 @@ await section('step-up: a read-only grant asked for write', async () => {
   }
 });
 
+// OAuth 2.1 makes state optional with PKCE, and this SDK sends none when
+// its provider has no state(): the flow completes all the same.
+await section('a provider without state()', async () => {
+  const p = new MemoryProvider(browser, { name: 'oauth-check no state' });
+  p.state = undefined;
+  let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
+  let client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
+  let err;
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    err = e;
+  }
+  await client.close();
+  const au = p.authURL;
+  check('without state(): the SDK sends no state, with PKCE S256', !!au && !au.searchParams.has('state') && au.searchParams.get('code_challenge_method') === 'S256', au ? short(au.search, 200) : `no authorization URL (${err?.constructor.name}: ${short(err?.message)})`);
+  const r = p.result;
+  check('without state: the consent page, then a code back with no state', !!r?.code && !r.error && !r.back.searchParams.has('state') && r.iss === asMeta?.issuer, r ? `${r.status} → ${short(r.location, 160)}` : 'no authorization result');
+  if (!r?.code) return;
+  await transport.finishAuth(r.code);
+  check('without state: finishAuth gets tokens', !!p.tokens()?.access_token, `scope=${p.tokens()?.scope}`);
+  transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
+  client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const list = await client.callTool({ name: 'list_notes', arguments: {} });
+    check('without state: callTool list_notes works', !list.isError && JSON.stringify(list.structuredContent ?? list.content).includes('Welcome'), short(JSON.stringify(list.structuredContent ?? list.content), 160));
+  } finally {
+    await client.close();
+  }
+});
+
 // A second client, registered by hand, for the manual flows below.
 async function register(meta) {
   const res = await fetchT(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(meta) });
@@ -544,6 +577,9 @@ await section('refusals, as an outside client', async () => {
   check('plain PKCE (code_challenge_method=plain) refused', !r.code && (r.error === 'invalid_request' || (r.status >= 400 && !r.location)), errPage(r));
   r = await authorizeRefusal({ ...good });
   check('no PKCE refused', !r.code && (r.error === 'invalid_request' || (r.status >= 400 && !r.location)), errPage(r));
+  const { state: _, ...stateless } = good;
+  r = await authorizeRefusal(stateless);
+  check('neither state nor PKCE: refused on an error page, not by a redirect', r.status === 400 && !r.location && r.type.startsWith('text/html') && r.body.includes('invalid_state'), errPage(r));
   r = await authorizeRefusal({ ...good, code_challenge: challenge, code_challenge_method: 'S256', redirect_uri: 'http://evil.example.com/callback' });
   check('an unregistered redirect_uri gets an error page, not a redirect', r.status >= 400 && !r.location && r.type.startsWith('text/html'), errPage(r));
   r = await authorizeRefusal({ ...good, code_challenge: challenge, code_challenge_method: 'S256', resource: `${base}/elsewhere` });
