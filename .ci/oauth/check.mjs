@@ -279,6 +279,23 @@ class MemoryProvider {
   }
 }
 
+// connectUnsigned connects with a provider that holds no token yet: the
+// initialize's 401 sends the SDK through OAuth (the person signs in and
+// consents in redirectToAuthorization), and connect throws; it answers the
+// transport, for finishAuth, and what connect threw.
+async function connectUnsigned(p) {
+  const transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
+  const client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
+  let err;
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    err = e;
+  }
+  await client.close();
+  return { transport, err };
+}
+
 // ---- the checks ------------------------------------------------------------
 
 const browser = new Browser();
@@ -352,15 +369,8 @@ await section("the TypeScript SDK's own OAuth (StreamableHTTPClientTransport + O
   const init = await mcpCall('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'foundry-oauth-check', version: '1.0.0' } });
   check('initialize without a token: 401 naming resource_metadata (a session needs credentials)', init.status === 401 && /resource_metadata="[^"]+"/.test(init.challenge), `${init.status} WWW-Authenticate: ${init.challenge}`);
 
-  let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: provider });
-  let client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
-  let err;
-  try {
-    await client.connect(transport);
-  } catch (e) {
-    err = e;
-  }
-  await client.close();
+  let { transport, err } = await connectUnsigned(provider);
+  let client;
   check('connecting sends the SDK through OAuth (UnauthorizedError once it has redirected)', err instanceof UnauthorizedError, err ? `${err.constructor.name}: ${short(err.message)}` : 'no error');
   client1 = provider.clientInformation();
   check('the SDK registered itself by RFC 7591 (a client_id, no secret)', !!client1?.client_id && !client1.client_secret, JSON.stringify({ client_id: client1?.client_id, token_endpoint_auth_method: client1?.token_endpoint_auth_method }));
@@ -433,12 +443,9 @@ await section('refresh: rotation, then reuse detection', async () => {
 // grant read-only; then the client authorizes again, as 2.x does.
 await section('step-up: a read-only grant asked for write', async () => {
   const p = new MemoryProvider(browser, { name: 'oauth-check step-up', consents: [['osfoundry:read']] });
-  let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
-  let client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
-  await client.connect(transport).catch(e => {
-    if (!(e instanceof UnauthorizedError)) throw e;
-  });
-  await client.close();
+  let { transport, err: connectErr } = await connectUnsigned(p);
+  if (connectErr && !(connectErr instanceof UnauthorizedError)) throw connectErr;
+  let client;
   if (!p.result?.code) throw new Error('no authorization code for the step-up client');
   await transport.finishAuth(p.result.code);
   check('consent with read only → the SDK holds a read-only token', p.tokens()?.scope === 'osfoundry:read', `scope=${p.tokens()?.scope}`);
@@ -499,15 +506,8 @@ await section('step-up: a read-only grant asked for write', async () => {
 await section('a provider without state()', async () => {
   const p = new MemoryProvider(browser, { name: 'oauth-check no state' });
   p.state = undefined;
-  let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
-  let client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
-  let err;
-  try {
-    await client.connect(transport);
-  } catch (e) {
-    err = e;
-  }
-  await client.close();
+  let { transport, err } = await connectUnsigned(p);
+  let client;
   const au = p.authURL;
   check('without state(): the SDK sends no state, with PKCE S256', !!au && !au.searchParams.has('state') && au.searchParams.get('code_challenge_method') === 'S256', au ? short(au.search, 200) : `no authorization URL (${err?.constructor.name}: ${short(err?.message)})`);
   const r = p.result;
