@@ -1,7 +1,8 @@
 // Command inspector drives the MCP Inspector's web UI in headless Chromium
 // as a person would: add Foundry by its URL, connect, list the tools, call
-// list_notes, follow the Inspector into Foundry's sign-in and consent
-// pages, and see the Welcome Note in the result. Run by .ci/inspector-check,
+// list_notes, follow the Inspector into Foundry's sign-in and consent pages
+// (on connecting in the Legacy era, at the first tool call in the Modern
+// one), and see the Welcome Note in the result. Run by .ci/inspector-check,
 // which starts Foundry and the Inspector first. With -foundry and -data it
 // then revokes the connection and connects again through a new consent.
 //
@@ -332,6 +333,52 @@ func run(inspector, mcpURL, email, password, shots string, era struct{ option, r
 	if !poll(`(() => { const t = ` + toggle + `; if (!t) return false; t.click(); return true; })()`) {
 		return fmt.Errorf("no connect switch for foundry within %s", step)
 	}
+	// signIn follows the Inspector into Foundry's sign-in page (in the same
+	// tab), signs in, approves what the consent page offers, and waits to
+	// be back in the Inspector.
+	approve := chromedp.CSS(`button[value=approve]`)
+	signIn := func(why string) error {
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("password"))); err != nil {
+			return fmt.Errorf("the Inspector did not reach Foundry's sign-in page (%s): %w", why, err)
+		}
+		loc, _ := chromedp.Run(ctx, chromedp.Location())
+		say("the Inspector followed the 401 of %s to %s", why, clipURL(loc))
+		if err := chromedp.Do(ctx,
+			chromedp.SendKeys(chromedp.ID("email"), email),
+			chromedp.SendKeys(chromedp.ID("password"), password),
+			chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		); err != nil {
+			return fmt.Errorf("sign in: %w", err)
+		}
+		// Consent: approve what the page offers.
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(approve)); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+			return fmt.Errorf("no consent page after signing in as %s: %w; the page reads:\n%s", email, err, clip(body))
+		}
+		consent, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		say("signed in as %s; the consent page reads:\n%s", email, indent(consent))
+		if err := shot("inspector-consent"); err != nil {
+			return err
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(approve)); err != nil {
+			return fmt.Errorf("approve: %w", err)
+		}
+		if err := waitText("back in the Inspector", "Authorization complete"); err != nil {
+			return err
+		}
+		loc, _ = chromedp.Run(ctx, chromedp.Location())
+		say("back in the Inspector at %s: Authorization complete", loc)
+		return inject()
+	}
+	// On 2025-11-25 connecting is initialize, which needs credentials:
+	// the Inspector goes through OAuth first. On 2026-07-28 it discovers
+	// and lists the tools without them; the first tool call does.
+	legacy := era.revision < "2026-07-28"
+	if legacy {
+		if err := signIn("connecting"); err != nil {
+			return err
+		}
+	}
 	if err := waitText("connect", "Connected"); err != nil {
 		return err
 	}
@@ -370,53 +417,22 @@ func run(inspector, mcpURL, email, password, shots string, era struct{ option, r
 		return err
 	}
 
-	// 5. Call list_notes: the first call answers 401, and the Inspector
-	// follows it into OAuth, to Foundry's sign-in page in the same tab.
-	if err := click("pick list_notes", "list_notes", ""); err != nil {
-		return err
-	}
-	if err := click("call list_notes", "Execute Tool", ""); err != nil {
-		return err
-	}
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("password"))); err != nil {
-		return fmt.Errorf("the Inspector did not reach Foundry's sign-in page: %w", err)
-	}
-	loc, _ := chromedp.Run(ctx, chromedp.Location())
-	say("the Inspector followed the 401 to %s", clipURL(loc))
-	if err := chromedp.Do(ctx,
-		chromedp.SendKeys(chromedp.ID("email"), email),
-		chromedp.SendKeys(chromedp.ID("password"), password),
-		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-	); err != nil {
-		return fmt.Errorf("sign in: %w", err)
-	}
-
-	// 6. Consent: approve what the page offers.
-	approve := chromedp.CSS(`button[value=approve]`)
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(approve)); err != nil {
-		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-		return fmt.Errorf("no consent page after signing in as %s: %w; the page reads:\n%s", email, err, clip(body))
-	}
-	consent, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
-	say("signed in as %s; the consent page reads:\n%s", email, indent(consent))
-	if err := shot("inspector-consent"); err != nil {
-		return err
-	}
-	if err := chromedp.Do(ctx, chromedp.Click(approve)); err != nil {
-		return fmt.Errorf("approve: %w", err)
-	}
-
-	// 7. Back in the Inspector: authorized; call list_notes again.
-	if err := waitText("back in the Inspector", "Authorization complete"); err != nil {
-		return err
-	}
-	loc, _ = chromedp.Run(ctx, chromedp.Location())
-	say("back in the Inspector at %s: Authorization complete", loc)
-	if err := inject(); err != nil {
-		return err
-	}
-	if err := waitText("still connected", "Tools (17)"); err != nil {
-		return err
+	// 5. Call list_notes. Without credentials yet (2026-07-28) the first
+	// call answers 401, and the Inspector follows it into OAuth, to
+	// Foundry's sign-in and consent pages, and back; then it calls again.
+	if !legacy {
+		if err := click("pick list_notes", "list_notes", ""); err != nil {
+			return err
+		}
+		if err := click("call list_notes", "Execute Tool", ""); err != nil {
+			return err
+		}
+		if err := signIn("the first tool call"); err != nil {
+			return err
+		}
+		if err := waitText("still connected", "Tools (17)"); err != nil {
+			return err
+		}
 	}
 	if err := click("pick list_notes", "list_notes", ""); err != nil {
 		return err

@@ -279,6 +279,23 @@ class MemoryProvider {
   }
 }
 
+// connectUnsigned connects with a provider that holds no token yet: the
+// initialize's 401 sends the SDK through OAuth (the person signs in and
+// consents in redirectToAuthorization), and connect throws; it answers the
+// transport, for finishAuth, and what connect threw.
+async function connectUnsigned(p) {
+  const transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
+  const client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
+  let err;
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    err = e;
+  }
+  await client.close();
+  return { transport, err };
+}
+
 // ---- the checks ------------------------------------------------------------
 
 const browser = new Browser();
@@ -349,17 +366,12 @@ await section("the TypeScript SDK's own OAuth (StreamableHTTPClientTransport + O
   anonymousTools = anon.json?.result?.tools?.map(t => t.name) ?? [];
   check('tools/list without a token answers the published tools', anon.status === 200 && anonymousTools.length > 0, `${anon.status}, ${anonymousTools.length} tools`);
 
-  let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: provider });
-  let client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
-  await client.connect(transport);
-  let err;
-  try {
-    await client.callTool({ name: 'list_notes', arguments: {} });
-  } catch (e) {
-    err = e;
-  }
-  await client.close();
-  check('the first tool call sends the SDK through OAuth (UnauthorizedError once it has redirected)', err instanceof UnauthorizedError, err ? `${err.constructor.name}: ${short(err.message)}` : 'no error');
+  const init = await mcpCall('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'foundry-oauth-check', version: '1.0.0' } });
+  check('initialize without a token: 401 naming resource_metadata (a session needs credentials)', init.status === 401 && /resource_metadata="[^"]+"/.test(init.challenge), `${init.status} WWW-Authenticate: ${init.challenge}`);
+
+  let { transport, err } = await connectUnsigned(provider);
+  let client;
+  check('connecting sends the SDK through OAuth (UnauthorizedError once it has redirected)', err instanceof UnauthorizedError, err ? `${err.constructor.name}: ${short(err.message)}` : 'no error');
   client1 = provider.clientInformation();
   check('the SDK registered itself by RFC 7591 (a client_id, no secret)', !!client1?.client_id && !client1.client_secret, JSON.stringify({ client_id: client1?.client_id, token_endpoint_auth_method: client1?.token_endpoint_auth_method }));
   const au = provider.authURL;
@@ -431,13 +443,9 @@ await section('refresh: rotation, then reuse detection', async () => {
 // grant read-only; then the client authorizes again, as 2.x does.
 await section('step-up: a read-only grant asked for write', async () => {
   const p = new MemoryProvider(browser, { name: 'oauth-check step-up', consents: [['osfoundry:read']] });
-  let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
-  let client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
-  await client.connect(transport);
-  await client.callTool({ name: 'list_notes', arguments: {} }).catch(e => {
-    if (!(e instanceof UnauthorizedError)) throw e;
-  });
-  await client.close();
+  let { transport, err: connectErr } = await connectUnsigned(p);
+  if (connectErr && !(connectErr instanceof UnauthorizedError)) throw connectErr;
+  let client;
   if (!p.result?.code) throw new Error('no authorization code for the step-up client');
   await transport.finishAuth(p.result.code);
   check('consent with read only → the SDK holds a read-only token', p.tokens()?.scope === 'osfoundry:read', `scope=${p.tokens()?.scope}`);
@@ -488,6 +496,31 @@ await section('step-up: a read-only grant asked for write', async () => {
       arguments: { note_id: noteId, tab_type: 'sheet', label: 'By step-up', expected_version: tabs.structuredContent?.version, idempotency_key: 'oauth-check-step-up' },
     });
     check('the write tool works after the step-up', !made.isError, short(JSON.stringify(made.structuredContent ?? made.content), 160));
+  } finally {
+    await client.close();
+  }
+});
+
+// OAuth 2.1 makes state optional with PKCE, and this SDK sends none when
+// its provider has no state(): the flow completes all the same.
+await section('a provider without state()', async () => {
+  const p = new MemoryProvider(browser, { name: 'oauth-check no state' });
+  p.state = undefined;
+  let { transport, err } = await connectUnsigned(p);
+  let client;
+  const au = p.authURL;
+  check('without state(): the SDK sends no state, with PKCE S256', !!au && !au.searchParams.has('state') && au.searchParams.get('code_challenge_method') === 'S256', au ? short(au.search, 200) : `no authorization URL (${err?.constructor.name}: ${short(err?.message)})`);
+  const r = p.result;
+  check('without state: the consent page, then a code back with no state', !!r?.code && !r.error && !r.back.searchParams.has('state') && r.iss === asMeta?.issuer, r ? `${r.status} → ${short(r.location, 160)}` : 'no authorization result');
+  if (!r?.code) return;
+  await transport.finishAuth(r.code);
+  check('without state: finishAuth gets tokens', !!p.tokens()?.access_token, `scope=${p.tokens()?.scope}`);
+  transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
+  client = new Client({ name: 'foundry-oauth-check', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    const list = await client.callTool({ name: 'list_notes', arguments: {} });
+    check('without state: callTool list_notes works', !list.isError && JSON.stringify(list.structuredContent ?? list.content).includes('Welcome'), short(JSON.stringify(list.structuredContent ?? list.content), 160));
   } finally {
     await client.close();
   }
@@ -544,6 +577,9 @@ await section('refusals, as an outside client', async () => {
   check('plain PKCE (code_challenge_method=plain) refused', !r.code && (r.error === 'invalid_request' || (r.status >= 400 && !r.location)), errPage(r));
   r = await authorizeRefusal({ ...good });
   check('no PKCE refused', !r.code && (r.error === 'invalid_request' || (r.status >= 400 && !r.location)), errPage(r));
+  const { state: _, ...stateless } = good;
+  r = await authorizeRefusal(stateless);
+  check('neither state nor PKCE: refused on an error page, not by a redirect', r.status === 400 && !r.location && r.type.startsWith('text/html') && r.body.includes('invalid_state'), errPage(r));
   r = await authorizeRefusal({ ...good, code_challenge: challenge, code_challenge_method: 'S256', redirect_uri: 'http://evil.example.com/callback' });
   check('an unregistered redirect_uri gets an error page, not a redirect', r.status >= 400 && !r.location && r.type.startsWith('text/html'), errPage(r));
   r = await authorizeRefusal({ ...good, code_challenge: challenge, code_challenge_method: 'S256', resource: `${base}/elsewhere` });

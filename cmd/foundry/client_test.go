@@ -36,7 +36,7 @@ func TestClientAddListRemove(t *testing.T) {
 		t.Fatalf("client add: exit %d, %s", code, stderr)
 	}
 	public := strings.TrimSpace(stdout)
-	if !strings.HasPrefix(public, "cli_") || strings.Contains(public, "\n") {
+	if !strings.HasPrefix(public, "client_") || strings.Contains(public, "\n") {
 		t.Fatalf("client add printed %q, want the client ID alone", stdout)
 	}
 	if !strings.Contains(stderr, "public") {
@@ -47,7 +47,7 @@ func TestClientAddListRemove(t *testing.T) {
 		t.Fatalf("client add --confidential: exit %d, %s", code, stderr)
 	}
 	lines := strings.Fields(stdout)
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "cli_") || !strings.HasPrefix(lines[1], "fdycs_") {
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "client_") || !strings.HasPrefix(lines[1], "fdycs_") {
 		t.Fatalf("client add --confidential printed %q, want the client ID then the secret", stdout)
 	}
 	confidential, secret := lines[0], lines[1]

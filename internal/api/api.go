@@ -7,8 +7,9 @@
 //
 // A browser is authenticated by its session cookie, and every mutating
 // request carries the session's CSRF token in the X-CSRF-Token header; a
-// script sends Authorization: Bearer <token> (a personal access token or an
-// OAuth access token), and the token's scopes and grant apply as they do
+// script sends Authorization: Bearer <token> (a personal access token, or
+// an OAuth access token whose audience is the API: one issued for the MCP
+// endpoint is refused), and the token's scopes and grant apply as they do
 // over MCP. The OpenAPI 3.1 document of it all is generated from the
 // request and answer types of the routes below (openapi.go) and served at
 // GET /api/openapi.json.
@@ -276,7 +277,7 @@ func (h *handler) authenticate(w http.ResponseWriter, r *http.Request, rt *route
 		secret = strings.TrimSpace(secret)
 		if !strings.EqualFold(scheme, "Bearer") || secret == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_request"`)
-			writeProblem(w, http.StatusUnauthorized, problem.New(CodeUnauthenticated, "Authorization", "send Authorization: Bearer <token> (a personal access token fdy_… or an OAuth access token), or call from a signed-in browser"))
+			writeProblem(w, http.StatusUnauthorized, problem.New(CodeUnauthenticated, "Authorization", "send Authorization: Bearer <token> (a personal access token fdy_…), or call from a signed-in browser"))
 			return nil, false
 		}
 		if rt.access == sessionOnly {
@@ -287,6 +288,13 @@ func (h *handler) authenticate(w http.ResponseWriter, r *http.Request, rt *route
 		if err != nil {
 			if !errors.Is(err, auth.ErrInvalidToken) {
 				h.internal(w, r, err)
+				return nil, false
+			}
+			if ae := (*auth.AudienceError)(nil); errors.As(err, &ae) {
+				// A valid token for another resource: say which, so the
+				// caller does not reconnect in a loop.
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", error_description=%q`, ae.Error()))
+				writeProblem(w, http.StatusUnauthorized, problem.New(CodeUnauthenticated, "Authorization", "%s", ae.Error()))
 				return nil, false
 			}
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)

@@ -117,7 +117,7 @@ func Document() ([]byte, error) {
 	ref.Spec.Info.WithTitle("Foundry REST API").WithVersion("1").
 		WithDescription("The REST door of Foundry, for its web app and for scripts. Every mutating call on a Note or a Room carries the version it was based on (If-Match: \"<version>\", the ETag of the read, or expected_version in the body) and may carry an Idempotency-Key; a stale version answers 412 with what changed, none 428. Every refusal is an RFC 9457 problem naming the field and the rule.")
 	ref.Spec.SetAPIKeySecurity("session", "foundry_session", openapi.InCookie, "A person signed in to the web app; mutating calls also send the session's CSRF token in X-CSRF-Token (GET /api/me).")
-	ref.Spec.SetHTTPBearerTokenSecurity("bearer", "", "A personal access token (foundry token create) or an OAuth access token; its scopes and grant apply.")
+	ref.Spec.SetHTTPBearerTokenSecurity("bearer", "", "A personal access token (foundry token create); its scopes and grant apply. An OAuth access token issued for the MCP endpoint is refused (401, naming its audience).")
 	if err := addProblemResponse(ref); err != nil {
 		return nil, err
 	}

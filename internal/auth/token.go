@@ -159,6 +159,22 @@ func checkGrant(ctx context.Context, s store.Store, ws, field, typ string, ids [
 // caller learns nothing about which.
 var ErrInvalidToken = errors.New("the bearer token is not valid: create one with `foundry token create` or reconnect")
 
+// AudienceError is an ErrInvalidToken that says why: a valid OAuth access
+// token whose audience is another resource of this server (a token for the
+// MCP endpoint presented to the REST API). The holder learns only what the
+// token was issued for.
+type AudienceError struct {
+	Audience []string // the token's audience
+	Want     string   // the resource it was presented to
+}
+
+func (e *AudienceError) Error() string {
+	return fmt.Sprintf("this OAuth access token is for %s, not %s: use it there, or use a personal access token here (foundry token create)", strings.Join(e.Audience, " "), e.Want)
+}
+
+// Is makes an AudienceError an ErrInvalidToken.
+func (e *AudienceError) Is(target error) bool { return target == ErrInvalidToken }
+
 // Verifier resolves a presented bearer secret to its principal, answering
 // ErrInvalidToken for one that is not valid here.
 type Verifier func(ctx context.Context, secret string) (Principal, error)

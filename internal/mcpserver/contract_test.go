@@ -427,7 +427,10 @@ func TestPublishedFragmentsHold(t *testing.T) {
 	}
 
 	t.Run("initialize", func(t *testing.T) {
-		msg := rpc(t, e.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"contract-test","version":"1"}}}`, nil)
+		// initialize starts a session: it needs a token (without one it
+		// is 401, TestInitializeNeedsCredentials in internal/server).
+		msg := rpc(t, e.URL, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"contract-test","version":"1"}}}`,
+			map[string]string{"Authorization": "Bearer " + e.Token(t, nil, auth.ScopeRead)})
 		var res struct {
 			Capabilities map[string]any `json:"capabilities"`
 			Instructions string         `json:"instructions"`

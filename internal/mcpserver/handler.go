@@ -159,11 +159,11 @@ func (h *Handler) ResourceMetadata(w http.ResponseWriter, r *http.Request) {
 
 // anonymous methods answer without a token, exactly as published. Every
 // other method is routed first (see serveAnonymous) and needs a token only
-// if it reaches private data. A token that is presented is checked whatever
-// the method.
+// if it reaches private data; initialize always needs one (see ServeHTTP).
+// A token that is presented is checked whatever the method.
 func anonymous(method string) bool {
 	switch method {
-	case "initialize", "server/discover", "ping", "tools/list":
+	case "server/discover", "ping", "tools/list":
 		return true
 	}
 	return strings.HasPrefix(method, "notifications/")
@@ -240,6 +240,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !presented {
 		switch {
+		case m.Method == "initialize" && !m.newProtocol() && r.Header.Get("Mcp-Protocol-Version") < "2026-07-28":
+			// A session starts only with credentials: the 401 and its
+			// resource_metadata are what sends a client into its OAuth
+			// flow, or makes it show "needs authentication", instead of
+			// "Connected" followed by a 401 on every tool call. Discovery
+			// without a session (server/discover, tools/list) still
+			// answers without a token, and the 2026-07-28 protocol's
+			// initialize is the removed method it is with a token.
+			h.authenticate(w, r, m.ID)
 		case m.Method == "initialize" || m.Method == "server/discover":
 			serveAmended(w, r, v.sdk, m)
 		case cacheable(r, m):

@@ -60,7 +60,15 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := withRequestedRedirect(r.Context(), r.Form.Get("redirect_uri"))
-	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
+	if r.Form.Get("state") == "" && !pkceS256(r.Form) {
+		// state is what protects a client without PKCE from a forged
+		// response: without both, the request is refused here, on a page
+		// the person sees, rather than by a redirect the client may drop.
+		reqlog.NoteRefusal(w, reqlog.DoorOAuth, fosite.ErrInvalidState.ErrorField)
+		s.errorPage(w, http.StatusBadRequest, fosite.ErrInvalidState.ErrorField+": The application sent neither state nor a PKCE S256 code_challenge, so its sign-in cannot be protected; Foundry needs at least PKCE (code_challenge_method=S256).")
+		return
+	}
+	ar, err := s.newAuthorizeRequest(ctx, r)
 	if err != nil {
 		s.authorizeError(ctx, w, ar, err)
 		return
@@ -129,6 +137,38 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.authorizeError(ctx, w, ar, fosite.ErrServerError.WithWrap(err).WithDebug(err.Error()))
+}
+
+// noState stands in for a missing state while fosite reads the request:
+// fosite demands a state of at least 8 characters, OAuth 2.1 makes state
+// optional when PKCE protects the flow (the TypeScript SDK sends none when
+// its provider has none). It never leaves this server: the request's state
+// is emptied again, and issWriter drops an empty state from the redirect.
+const noState = "foundry-no-state"
+
+// pkceS256 is whether the request carries a PKCE S256 challenge.
+func pkceS256(form url.Values) bool {
+	return form.Get("code_challenge") != "" && form.Get("code_challenge_method") == "S256"
+}
+
+// newAuthorizeRequest is fosite's, accepting a missing state when the
+// request uses PKCE S256.
+func (s *Server) newAuthorizeRequest(ctx context.Context, r *http.Request) (fosite.AuthorizeRequester, error) {
+	if r.Form.Get("state") != "" || !pkceS256(r.Form) {
+		return s.provider.NewAuthorizeRequest(ctx, r)
+	}
+	r2 := r.Clone(ctx)
+	r2.Form = url.Values{}
+	for k, v := range r.Form {
+		r2.Form[k] = v
+	}
+	r2.Form.Set("state", noState)
+	ar, err := s.provider.NewAuthorizeRequest(ctx, r2)
+	if req, ok := ar.(*fosite.AuthorizeRequest); ok {
+		req.State = ""
+		req.Form.Del("state")
+	}
+	return ar, err
 }
 
 // checkAuthorize refuses, before any consent, what fosite would only refuse

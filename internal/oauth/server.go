@@ -37,6 +37,10 @@ type Options struct {
 	// Resource is the MCP endpoint's URL: the only audience tokens get.
 	// Default Issuer + "/mcp".
 	Resource string
+	// APIResource is the REST API's URL (default Issuer + "/api"). No
+	// token is issued for it; VerifyAPI refuses every token whose audience
+	// does not name it.
+	APIResource string
 	// People signs people in and checks their forms' CSRF tokens.
 	People auth.People
 	// LookupClient finds a client by ID (default st.Client); the client
@@ -61,11 +65,13 @@ type Server struct {
 	opts     Options
 	issuer   string
 	resource string // normalized
-	provider fosite.OAuth2Provider
-	strategy strategy
-	storage  *storage
-	log      *slog.Logger
-	now      func() time.Time
+	// apiResource is Options.APIResource, normalized.
+	apiResource string
+	provider    fosite.OAuth2Provider
+	strategy    strategy
+	storage     *storage
+	log         *slog.Logger
+	now         func() time.Time
 
 	touchMu sync.Mutex
 	touched map[string]time.Time
@@ -94,6 +100,13 @@ func New(st store.Store, opts Options) (*Server, error) {
 	res := normalizeResource(opts.Resource)
 	if res == "" {
 		return nil, fmt.Errorf("oauth: Options.Resource %q is not an absolute URL", opts.Resource)
+	}
+	if opts.APIResource == "" {
+		opts.APIResource = opts.Issuer + "/api"
+	}
+	apiRes := normalizeResource(opts.APIResource)
+	if apiRes == "" {
+		return nil, fmt.Errorf("oauth: Options.APIResource %q is not an absolute URL", opts.APIResource)
 	}
 	if opts.People == nil {
 		return nil, errors.New("oauth: Options.People is required (the sign-in layer)")
@@ -149,7 +162,7 @@ func New(st store.Store, opts Options) (*Server, error) {
 		AccessTokenIssuer:   opts.Issuer,
 	}
 	s := &Server{
-		st: st, opts: opts, issuer: opts.Issuer, resource: res, log: opts.Logger, now: opts.Now,
+		st: st, opts: opts, issuer: opts.Issuer, resource: res, apiResource: apiRes, log: opts.Logger, now: opts.Now,
 		touched: map[string]time.Time{},
 	}
 	s.storage = &storage{st: st, lookup: opts.LookupClient, scopes: supportedScopes, aud: []string{opts.Resource, res}, grace: opts.RefreshGrace, now: opts.Now}
@@ -372,12 +385,20 @@ func (w issWriter) WriteHeader(code int) {
 			if u, err := url.Parse(loc); err == nil {
 				// The response is in the fragment when fosite answers a
 				// fragment response mode (only to refuse it).
+				// A request without state gets no state back (fosite
+				// writes an empty one).
 				if frag, err := url.ParseQuery(u.Fragment); err == nil && u.Fragment != "" {
 					frag.Set("iss", w.iss)
+					if frag.Get("state") == "" {
+						frag.Del("state")
+					}
 					u.Fragment = frag.Encode()
 				} else {
 					q := u.Query()
 					q.Set("iss", w.iss)
+					if q.Get("state") == "" {
+						q.Del("state")
+					}
 					u.RawQuery = q.Encode()
 				}
 				w.Header().Set("Location", u.String())

@@ -25,6 +25,19 @@ const touchEvery = time.Minute
 // are the token's granted scopes that the connection still has, and its
 // Notes and Rooms are the connection's grant.
 func (s *Server) Verify(ctx context.Context, secret string) (auth.Principal, error) {
+	return s.verify(ctx, secret, s.opts.Resource, s.resource)
+}
+
+// VerifyAPI is the auth.Verifier of the REST API: Verify, for tokens whose
+// audience is the API (APIResource). An OAuth access token for the MCP
+// endpoint is refused with an *auth.AudienceError: a token a person granted
+// an MCP client reaches only what that client was granted it for.
+func (s *Server) VerifyAPI(ctx context.Context, secret string) (auth.Principal, error) {
+	return s.verify(ctx, secret, s.opts.APIResource, s.apiResource)
+}
+
+// verify checks secret for the resource want (as given, and normalized).
+func (s *Server) verify(ctx context.Context, secret, want, wantNorm string) (auth.Principal, error) {
 	if strings.HasPrefix(secret, auth.TokenPrefix) {
 		p, err := auth.Verify(ctx, s.st, secret)
 		if err == nil {
@@ -60,8 +73,11 @@ func (s *Server) Verify(ctx context.Context, secret string) (auth.Principal, err
 	if exp := rec.Session.GetExpiresAt(fosite.AccessToken); !exp.IsZero() && !now.Before(exp) {
 		return auth.Principal{}, auth.ErrInvalidToken
 	}
-	if !slices.ContainsFunc(rec.GrantedAudience, func(a string) bool { return normalizeResource(a) == s.resource }) {
-		return auth.Principal{}, auth.ErrInvalidToken
+	if !slices.ContainsFunc(rec.GrantedAudience, func(a string) bool { return normalizeResource(a) == wantNorm }) {
+		if len(rec.GrantedAudience) == 0 {
+			return auth.Principal{}, auth.ErrInvalidToken
+		}
+		return auth.Principal{}, &auth.AudienceError{Audience: rec.GrantedAudience, Want: want}
 	}
 	conn, err := s.st.Connection(ctx, g.Connection)
 	if errors.Is(err, store.ErrNotFound) {

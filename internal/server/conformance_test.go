@@ -265,7 +265,7 @@ func TestDeclaredIsServed(t *testing.T) {
 		if caps == nil || caps["prompts"] != nil || caps["logging"] != nil || caps["completions"] != nil {
 			t.Errorf("server/discover (%q) declares what is not served: %s", q, disc.raw)
 		}
-		init := rpcPost(t, e.URL+"/mcp"+q, "2025-11-25", "initialize", `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, nil)
+		init := rpcPost(t, e.URL+"/mcp"+q, "2025-11-25", "initialize", `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, bearer)
 		if strings.Contains(init.raw, `"subscribe":true`) || !strings.Contains(init.raw, `"tools":{"listChanged":false}`) {
 			t.Errorf("2025-11-25 initialize (%q): %s", q, init.raw)
 		}

@@ -333,8 +333,9 @@ func TestRevokedTokenSubscriptionEnds(t *testing.T) {
 
 // TestInvalidTokenRefusedOnEveryMethod: a presented token that is unknown,
 // malformed or revoked is 401 with WWW-Authenticate on every method, so no
-// client shows "Connected" with it; without a token initialize and
-// tools/list answer as published.
+// client shows "Connected" with it; without a token, initialize is that
+// same 401 (a session needs credentials) while tools/list and
+// server/discover answer as published.
 func TestInvalidTokenRefusedOnEveryMethod(t *testing.T) {
 	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
@@ -405,8 +406,10 @@ func TestInvalidTokenRefusedOnEveryMethod(t *testing.T) {
 	if _, err := mcpclient.Dial(context.Background(), "wrong", e.URL+"/mcp", revoked, "2025-11-25", nil); err == nil {
 		t.Error("the go-sdk client connected with a revoked token (2025-11-25)")
 	}
-	// Without a token, initialize and tools/list answer as published.
-	for _, c := range calls[:4] {
+	// Without a token, initialize is 401 with the RFC 9728 pointer (what
+	// sends a client into its OAuth flow); notifications, tools/list and
+	// server/discover answer as published.
+	for _, c := range calls[:5] {
 		req, _ := http.NewRequest(http.MethodPost, e.URL+"/mcp", strings.NewReader(c.body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -420,18 +423,46 @@ func TestInvalidTokenRefusedOnEveryMethod(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if c.method == "initialize" {
+			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), wantAuth) || !strings.Contains(string(b), `"code":-32001`) {
+				t.Errorf("initialize without a token: %d %q %.200s, want 401 with resource_metadata", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b)
+			}
+			continue
+		}
 		if resp.StatusCode/100 != 2 {
 			t.Errorf("%s without a token: %d", c.method, resp.StatusCode)
 		}
 	}
+	// The real client without a token: a 2025-11-25 session cannot start
+	// (its initialize is 401); the stateless 2026-07-28 client discovers
+	// and lists the tools.
+	if cs, err := mcpclient.Dial(context.Background(), "anon", e.URL+"/mcp", "", "2025-11-25", nil); err == nil {
+		cs.Close()
+		t.Error("the go-sdk client started a 2025-11-25 session without a token")
+	}
 	if cs, err := mcpclient.Dial(context.Background(), "anon", e.URL+"/mcp", "", "", nil); err != nil {
-		t.Errorf("anonymous connect: %v", err)
+		t.Errorf("anonymous connect (2026-07-28): %v", err)
 	} else {
 		if _, err := cs.ListTools(context.Background(), nil); err != nil {
 			t.Errorf("anonymous tools/list: %v", err)
 		}
 		cs.Close()
+	}
+	// With a valid token initialize answers.
+	req, _ := http.NewRequest(http.MethodPost, e.URL+"/mcp", strings.NewReader(calls[0].body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+e.Token(t, nil, auth.ScopeRead))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"protocolVersion":"2025-11-25"`) {
+		t.Errorf("initialize with a token: %d %.300s", resp.StatusCode, b)
 	}
 }
 

@@ -272,19 +272,19 @@ func TestReadOnlyTokenRefusedOnEveryWriteTool(t *testing.T) {
 func TestUnauthenticatedCallsAnd401(t *testing.T) {
 	t.Parallel()
 	e := servertest.Start(t, servertest.Options{})
-	for _, body := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-	} {
-		if resp := post(t, e.URL+"/mcp", "", body); resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s without a token: %d", body, resp.StatusCode)
-		}
+	if resp := post(t, e.URL+"/mcp", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
+		t.Fatalf("tools/list without a token: %d", resp.StatusCode)
 	}
+	want := fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description=`, e.URL)
 	for _, tok := range []string{"", "fdy_not-a-real-token"} {
-		resp := post(t, e.URL+"/mcp", tok, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}`)
-		want := fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description=`, e.URL)
-		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), want) {
-			t.Fatalf("token %q: %d %q", tok, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}`,
+		} {
+			resp := post(t, e.URL+"/mcp", tok, body)
+			if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), want) {
+				t.Fatalf("token %q, %s: %d %q", tok, body, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+			}
 		}
 	}
 	// A revoked token is refused like an unknown one.

@@ -224,6 +224,15 @@ func TestOAuthConnectByURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The MCP client's token is for /mcp: the REST API refuses it and says
+	// why; a personal access token still reaches the API.
+	if status, challenge, body := apiBearer(t, o.URL+"/api/notes", tok.AccessToken); status != http.StatusUnauthorized ||
+		!strings.Contains(challenge, `error="invalid_token"`) || !strings.Contains(challenge, o.URL+"/mcp") || !strings.Contains(body, "personal access token") {
+		t.Fatalf("an OAuth token for /mcp at /api/notes: %d %q %s, want 401 naming its audience", status, challenge, body)
+	}
+	if status, _, body := apiBearer(t, o.URL+"/api/notes", o.Token(t, nil, auth.ScopeRead)); status != http.StatusOK {
+		t.Fatalf("a personal access token at /api/notes: %d %s", status, body)
+	}
 	conns := apiJSON(t, o, http.MethodGet, "/api/connections")
 	var live []string
 	for _, c := range conns["connections"].([]any) {
@@ -324,6 +333,24 @@ func apiJSON(t *testing.T, o *oauthEnv, method, path string) map[string]any {
 }
 
 // rawCall is tools/call with a bearer token: its status and challenge.
+// apiBearer GETs a REST URL with a bearer token: the status, the
+// WWW-Authenticate challenge and the body.
+func apiBearer(t *testing.T, u, token string) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)
+}
+
 func rawCall(t *testing.T, base, token string) (int, string) {
 	t.Helper()
 	return rawCallHost(t, base, "", token)

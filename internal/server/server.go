@@ -18,6 +18,7 @@ import (
 
 	"foundry/internal/account"
 	"foundry/internal/api"
+	"foundry/internal/auth"
 	"foundry/internal/mcpserver"
 	"foundry/internal/oauth"
 	"foundry/internal/oauth/clients"
@@ -173,8 +174,10 @@ func New(st store.Store, c Config) *Server {
 		Issuer: issuer, Resource: issuer + "/mcp", People: people, LookupClient: reg.Lookup,
 		Logger: c.Logger, AccessTokenLifespan: c.AccessTokenLifespan,
 	})
+	var apiVerify auth.Verifier // nil: personal access tokens only
 	if asErr == nil {
 		mcpOpts.Verify = as.Verify // OAuth access tokens and personal access tokens alike
+		apiVerify = as.VerifyAPI   // OAuth access tokens only for the API's audience
 	} else {
 		c.Logger.Error("the OAuth authorization server did not start: MCP clients can connect with personal access tokens only", "err", asErr)
 	}
@@ -202,7 +205,7 @@ func New(st store.Store, c Config) *Server {
 			mux.HandleFunc(p, unavailable)
 		}
 	}
-	mux.Handle(api.Prefix, api.New(svc, people, api.Options{Logger: c.Logger, Verify: mcpOpts.Verify, PublicURL: publicURL}))
+	mux.Handle(api.Prefix, api.New(svc, people, api.Options{Logger: c.Logger, Verify: apiVerify, PublicURL: publicURL}))
 	ready := newReadiness(st, c.Logger)
 	// The store a Server is built on has been migrated (OpenStore, or the
 	// store's own Open).

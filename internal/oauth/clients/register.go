@@ -152,7 +152,7 @@ func create(ctx context.Context, st store.Store, kind string, m Metadata, now ti
 		return store.Client{}, "", err
 	}
 	c := store.Client{
-		ID: store.NewID("cli"), SecretHash: hash, Name: displayName(m), RedirectURIs: m.RedirectURIs,
+		ID: store.NewID("client"), SecretHash: hash, Name: displayName(m), RedirectURIs: m.RedirectURIs,
 		GrantTypes: m.GrantTypes, Scopes: clientScopes(m), Kind: kind, Metadata: meta,
 		CreatedAt: now.UTC().Truncate(time.Microsecond),
 	}

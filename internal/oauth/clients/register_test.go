@@ -104,7 +104,7 @@ func TestInspectorRegistrationIsStoredAndLookedUp(t *testing.T) {
 			t.Errorf("Content-Type %q", ct)
 		}
 		id, _ := a.body["client_id"].(string)
-		if !strings.HasPrefix(id, "cli_") {
+		if !strings.HasPrefix(id, "client_") {
 			t.Fatalf("client_id %q", id)
 		}
 		if _, ok := a.body["client_secret"]; ok {
