@@ -261,28 +261,10 @@ func DeleteUnreferenced(ctx context.Context, q Querier, d Dialect, r BlobRow) (b
 // catches only a write that named a blob some other way. History is not
 // read: it is large, and a splice may cut a hash.
 func (x BlobIndex) namedNow(ctx context.Context, ws string, shas map[string]bool) error {
-	for _, q := range []string{
+	return x.B.scanHashes(ctx, shas, false, []string{
 		`SELECT doc FROM resources WHERE workspace_id = ?`,
 		`SELECT p.data FROM resource_parts p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE r.workspace_id = ? AND p.data IS NOT NULL`,
-	} {
-		rows, err := x.B.R.QueryContext(ctx, x.B.D.Q(q), ws)
-		if err != nil {
-			return err
-		}
-		var text []byte
-		for rows.Next() {
-			if err := rows.Scan(&text); err != nil {
-				rows.Close()
-				return err
-			}
-			hexRuns(text, shas)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-	}
-	return nil
+	}, ws)
 }
 
 // hexRuns sets shas[h] for each key h of shas that text holds as 64
