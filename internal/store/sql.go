@@ -45,7 +45,7 @@ type Dialect struct {
 const MigrationLock = 7204302
 
 var (
-	SQLite   = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`, titleIndex: sqliteTitleIndex, blobTables: `SELECT 1`,
+	SQLite = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`, titleIndex: sqliteTitleIndex, blobTables: `SELECT 1`,
 		nowUS: `CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)`}
 	Postgres = Dialect{Name: "postgres", dollar: true, ForUpdate: " FOR UPDATE",
 		BootstrapLock: []string{`SET LOCAL lock_timeout = 0`, `SET LOCAL statement_timeout = 0`,
