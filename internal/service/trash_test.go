@@ -83,7 +83,10 @@ func TestTrash(t *testing.T) {
 		if err != nil || res.Version != del.Version+1 || !res.Approved || res.Title != "Research" {
 			t.Fatalf("untrash: %+v, %v", res, err)
 		}
-		wantProblem(t, func() error { _, err := f.svc.UntrashNote(ctx, f.person, service.NoteArgs{NoteID: f.noteID}); return err }(), problem.Invalid, "note_id", "not in the trash")
+		wantProblem(t, func() error {
+			_, err := f.svc.UntrashNote(ctx, f.person, service.NoteArgs{NoteID: f.noteID})
+			return err
+		}(), problem.Invalid, "note_id", "not in the trash")
 		after, err := f.svc.ListNoteTabs(ctx, agent, f.noteID)
 		if err != nil || len(after.Tabs) != len(before.Tabs) {
 			t.Fatalf("tabs after the restore: %+v, %v (before %+v)", after, err, before)
@@ -173,7 +176,6 @@ func TestDuplicateNote(t *testing.T) {
 		}
 	})
 }
-
 
 func readFile(t *testing.T, f *fixture, c service.Caller, noteID, fileID, want string) {
 	t.Helper()
