@@ -270,6 +270,18 @@ func (x BlobIndex) namedNow(ctx context.Context, ws string, shas map[string]bool
 // hexRuns sets shas[h] for each key h of shas that text holds as 64
 // lowercase hex digits (inside any longer run of them too).
 func hexRuns(text []byte, shas map[string]bool) {
+	eachHexRun(text, func(run []byte) {
+		for k := 0; k+64 <= len(run); k++ {
+			if _, ok := shas[string(run[k:k+64])]; ok {
+				shas[string(run[k:k+64])] = true
+			}
+		}
+	})
+}
+
+// eachHexRun calls fn with each longest run of lowercase hex digits in
+// text.
+func eachHexRun(text []byte, fn func(run []byte)) {
 	isHex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
 	for i := 0; i < len(text); {
 		if !isHex(text[i]) {
@@ -280,11 +292,7 @@ func hexRuns(text []byte, shas map[string]bool) {
 		for j < len(text) && isHex(text[j]) {
 			j++
 		}
-		for k := i; k+64 <= j; k++ {
-			if _, ok := shas[string(text[k:k+64])]; ok {
-				shas[string(text[k:k+64])] = true
-			}
-		}
+		fn(text[i:j])
 		i = j
 	}
 }

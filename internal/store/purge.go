@@ -148,19 +148,9 @@ func (b *Base) scanHashes(ctx context.Context, shas map[string]bool, collect boo
 // digits in text to shas (a blob's hash is one; a false one names no
 // blob and changes nothing).
 func allHexRuns(text []byte, shas map[string]bool) {
-	isHex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
-	for i := 0; i < len(text); {
-		if !isHex(text[i]) {
-			i++
-			continue
+	eachHexRun(text, func(run []byte) {
+		if len(run) == 64 {
+			shas[string(run)] = false
 		}
-		j := i
-		for j < len(text) && isHex(text[j]) {
-			j++
-		}
-		if j-i == 64 {
-			shas[string(text[i:j])] = false
-		}
-		i = j
-	}
+	})
 }
