@@ -12,6 +12,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"foundry/internal/service"
 )
 
 func main() {
@@ -59,6 +61,11 @@ func init() {
 		{path: "notes unapprove", args: "NOTE_ID", nargs: 1, about: "switch off connected access", flags: notesApproveFlags(false)},
 		{path: "notes history", args: "NOTE_ID", nargs: 1, about: "list a Note's versions, newest first, a page at a time: when, by whom, what changed", flags: notesHistoryFlags},
 		{path: "notes restore", args: "NOTE_ID", nargs: 1, about: "make an old version current again (the restore is itself a new version)", flags: notesRestoreFlags},
+		{path: "notes rename", args: "NOTE_ID TITLE", nargs: 2, about: "give a Note a new title", flags: notesRenameFlags},
+		{path: "notes duplicate", args: "NOTE_ID", nargs: 1, about: "copy a Note (tabs, content, files) into a new Note \"Copy of TITLE\"; prints its ID", flags: notesDuplicateFlags},
+		{path: "notes delete", args: "NOTE_ID", nargs: 1, about: fmt.Sprintf("move a Note to the trash: gone from every list and agent, restorable for %d days", service.TrashDays), flags: notesDeleteFlags},
+		{path: "notes trash", about: "list the deleted Notes the trash keeps, with when each is removed for good", flags: notesTrashFlags},
+		{path: "notes untrash", args: "NOTE_ID", nargs: 1, about: "restore a Note from the trash as it was when deleted", flags: notesUntrashFlags},
 		{path: "export", args: "OUT", nargs: 1, about: "write a Note (--note ID) or every Note (--all) into a folder or a .zip: markdown, CSV, JSON and the files", long: exportLong, flags: exportFlags},
 		{path: "import", args: "ARCHIVE", nargs: 1, about: "read an export (folder or .zip) back into new Notes; prints their IDs", long: importLong, flags: importFlags},
 		{path: "rooms list", about: "list the workspace's cloud Rooms", flags: roomsListFlags},

@@ -179,3 +179,86 @@ func roomsCreateFlags(fs *flag.FlagSet) func([]string) error {
 		})
 	}
 }
+
+func notesRenameFlags(fs *flag.FlagSet) func([]string) error {
+	var d dataFlags
+	d.register(fs)
+	return func(args []string) error {
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			res, err := svc.UpdateNote(ctx, service.Operator(o), service.UpdateNoteArgs{NoteID: args[0], Title: &args[1]})
+			if err != nil {
+				return sent(err, "note_id", args[0])
+			}
+			fmt.Printf("renamed %s to %q (version %d)\n", args[0], res.Title, res.Version)
+			return nil
+		})
+	}
+}
+
+func notesDuplicateFlags(fs *flag.FlagSet) func([]string) error {
+	var d dataFlags
+	d.register(fs)
+	return func(args []string) error {
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			res, err := svc.DuplicateNote(ctx, service.Operator(o), service.NoteArgs{NoteID: args[0]})
+			if err != nil {
+				return sent(err, "note_id", args[0])
+			}
+			fmt.Println(res.NoteID)
+			return nil
+		})
+	}
+}
+
+func notesDeleteFlags(fs *flag.FlagSet) func([]string) error {
+	var d dataFlags
+	d.register(fs)
+	return func(args []string) error {
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			if _, err := svc.DeleteNote(ctx, service.Operator(o), service.NoteArgs{NoteID: args[0]}); err != nil {
+				return sent(err, "note_id", args[0])
+			}
+			fmt.Printf("moved %s to the trash: %s notes untrash %s brings it back within %d days\n", args[0], self, args[0], service.TrashDays)
+			return nil
+		})
+	}
+}
+
+func notesTrashFlags(fs *flag.FlagSet) func([]string) error {
+	var d dataFlags
+	d.register(fs)
+	return func([]string) error {
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTITLE\tDELETED\tBY\tREMOVED FOR GOOD")
+			cursor := ""
+			for {
+				page, err := svc.TrashedNotes(ctx, service.Operator(o), service.Page{Cursor: cursor, Limit: service.MaxPage})
+				if err != nil {
+					return err
+				}
+				for _, n := range page.Notes {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.NoteID, cell(n.Title), n.DeletedAt.Format("2006-01-02 15:04"), cell(n.DeletedBy.Name), n.PurgeAt.Format("2006-01-02 15:04"))
+				}
+				if cursor = page.NextCursor; cursor == "" {
+					return tw.Flush()
+				}
+			}
+		})
+	}
+}
+
+func notesUntrashFlags(fs *flag.FlagSet) func([]string) error {
+	var d dataFlags
+	d.register(fs)
+	return func(args []string) error {
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			res, err := svc.UntrashNote(ctx, service.Operator(o), service.NoteArgs{NoteID: args[0]})
+			if err != nil {
+				return sent(err, "note_id", args[0])
+			}
+			fmt.Printf("restored %s %q from the trash (version %d)\n", args[0], res.Title, res.Version)
+			return nil
+		})
+	}
+}

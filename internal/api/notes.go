@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -229,7 +230,7 @@ type NoteWriteRequest struct {
 	Precondition
 }
 
-var deleteNoteDoc = doc{summary: "Delete a Note (a person's act)", req: NoteWriteRequest{}, write: true}
+var deleteNoteDoc = doc{summary: fmt.Sprintf("Move a Note to the trash (a person's act): it leaves every list and agent's reach, and POST …/untrash brings it back within %d days", service.TrashDays), req: NoteWriteRequest{}, write: true}
 
 func (h *handler) deleteNote(w http.ResponseWriter, r *http.Request, c *caller) {
 	in, g, ok := bindWrite[NoteWriteRequest](h, w, r, true)

@@ -196,6 +196,14 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("POST", "/api/notes/{note_id}/restore", e.do(t, req{method: "POST", path: "/api/notes/" + id + "/restore", body: map[string]any{"version": 1}, header: ifMatch(3)}))
 	v.check("DELETE", "/api/notes/{note_id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(4), noCSRF: true}))
 	v.check("DELETE", "/api/notes/{note_id}", e.do(t, req{method: "DELETE", path: "/api/notes/" + id, header: ifMatch(4)}))
+	v.check("GET", "/api/notes/{note_id}", e.do(t, req{method: "GET", path: "/api/notes/" + id}))
+	v.check("GET", "/api/trash", e.do(t, req{method: "GET", path: "/api/trash"}))
+	v.check("GET", "/api/trash", e.do(t, req{method: "GET", path: "/api/trash", bearer: tok}))
+	v.check("POST", "/api/notes/{note_id}/untrash", e.do(t, req{method: "POST", path: "/api/notes/" + id + "/untrash", header: ifMatch(4)}))
+	v.check("POST", "/api/notes/{note_id}/untrash", e.do(t, req{method: "POST", path: "/api/notes/" + id + "/untrash", header: ifMatch(5)}))
+	v.check("POST", "/api/notes/{note_id}/untrash", e.do(t, req{method: "POST", path: "/api/notes/" + id + "/untrash"}))
+	v.check("POST", "/api/notes/{note_id}/duplicate", e.do(t, req{method: "POST", path: "/api/notes/" + id + "/duplicate"}))
+	v.check("POST", "/api/notes/{note_id}/duplicate", e.do(t, req{method: "POST", path: "/api/notes/note_nope/duplicate"}))
 	v.check("GET", "/api/openapi.json", e.do(t, req{method: "GET", path: "/api/openapi.json"}))
 
 	// The tab strip, sources, slides and cells, on a Note of their own.

@@ -241,7 +241,8 @@ func (h *handler) inRESTWords(r *http.Request, p *problem.Problem) *problem.Prob
 			if cl, ok := r.Context().Value(callerKey{}).(*caller); ok {
 				if changes, err := h.svc.ChangesSince(r.Context(), cl.svc, noteID, since); err == nil {
 					c.Details["changes"] = versionEntries(changes)
-				} else if r.Context().Err() == nil {
+				} else if r.Context().Err() == nil && !errors.As(err, new(*problem.Problem)) {
+					// A refusal (the Note is in the trash) says nothing changed to list.
 					h.log.ErrorContext(r.Context(), "api: reading what changed for a conflict", "path", r.URL.Path, "cause", err)
 				}
 			}
@@ -249,7 +250,11 @@ func (h *handler) inRESTWords(r *http.Request, p *problem.Problem) *problem.Prob
 	case problem.NotFound:
 		switch c.Field {
 		case "note_id":
-			c.Message += ": list the Notes you can open with GET /api/notes"
+			if c.Details["in_trash"] == true {
+				c.Message += fmt.Sprintf(" (here: POST /api/notes/%s/untrash; GET /api/trash lists the trash)", problem.Excerpt(noteID))
+			} else {
+				c.Message += ": list the Notes you can open with GET /api/notes"
+			}
 		case "room_id":
 			c.Message += ": GET /api/rooms lists them"
 		case "file_id":

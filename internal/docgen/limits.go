@@ -34,6 +34,8 @@ func limits() []limit {
 			[]string{"note.MaxTitleRunes", "note.MaxTitleBytes"}},
 		{"title filter of a list of Notes", count(service.MaxQueryRunes) + " characters, no control characters", "`query`",
 			[]string{"service.MaxQueryRunes"}},
+		{"deleted Note in the trash", fmt.Sprintf("kept %d days, then removed for good with its history (restorable until then; at most %d purged a pass)", service.TrashDays, service.PurgeLimit), "`note_id`",
+			[]string{"service.TrashDays", "service.PurgeLimit"}},
 		{"tab label", chars(note.MaxLabelRunes, note.MaxLabelBytes), "`label`",
 			[]string{"note.MaxLabelRunes", "note.MaxLabelBytes"}},
 		{"tabs per Note", count(note.MaxTabsPerNote) + ", the three fixed tabs included (so `list_note_tabs` is bounded)", "`note_id`",

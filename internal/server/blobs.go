@@ -9,12 +9,15 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"foundry/internal/service"
 	"foundry/internal/store"
 )
 
 // The blob collector: removes the bytes of uploads no version references
 // once they have not been put for the grace period (store.Blobs.Collect),
-// in bounded batches, in the background of serve. Its metrics and the
+// in bounded batches, in the background of serve. Each pass first purges
+// the Notes the trash has kept past their days (service.PurgeTrash), whose
+// files' bytes a later pass collects. Its metrics and the
 // blob store's totals are on the server's registry.
 
 // Bounds of one collector pass.
@@ -32,6 +35,7 @@ const (
 // BlobCollector runs the blob collector of one server's store.
 type BlobCollector struct {
 	st    store.Store
+	purge func(ctx context.Context, now time.Time) (purged int, more bool, err error) // the trash's purge (nil: none)
 	grace time.Duration
 	every time.Duration
 	log   *slog.Logger
@@ -52,12 +56,12 @@ type blobPass struct {
 	Error        string    `json:"error,omitempty"`
 }
 
-func newBlobCollector(st store.Store, c Config, reg *prometheus.Registry, ready *Readiness) *BlobCollector {
+func newBlobCollector(st store.Store, c Config, reg *prometheus.Registry, ready *Readiness, purge func(ctx context.Context, now time.Time) (int, bool, error)) *BlobCollector {
 	grace := c.BlobGrace
 	if grace <= 0 {
 		grace = store.DefaultBlobGrace
 	}
-	b := &BlobCollector{st: st, grace: grace, every: min(max(grace/2, time.Second), maxBlobEvery), log: c.Logger,
+	b := &BlobCollector{st: st, purge: purge, grace: grace, every: min(max(grace/2, time.Second), maxBlobEvery), log: c.Logger,
 		removed: prometheus.NewCounter(prometheus.CounterOpts{Name: "foundry_blobs_collected_total",
 			Help: "Unreferenced blobs (uploads no version names) the collector removed after the grace period."}),
 		removedBytes: prometheus.NewCounter(prometheus.CounterOpts{Name: "foundry_blob_collected_bytes_total",
@@ -92,6 +96,7 @@ func (b *BlobCollector) Pass(ctx context.Context, now time.Time) (sum store.Blob
 		b.last = p
 		b.mu.Unlock()
 	}()
+	b.purgeTrash(ctx, now)
 	for range blobPassBatches {
 		rep, err := b.st.Blobs().Collect(ctx, now, store.BlobCollect{Grace: b.grace})
 		sum.Removed += rep.Removed
@@ -119,6 +124,27 @@ func (b *BlobCollector) Pass(ctx context.Context, now time.Time) (sum store.Blob
 			"found_in_history", sum.Found, "indexed", sum.Indexed, "grace", b.grace.String(), "more", sum.More)
 	}
 	return sum, nil
+}
+
+// purgeTrash runs the trash's purge once; what fails (or panics) is
+// logged, and the next pass tries again.
+func (b *BlobCollector) purgeTrash(ctx context.Context, now time.Time) {
+	if b.purge == nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			b.log.Error("trash: the purge panicked; it runs again at the next pass", "panic", fmt.Sprint(v))
+		}
+	}()
+	n, more, err := b.purge(ctx, now)
+	if err != nil && ctx.Err() == nil {
+		b.log.Error("trash: the purge failed; it runs again at the next pass", "cause", err, "purged", n)
+		return
+	}
+	if n > 0 {
+		b.log.Info("trash: removed the Notes deleted longer ago than the trash keeps them", "days", service.TrashDays, "purged", n, "more", more)
+	}
 }
 
 // Start runs a pass a minute after start (or sooner), then every half

@@ -241,7 +241,7 @@ func New(st store.Store, c Config) *Server {
 	}
 	return &Server{Store: st, Service: svc, MCP: h, People: people, Clients: reg, OAuth: as, OAuthErr: asErr,
 		Ready: ready, Metrics: metrics, MetricsHandler: metricsHandler,
-		Blobs:   newBlobCollector(st, c, metrics, ready),
+		Blobs:   newBlobCollector(st, c, metrics, ready, svc.PurgeTrash),
 		Handler: obs.observeRequests(c.Logger, Recover(c.Logger, newLimits(c.Limits, metrics, c.Logger).wrap(root)))}
 }
 

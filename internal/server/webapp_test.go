@@ -262,20 +262,21 @@ func TestBrowserWebAppNotes(t *testing.T) {
 		t.Errorf("the nav marks %q as the current page, want Notes", cur)
 	}
 
-	// Delete with confirmation: Cancel keeps the Note, Delete Note deletes it.
-	do(t, ctx, "delete, then cancel",
-		browsertest.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
+	// Move to trash with confirmation: Cancel keeps the Note, Move to trash
+	// takes it out of the list (the trash keeps it, see TestBrowserTrash).
+	do(t, ctx, "move to trash, then cancel",
+		browsertest.Click(chromedp.CSS(`button[aria-label="Move to trash: Welcome"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
 	)
-	if text := run(t, ctx, "dialog", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(text, "Delete this Note?") || !strings.Contains(text, "“Welcome”") {
+	if text := run(t, ctx, "dialog", chromedp.Text(chromedp.CSS(`dialog[open]`))); !strings.Contains(text, "Move this Note to the trash?") || !strings.Contains(text, "“Welcome”") {
 		t.Fatalf("the confirmation says:\n%s", text)
 	}
 	do(t, ctx, "cancel", browsertest.Click(chromedp.CSS(`dialog[open] button.secondary`)), chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)))
 	if _, ok := notesOf(t, e)["Welcome"]; !ok {
 		t.Fatal("Cancel deleted the Note")
 	}
-	do(t, ctx, "delete for real",
-		browsertest.Click(chromedp.CSS(`button[aria-label="Delete Welcome"]`)),
+	do(t, ctx, "move to trash for real",
+		browsertest.Click(chromedp.CSS(`button[aria-label="Move to trash: Welcome"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog[open] button.danger`)),
 		browsertest.Click(chromedp.CSS(`dialog[open] button.danger`)),
 		chromedp.WaitVisible(chromedp.CSS(`.empty`)),
@@ -284,37 +285,36 @@ func TestBrowserWebAppNotes(t *testing.T) {
 	if n := len(notesOf(t, e)); n != 0 {
 		t.Fatalf("after deleting the only Note the service lists %d", n)
 	}
+	do(t, ctx, "dismiss the undo", browsertest.Click(chromedp.CSS(`.notice.undo button[aria-label="Dismiss this message"]`)), chromedp.WaitNotPresent(chromedp.CSS(`.notice.undo`)))
 	noOverflow(t, ctx, "notes-empty")
 	accessible(t, ctx, "notes-empty")
 	browsertest.Screenshot(t, ctx, "notes-empty")
 
-	// Create from the empty state: an empty title is refused on the page;
-	// Enter submits.
-	do(t, ctx, "create: empty title",
+	// Create from the empty state: the Note opens with its title field
+	// focused; a title emptied on rename is refused on the page.
+	do(t, ctx, "create from the empty state",
 		browsertest.Click(chromedp.CSS(`.empty button.primary`)),
-		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
-		chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "   \r"),
-		chromedp.WaitVisible(chromedp.ID("create-error")),
+		browsertest.Poll(`document.activeElement?.id === "note-title-input"`),
+		chromedp.KeyEvent("Quarterly plan\r"),
+		chromedp.WaitNotPresent(chromedp.ID("note-title-input")),
+		waitText("#note-title", "Quarterly plan"),
+		browsertest.Click(chromedp.ID("note-actions-button")),
+		browsertest.Click(chromedp.CSS(`#note-actions-menu [data-item=rename]`)),
+		chromedp.WaitVisible(chromedp.ID("note-title-input")),
+		selectAll("#note-title-input"),
+		chromedp.KeyEvent("\b\r"),
+		chromedp.WaitVisible(chromedp.ID("note-title-error")),
 	)
-	if msg := run(t, ctx, "create error", chromedp.Text(chromedp.ID("create-error"))); !strings.Contains(msg, "title") {
-		t.Errorf("an empty title: the dialog says %q", msg)
-	}
-	do(t, ctx, "type a title", selectAll(`dialog[open] input[name=title]`), chromedp.KeyEvent("Quarterly plan"))
-	if n := run(t, ctx, "error gone", chromedp.Evaluate[int](`document.querySelectorAll("#create-error").length`)); n != 0 {
-		t.Errorf("the error stays while the person types a title")
+	if msg := run(t, ctx, "title error", chromedp.Text(chromedp.ID("note-title-error"))); !strings.Contains(msg, "title") {
+		t.Errorf("an empty title: the page says %q", msg)
 	}
 	noOverflow(t, ctx, "notes-create")
 	accessible(t, ctx, "notes-create")
 	browsertest.Screenshot(t, ctx, "notes-create")
-	do(t, ctx, "Enter creates", chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "\r"),
-		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)), chromedp.WaitVisible(row("Quarterly plan", "")))
+	do(t, ctx, "Escape keeps it", chromedp.KeyEvent("\x1b"), chromedp.WaitNotPresent(chromedp.ID("note-title-input")), waitText("#note-title", "Quarterly plan"),
+		browsertest.Click(chromedp.CSS(".note-head .back")), chromedp.WaitVisible(row("Quarterly plan", "")))
 	for _, title := range []string{"Research log", "Team offsite"} {
-		do(t, ctx, "create "+title,
-			browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
-			chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
-			chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), title+"\r"),
-			chromedp.WaitVisible(row(title, "")),
-		)
+		do(t, ctx, "create "+title, newNote(title))
 	}
 	notes := notesOf(t, e)
 	if len(notes) != 3 || notes["Quarterly plan"].NoteID == "" || notes["Research log"].NoteID == "" || notes["Team offsite"].NoteID == "" {

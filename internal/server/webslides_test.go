@@ -95,10 +95,7 @@ func TestBrowserNoteSlides(t *testing.T) {
 
 	// A new Note, reachable by agents, with a slides tab.
 	do(t, ctx, "create a Note",
-		browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
-		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
-		chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "Pitch\r"),
-		chromedp.WaitVisible(row("Pitch", "")),
+		newNote("Pitch"),
 	)
 	do(t, ctx, "let agents reach it", browsertest.Click(row("Pitch", "[role=switch]")),
 		browsertest.Poll(string(row("Pitch", "[role=switch]"))+`?.getAttribute("aria-checked") === "true"`))

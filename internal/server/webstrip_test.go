@@ -107,10 +107,7 @@ func TestBrowserNoteStrip(t *testing.T) {
 
 	// A new Note, its first text saved: the version restored at the end.
 	do(t, ctx, "create a Note",
-		browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
-		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
-		chromedp.SendKeys(chromedp.CSS(`dialog[open] input[name=title]`), "Launch plan\r"),
-		chromedp.WaitVisible(row("Launch plan", "")),
+		newNote("Launch plan"),
 		browsertest.Click(row("Launch plan", ".note-title")),
 		chromedp.WaitVisible(cmContent), waitSaved(),
 	)

@@ -259,11 +259,7 @@ func TestBrowserWalkNotes(t *testing.T) {
 		title = string(r[:200])
 	}
 	do(t, ctx, "create a Note",
-		browsertest.Click(chromedp.CSS(`.page-head button.primary`)),
-		chromedp.WaitVisible(chromedp.CSS(`dialog[open] input[name=title]`)),
-		insertText(title), chromedp.KeyEvent("\r"),
-		chromedp.WaitNotPresent(chromedp.CSS(`dialog[open]`)),
-		chromedp.WaitVisible(row(title, "")),
+		newNote(title),
 	)
 	id := notesOf(t, e)[title].NoteID
 	if id == "" {

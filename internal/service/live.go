@@ -535,7 +535,7 @@ func (f *noteFeed) publish(evs []*LiveEvent) {
 		deleted = deleted || e.Kind == KindNoteDeleted
 	}
 	if deleted {
-		items = append(items, LiveItem{Kind: LiveGone, Topic: topic, Reason: "Note " + f.id + " was deleted", Deleted: true})
+		items = append(items, LiveItem{Kind: LiveGone, Topic: topic, Reason: fmt.Sprintf("Note %s was deleted: it is in the trash for %d days", f.id, TrashDays), Deleted: true})
 		f.headMu.Lock()
 		f.deleted = true
 		f.headMu.Unlock()

@@ -26,6 +26,9 @@ func (s *Service) noteHead(ctx context.Context, c Caller, id string) (store.Reso
 	// An agent reaches approved Notes only, and a deleted Note is never
 	// approved; a person reaches every Note, so a deletion is looked for.
 	r, gone, err := s.headOf(ctx, id, !c.IsAgent())
+	if err == nil && gone && c.reachesNote(&r) {
+		return store.Resource{}, s.trashedAnswer(ctx, id) // a person is told where it is
+	}
 	if err == nil && (gone || !c.reachesNote(&r)) {
 		err = store.ErrNotFound
 	}

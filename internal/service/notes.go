@@ -158,9 +158,11 @@ type NoteArgs struct {
 	Guard
 }
 
-// DeleteNote deletes a Note: its connected access goes off and it is
-// marked deleted (KindNoteDeleted), in one guarded write, so it leaves
-// every list and every agent's reach; its history stays in the store.
+// DeleteNote moves a Note to the trash: its connected access goes off and
+// it is marked deleted (KindNoteDeleted, which keeps what UntrashNote
+// needs to bring it back as it was), in one guarded write, so it leaves
+// every list and every agent's reach. Its history and files stay until
+// PurgeTrash removes it, TrashDays later.
 func (s *Service) DeleteNote(ctx context.Context, c Caller, a NoteArgs) (NoteWritten, error) {
 	if err := c.personOnly("deleting a Note"); err != nil {
 		return NoteWritten{}, err
@@ -170,7 +172,7 @@ func (s *Service) DeleteNote(ctx context.Context, c Caller, a NoteArgs) (NoteWri
 			off := false
 			ch.Approved = &off
 			ch.Objects = []store.Object{{Workspace: cur.Workspace, Kind: KindNoteDeleted, ID: cur.ID, Parent: cur.ID,
-				Doc: mustJSON(map[string]any{"by": c.actor(), "version": cur.Version + 1})}}
+				Doc: mustJSON(trashMark{By: c.actor(), Version: cur.Version + 1, Title: cur.Title, Approved: cur.Approved})}}
 			return NoteWritten{}, nil, nil
 		})
 }

@@ -105,8 +105,8 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 			// never approved again; a person's reach is every Note, so a
 			// deleted one is looked for.
 			if !c.IsAgent() {
-				if _, err := tx.GetObject(KindNoteDeleted, noteID); err == nil {
-					return nil, notFound(store.TypeNote, noteID)
+				if o, err := tx.GetObject(KindNoteDeleted, noteID); err == nil {
+					return nil, inTrash(noteID, o.CreatedAt)
 				} else if !errors.Is(err, store.ErrNotFound) {
 					return nil, err
 				}
@@ -163,8 +163,8 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 // PreconditionRequired is the code of a write that names no version.
 const PreconditionRequired = "precondition_required"
 
-// KindNoteDeleted marks a deleted Note: an object beside the Note, written
-// in the same guarded write that switches its connected access off. A Note
-// so marked is gone from every list and read, and, no longer approved,
-// from every agent's reach.
+// KindNoteDeleted marks a deleted Note, in the trash: an object beside the
+// Note, written in the same guarded write that switches its connected
+// access off (see trash.go). A Note so marked is gone from every list and
+// read, and, no longer approved, from every agent's reach.
 const KindNoteDeleted = "note_deleted"

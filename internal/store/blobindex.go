@@ -261,33 +261,27 @@ func DeleteUnreferenced(ctx context.Context, q Querier, d Dialect, r BlobRow) (b
 // catches only a write that named a blob some other way. History is not
 // read: it is large, and a splice may cut a hash.
 func (x BlobIndex) namedNow(ctx context.Context, ws string, shas map[string]bool) error {
-	for _, q := range []string{
+	return x.B.scanHashes(ctx, shas, false, []string{
 		`SELECT doc FROM resources WHERE workspace_id = ?`,
 		`SELECT p.data FROM resource_parts p JOIN resources r ON r.type = p.type AND r.id = p.id WHERE r.workspace_id = ? AND p.data IS NOT NULL`,
-	} {
-		rows, err := x.B.R.QueryContext(ctx, x.B.D.Q(q), ws)
-		if err != nil {
-			return err
-		}
-		var text []byte
-		for rows.Next() {
-			if err := rows.Scan(&text); err != nil {
-				rows.Close()
-				return err
-			}
-			hexRuns(text, shas)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-	}
-	return nil
+	}, ws)
 }
 
 // hexRuns sets shas[h] for each key h of shas that text holds as 64
 // lowercase hex digits (inside any longer run of them too).
 func hexRuns(text []byte, shas map[string]bool) {
+	eachHexRun(text, func(run []byte) {
+		for k := 0; k+64 <= len(run); k++ {
+			if _, ok := shas[string(run[k:k+64])]; ok {
+				shas[string(run[k:k+64])] = true
+			}
+		}
+	})
+}
+
+// eachHexRun calls fn with each longest run of lowercase hex digits in
+// text.
+func eachHexRun(text []byte, fn func(run []byte)) {
 	isHex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
 	for i := 0; i < len(text); {
 		if !isHex(text[i]) {
@@ -298,11 +292,7 @@ func hexRuns(text []byte, shas map[string]bool) {
 		for j < len(text) && isHex(text[j]) {
 			j++
 		}
-		for k := i; k+64 <= j; k++ {
-			if _, ok := shas[string(text[k:k+64])]; ok {
-				shas[string(text[k:k+64])] = true
-			}
-		}
+		fn(text[i:j])
 		i = j
 	}
 }

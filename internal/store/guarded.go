@@ -129,6 +129,11 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 			return Outcome{}, nil, err
 		}
 	}
+	for _, o := range ch.DropObjects {
+		if _, err := q.ExecContext(ctx, d.Q(`DELETE FROM objects WHERE kind = ? AND id = ? AND workspace_id = ?`), o.Kind, o.ID, cur.Workspace); err != nil {
+			return Outcome{}, nil, fmt.Errorf("delete %s: %w", o.Kind, err)
+		}
+	}
 	if err := markBlobs(ctx, q, d, cur.Workspace, ch.Blobs, ch.NamedBlobs); err != nil {
 		return Outcome{}, nil, err
 	}

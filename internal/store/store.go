@@ -63,6 +63,9 @@ type Object struct {
 	CreatedAt time.Time
 }
 
+// ObjectKey names one object.
+type ObjectKey struct{ Kind, ID string }
+
 // Object kinds.
 const (
 	KindProposal    = "proposal"
@@ -141,6 +144,9 @@ type Change struct {
 	Kind     string          // event kind, e.g. "tab_created"
 	Changed  []string        // sub-IDs touched (tab IDs, instance IDs), for conflict reports
 	Objects  []Object        // rows to upsert in the same transaction
+	// DropObjects are objects of the resource's workspace to delete in the
+	// same transaction (a Note taken out of the trash loses its mark).
+	DropObjects []ObjectKey
 	// Blobs are the hashes of the workspace's blobs this write references
 	// (a file uploaded for it): marked referenced in the same transaction,
 	// so the collector never removes them; one the workspace does not have
@@ -324,6 +330,15 @@ type Store interface {
 	// order (see ObjectQuery): a Room's proposals, a repository's versions.
 	ListObjects(ctx context.Context, q ObjectQuery) ([]Object, error)
 
+	// Purge removes a resource of the workspace for good, in one
+	// transaction: its row, its history and parts, its keys, its objects
+	// (those under it and those of its own ID), its feed and horizon
+	// (ErrNotFound if the workspace has no such resource). The blobs only
+	// it named (in any version) become unreferenced, so the blob collector
+	// reclaims them after its grace period; a blob another resource of the
+	// workspace names, now or in its history, stays referenced.
+	Purge(ctx context.Context, workspace, typ, id string) (PurgeReport, error)
+
 	// Events are the feed of (typ, id) after cursor after, oldest first, at
 	// most limit: what polls and live updates read.
 	Events(ctx context.Context, workspace, typ, id string, after int64, limit int) ([]Event, error)
@@ -379,6 +394,12 @@ type Store interface {
 	// Close stops the store's background work and closes its database; no
 	// method may be called after it.
 	Close() error
+}
+
+// PurgeReport is what one Purge did.
+type PurgeReport struct {
+	Versions     int64    // versions of history removed
+	Unreferenced []string // blobs now unreferenced (sorted)
 }
 
 // NewID returns a random ID with a readable prefix, e.g. "note_k3j9x0c2q1p8".

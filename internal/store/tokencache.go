@@ -344,3 +344,7 @@ func (c *tokenCache) DeleteGrant(ctx context.Context, kind string, hash string) 
 func (c *tokenCache) RotateRefresh(ctx context.Context, oldHash string, graceSince time.Time, puts []Grant) error {
 	return c.s.RotateRefresh(ctx, oldHash, graceSince, puts)
 }
+
+func (c *tokenCache) Purge(ctx context.Context, workspace, typ, id string) (PurgeReport, error) {
+	return c.s.Purge(ctx, workspace, typ, id)
+}

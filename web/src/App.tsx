@@ -4,6 +4,7 @@ import { ApiError, errorText, queries, queryClient, type Me } from "./api";
 import { Link, usePath } from "./router";
 import { ErrorBox, Loading } from "./ui";
 import { NotesPage } from "./NotesPage";
+import { TrashPage } from "./TrashPage";
 import { ConnectedPage } from "./ConnectedPage";
 import { NotePage } from "./components/NotePage";
 import { ApprovalsPage, PendingBadge, usePendingCount } from "./components/ApprovalsPage";
@@ -51,7 +52,7 @@ function Shell({ me }: { me: Me }) {
   const rooms = path === "/rooms" || path.startsWith("/rooms/");
   const settings = path === "/settings" || path.startsWith("/settings/");
   const section =
-    path === "/" || path === "/notes" || path.startsWith("/notes/")
+    path === "/" || path === "/notes" || path.startsWith("/notes/") || path === "/trash"
       ? "notes"
       : path === "/connected"
         ? "connected"
@@ -121,7 +122,8 @@ function Shell({ me }: { me: Me }) {
         </Link>
       </nav>
       <main id="main" className="content" tabIndex={-1}>
-        {section === "notes" && !path.startsWith("/notes/") ? <NotesPage me={me.user.name || me.user.email} /> : null}
+        {path === "/trash" ? <TrashPage /> : null}
+        {section === "notes" && !path.startsWith("/notes/") && path !== "/trash" ? <NotesPage me={me.user.name || me.user.email} /> : null}
         {path.startsWith("/notes/") ? <NotePage key={path} id={safeDecode(path.slice("/notes/".length))} me={me.user.name || me.user.email} meId={me.user.id} /> : null}
         {section === "connected" ? <ConnectedPage pending={pending} /> : null}
         {section === "approvals" ? <ApprovalsPage pending={pending} /> : null}

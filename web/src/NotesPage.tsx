@@ -1,14 +1,22 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { keepPreviousData, useInfiniteQuery, type InfiniteData } from "@tanstack/react-query";
-import { api, ApiError, errorText, keys, queries, queryClient, type Note, type NoteAnswer, type NotesList } from "./api";
+import { api, ApiError, errorText, keys, queries, queryClient, type Note, type NotesList, type Written } from "./api";
 import { writers } from "./save";
-import { Link } from "./router";
+import { Link, navigate } from "./router";
 import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 
 // MaxTitle bounds a title typed here, in characters; the server checks its
 // own rule too. maxLength counts UTF-16 units (an emoji is two), so a title
 // field holds twice as many and the server's refusal of more says why.
 const MaxTitle = 200;
+
+// trashed is the Note the Note page just moved to the trash, for the list
+// it goes back to to offer Undo.
+export const trashed: { current: { id: string; title: string; version: number } | null } = { current: null };
+
+// NewTitle is the title a new Note starts with, until it is named on its
+// page (its title field opens empty, this as its placeholder).
+const NewTitle = "Untitled";
 
 type State = { kind: "loading" } | { kind: "error"; text: string } | { kind: "ready"; notes: Note[]; next: string };
 
@@ -18,6 +26,41 @@ export function NotesPage({ me }: { me: string }) {
   const [notice, setNotice] = useState("");
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Note | null>(null);
+  // undo is the Note last moved to the trash from here or from its page.
+  const [undo, setUndo] = useState(() => {
+    const t = trashed.current;
+    trashed.current = null;
+    return t;
+  });
+
+  // New Note makes the Note and opens it, its title field focused.
+  const create = () => {
+    setCreating(true);
+    setNotice("");
+    api
+      .createNote(NewTitle)
+      .then((n) => {
+        void queryClient.invalidateQueries({ queryKey: keys.allNotes });
+        navigate("/notes/" + encodeURIComponent(n.id) + "?title=new");
+      })
+      .catch((e: unknown) => {
+        setCreating(false);
+        setNotice(errorText(e));
+      });
+  };
+  const restore = () => {
+    const t = undo;
+    if (!t) return;
+    setUndo(null);
+    api
+      .untrashNote(t)
+      .then(() => {
+        setNotice("");
+        refresh();
+        void queryClient.invalidateQueries({ queryKey: keys.trash });
+      })
+      .catch((e: unknown) => setNotice(errorText(e)));
+  };
 
   useEffect(() => {
     const t = setTimeout(() => setDebounced(query.trim()), 250);
@@ -112,9 +155,14 @@ export function NotesPage({ me }: { me: string }) {
     <section className="page" aria-labelledby="notes-title">
       <div className="page-head">
         <h1 id="notes-title">Notes</h1>
-        <button type="button" className="primary" onClick={() => setCreating(true)}>
-          New Note
-        </button>
+        <div className="page-actions">
+          <Link to="/trash" className="button secondary">
+            Trash
+          </Link>
+          <button type="button" className="primary" id="new-note" onClick={create} disabled={creating}>
+            {creating ? "Creating…" : "New Note"}
+          </button>
+        </div>
       </div>
       <div className="toolbar">
         <label className="search">
@@ -132,6 +180,12 @@ export function NotesPage({ me }: { me: string }) {
         </label>
       </div>
       <Notice text={notice} onDismiss={() => setNotice("")} role="alert" />
+      <Notice
+        text={undo ? `Moved “${undo.title}” to the trash. It stays there 30 days.` : ""}
+        onDismiss={() => setUndo(null)}
+        action={undo ? { text: "Undo", run: restore } : undefined}
+        className="undo"
+      />
       {state.kind === "loading" ? <Loading what="Loading Notes…" /> : null}
       {state.kind === "error" ? <ErrorBox text={state.text} onRetry={refresh} /> : null}
       {state.kind === "ready" && state.notes.length === 0 ? (
@@ -146,7 +200,7 @@ export function NotesPage({ me }: { me: string }) {
           <div className="empty">
             <h2>No Notes yet — create one</h2>
             <p>A Note holds markdown, slides, sheets, sources and files, for you and the agents you connect.</p>
-            <button type="button" className="primary" onClick={() => setCreating(true)}>
+            <button type="button" className="primary" onClick={create} disabled={creating}>
               Create a Note
             </button>
           </div>
@@ -166,23 +220,12 @@ export function NotesPage({ me }: { me: string }) {
           ) : null}
         </>
       ) : null}
-      <CreateDialog
-        open={creating}
-        onClose={() => setCreating(false)}
-        onCreated={(n) => {
-          setCreating(false);
-          setNotice("");
-          // Listed at once, without a time until the list is read again.
-          const listed: Note = { id: n.id, title: n.title, approved: n.approved, version: n.version, updated_at: "" };
-          edit((notes) => [listed, ...notes.filter((x) => x.id !== n.id)]);
-          refresh();
-        }}
-      />
       <DeleteDialog
         note={deleting}
         onClose={() => setDeleting(null)}
-        onDeleted={(n) => {
+        onDeleted={(n, w) => {
           setDeleting(null);
+          setUndo({ id: n.id, title: n.title, version: w?.version ?? 0 });
           edit((notes) => notes.filter((x) => x.id !== n.id));
         }}
         onFailed={(e) => {
@@ -339,79 +382,15 @@ function NoteRow(props: { note: Note; onChanged: (n: Note) => void; onFailed: (e
             Rename
           </button>
         ) : null}
-        <button type="button" className="ghost small danger-text" onClick={props.onDelete} aria-label={"Delete " + n.title}>
-          Delete
+        <button type="button" className="ghost small danger-text" onClick={props.onDelete} aria-label={"Move to trash: " + n.title}>
+          Move to trash
         </button>
       </div>
     </li>
   );
 }
 
-function CreateDialog(props: { open: boolean; onClose: () => void; onCreated: (n: NoteAnswer) => void }) {
-  return (
-    <Dialog id="create" open={props.open} title="New Note" onClose={props.onClose}>
-      <CreateForm onClose={props.onClose} onCreated={props.onCreated} />
-    </Dialog>
-  );
-}
-
-// CreateForm is made anew each time the dialog opens (the dialog shows
-// its content only while open), so it opens empty with nothing left to
-// reset under the person's first keystrokes.
-function CreateForm(props: { onClose: () => void; onCreated: (n: NoteAnswer) => void }) {
-  const [title, setTitle] = useState("");
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const t = title.trim();
-    if (t === "") {
-      setError("Type a title for the Note.");
-      return;
-    }
-    setBusy(true);
-    api
-      .createNote(t)
-      .then(props.onCreated)
-      .catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)))
-      .finally(() => setBusy(false));
-  };
-  return (
-    <form onSubmit={submit} noValidate>
-      <label className="field">
-        <span>Title</span>
-        <input
-          name="title"
-          value={title}
-          maxLength={2 * MaxTitle}
-          autoFocus
-          onChange={(e) => {
-            setTitle(e.target.value);
-            setError("");
-          }}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? "create-error" : undefined}
-          disabled={busy}
-        />
-      </label>
-      {error ? (
-        <p className="field-error" id="create-error" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <div className="dialog-actions">
-        <button type="button" className="secondary" onClick={props.onClose} disabled={busy}>
-          Cancel
-        </button>
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? "Creating…" : "Create"}
-        </button>
-      </div>
-    </form>
-  );
-}
-
-function DeleteDialog(props: { note: Note | null; onClose: () => void; onDeleted: (n: Note) => void; onFailed: (e: unknown) => void }) {
+function DeleteDialog(props: { note: Note | null; onClose: () => void; onDeleted: (n: Note, w: Written | undefined) => void; onFailed: (e: unknown) => void }) {
   const [busy, setBusy] = useState(false);
   const n = props.note;
   const confirm = () => {
@@ -419,22 +398,22 @@ function DeleteDialog(props: { note: Note | null; onClose: () => void; onDeleted
     setBusy(true);
     api
       .deleteNote(n)
-      .then(() => props.onDeleted(n))
+      .then((w) => props.onDeleted(n, w))
       .catch(props.onFailed)
       .finally(() => setBusy(false));
   };
   return (
-    <Dialog id="delete" open={n !== null} title="Delete this Note?" onClose={props.onClose}>
+    <Dialog id="delete" open={n !== null} title="Move this Note to the trash?" onClose={props.onClose}>
       <p>
-        “{n?.title}” and everything in it — its tabs, sources, files and history — will be deleted, for you and for every agent. This
-        cannot be undone.
+        “{n?.title}” leaves your Notes and every agent's reach. The trash keeps it, with its tabs, sources, files and history, for 30 days:
+        restore it from Trash until then.
       </p>
       <div className="dialog-actions">
         <button type="button" className="secondary" onClick={props.onClose} disabled={busy} autoFocus>
           Cancel
         </button>
         <button type="button" className="danger" onClick={confirm} disabled={busy}>
-          {busy ? "Deleting…" : "Delete Note"}
+          {busy ? "Moving…" : "Move to trash"}
         </button>
       </div>
     </Dialog>

@@ -68,11 +68,17 @@ export function when(iso: string | undefined, now = Date.now()): string {
 
 // Notice is a message the person can dismiss (nothing when text is
 // empty). role is "alert" for what went wrong, "status" for what is done.
-export function Notice(props: { text: string; onDismiss: () => void; role?: "alert" | "status"; className?: string }) {
+// A Notice may offer one action beside Dismiss (Undo).
+export function Notice(props: { text: string; onDismiss: () => void; role?: "alert" | "status"; className?: string; action?: { text: string; run: () => void } }) {
   if (!props.text) return null;
   return (
     <div className={"notice" + (props.className ? " " + props.className : "")} role={props.role ?? "status"}>
       <p>{props.text}</p>
+      {props.action ? (
+        <button type="button" className="secondary small" onClick={props.action.run}>
+          {props.action.text}
+        </button>
+      ) : null}
       <button type="button" className="ghost small" onClick={props.onDismiss} aria-label="Dismiss this message">
         Dismiss
       </button>

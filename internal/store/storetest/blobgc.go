@@ -30,6 +30,7 @@ func BlobCollectContract(t *testing.T, open func(t *testing.T) store.Store) {
 		{"one collect looks at most at its batch", testCollectBatch},
 		{"a write racing the collector either keeps its blob or writes nothing", testCollectRace},
 		{"hostile arguments are refused", testCollectHostile},
+		{"a purged resource is gone, and the blobs only it named are collected", testPurge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

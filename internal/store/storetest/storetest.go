@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"a title query answers as the model does over random titles", testListQueryRandom},
 		{"a list leaves out marked resources and pages whole, through the title index or not", testListUnmarkedPaging},
 		{"the token cache answers every other method as the store under it", testTokenCacheForwards},
+		{"a guarded write drops the objects it names", testDropObjects},
 	}
 	tests = append(tests, identityCases...)
 	for _, tc := range tests {

@@ -1,5 +1,5 @@
 import { answer, client, guard, rawUpload, url, written, type Precondition } from "./client";
-import type { AppChange, CellRange, CellsWrite, Invite, NewSlide, NewSource, NewTab, NewToken, Note, NoteChange, Role, Room, SlideFields, TabChange, TabRef } from "./types";
+import type { AppChange, CellRange, CellsWrite, Invite, NewSlide, NewSource, NewTab, NewToken, Note, NoteChange, Role, Room, SlideFields, TabChange, TabRef, TrashedNote } from "./types";
 
 // Every call the web app makes, one function each, through the client
 // typed by the OpenAPI document: a call's route, parameters, headers and
@@ -20,9 +20,17 @@ export const api = {
   notes: (query: string, cursor: string, signal?: AbortSignal) =>
     answer(client.GET("/api/notes", { params: { query: { query: query || undefined, cursor: cursor || undefined, limit: 50 } }, signal })),
   createNote: (title: string) => answer(client.POST("/api/notes", { body: { title } })),
-  patchNote: (n: Note, change: NoteChange) =>
+  patchNote: (n: Pick<Note, "id" | "version">, change: NoteChange) =>
     answer(client.PATCH("/api/notes/{note_id}", { params: { path: noteAt(n), header: guard({ version: n.version }) }, body: change })),
-  deleteNote: (n: Note) => written(client.DELETE("/api/notes/{note_id}", { params: { path: noteAt(n), header: guard({ version: n.version }) } })),
+  deleteNote: (n: Pick<Note, "id" | "version">) =>
+    written(client.DELETE("/api/notes/{note_id}", { params: { path: noteAt(n), header: guard({ version: n.version }) } })),
+  duplicateNote: (id: string) => answer(client.POST("/api/notes/{note_id}/duplicate", { params: { path: { note_id: id } } })),
+
+  // The trash: deleted Notes, restorable until their purge date.
+  trash: (cursor: string, signal?: AbortSignal) => answer(client.GET("/api/trash", { params: { query: { cursor: cursor || undefined, limit: 50 } }, signal })),
+  untrashNote: (n: Pick<TrashedNote, "id" | "version">) =>
+    // Without a version (0), whatever version the trash holds.
+    answer(client.POST("/api/notes/{note_id}/untrash", { params: { path: noteAt(n), header: n.version > 0 ? guard({ version: n.version }) : {} } })),
 
   // The Note: its title, version and tab strip.
   note: (id: string, signal?: AbortSignal) => answer(client.GET("/api/notes/{note_id}", { params: { path: { note_id: id } }, signal })),

@@ -10,6 +10,7 @@ export const keys = {
   me: ["me"] as const,
   notes: (query: string) => ["notes", query] as const,
   allNotes: ["notes"] as const,
+  trash: ["trash"] as const,
   note: (id: string) => ["note", id] as const, // its title, version and tab strip
   tab: (id: string, tab: string) => ["note", id, "tab", tab] as const,
   outline: (id: string, tab: string) => ["note", id, "tab", tab, "outline"] as const,
@@ -44,6 +45,13 @@ export const queries = {
     infiniteQueryOptions({
       queryKey: keys.notes(query),
       queryFn: ({ pageParam, signal }) => api.notes(query, pageParam, signal),
+      initialPageParam: "",
+      getNextPageParam: (last) => last.next_cursor || undefined,
+    }),
+  trash: () =>
+    infiniteQueryOptions({
+      queryKey: keys.trash,
+      queryFn: ({ pageParam, signal }) => api.trash(pageParam, signal),
       initialPageParam: "",
       getNextPageParam: (last) => last.next_cursor || undefined,
     }),

@@ -124,12 +124,29 @@ export interface paths {
         get: operations["getNotesNoteId"];
         put?: never;
         post?: never;
-        /** Delete a Note (a person's act) */
+        /** Move a Note to the trash (a person's act): it leaves every list and agent's reach, and POST …/untrash brings it back within 30 days */
         delete: operations["deleteNotesNoteId"];
         options?: never;
         head?: never;
         /** Rename a Note and/or switch its connected access */
         patch: operations["patchNotesNoteId"];
+        trace?: never;
+    };
+    "/api/notes/{note_id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy a Note (tabs, content and files) into a new Note "Copy of TITLE" with a history of its own (a person's act) */
+        post: operations["postNotesNoteIdDuplicate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/notes/{note_id}/export": {
@@ -387,6 +404,23 @@ export interface paths {
         /** Replace the markdown tab's text */
         put: operations["putNotesNoteIdTabsTabIdText"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notes/{note_id}/untrash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a Note from the trash as it was when deleted (a person's act); without a version, whatever version the trash holds */
+        post: operations["postNotesNoteIdUntrash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -706,6 +740,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The deleted Notes the trash keeps, restorable until their purge date (a person's view) */
+        get: operations["getTrash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspace": {
         parameters: {
             query?: never;
@@ -1008,6 +1059,10 @@ export interface components {
             /** Format: int64 */
             version: number;
         };
+        NoteWriteRequest: {
+            /** @description The version the change is based on, if not in If-Match (both: they must agree). */
+            expected_version?: null | number;
+        };
         PendingCount: {
             pending: number;
         };
@@ -1305,6 +1360,30 @@ export interface components {
         };
         TokenList: {
             tokens: components["schemas"]["Entry"][];
+        };
+        TrashList: {
+            /** @description How many days the trash keeps a deleted Note */
+            keep_days: number;
+            /** @description The cursor of the next page; null on the last */
+            next_cursor: null | string;
+            notes: components["schemas"]["TrashedNote"][];
+        };
+        TrashedNote: {
+            /** Format: date-time */
+            deleted_at: string;
+            deleted_by: components["schemas"]["Who"];
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the Note is removed for good: restore it before
+             */
+            purge_at: string;
+            title: string;
+            /**
+             * Format: int64
+             * @description The Note's version in the trash: expected_version of its untrash
+             */
+            version: number;
         };
         UpdateAppRequest: {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
@@ -1776,6 +1855,40 @@ export interface operations {
             415: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
             428: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    postNotesNoteIdDuplicate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A resend with the same key answers the copy the first call made */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoteAnswer"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
             500: components["responses"]["Problem"];
         };
     };
@@ -2607,6 +2720,48 @@ export interface operations {
             500: components["responses"]["Problem"];
         };
     };
+    postNotesNoteIdUntrash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version the change is based on, as the ETag of the read it was based on: "<version>". Required unless a JSON body gives expected_version. */
+                "If-Match"?: string;
+                /** @description Names this change: a resend with the same key and request answers the first result (Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NoteWriteRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoteAnswer"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            412: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            428: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
     getNotesNoteIdVersionsVersion: {
         parameters: {
             query?: never;
@@ -3285,6 +3440,37 @@ export interface operations {
             409: components["responses"]["Problem"];
             413: components["responses"]["Problem"];
             415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    getTrash: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the page before */
+                cursor?: string;
+                limit?: null | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashList"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
             500: components["responses"]["Problem"];
         };

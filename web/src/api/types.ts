@@ -46,6 +46,9 @@ export type Note = Schema<"NoteSummary">;
 export type NotesList = Schema<"NoteList">;
 export type NoteAnswer = Schema<"NoteAnswer">;
 export type NoteChange = Fields<Schema<"UpdateNoteRequest">>;
+// TrashedNote is a deleted Note the trash keeps until its purge_at.
+export type TrashedNote = Schema<"TrashedNote">;
+export type TrashList = Schema<"TrashList">;
 
 export type TabRef = Schema<"TabRef">;
 export type NoteView = Schema<"NoteView">;

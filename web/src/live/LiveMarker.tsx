@@ -24,11 +24,16 @@ export function LiveGone({ gone }: { gone: Gone | null }) {
     <div className="live-gone notice" role="alert">
       <p>
         <strong>{gone.reason}</strong>
-        {gone.deleted ? " Nothing typed here can be saved any more: copy out anything you need." : null}
+        {gone.deleted ? " Nothing typed here can be saved any more: copy out anything you need, or restore the Note from the Trash." : null}
       </p>
       <a href="/" className="secondary button">
         Back to Notes
       </a>
+      {gone.deleted ? (
+        <a href="/trash" className="secondary button">
+          Open the Trash
+        </a>
+      ) : null}
     </div>
   );
 }

@@ -26,6 +26,8 @@ const kindText: Record<string, string> = {
   source_deleted: "Deleted a source",
   sources: "Changed the sources",
   restored: "Restored an older version",
+  note_deleted: "Moved the Note to the trash",
+  note_untrashed: "Restored the Note from the trash",
 };
 
 export function describeKind(kind: string): string {
@@ -80,7 +82,7 @@ export type VersionGroup = {
 };
 
 // alone are the kinds of change that always make an entry of their own.
-const alone = new Set(["restored", "note_created", "note_deleted"]);
+const alone = new Set(["restored", "note_created", "note_deleted", "note_untrashed"]);
 
 const writer = (v: VersionEntry) => v.who.kind + ":" + v.who.id;
 

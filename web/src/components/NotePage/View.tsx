@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { api, errorText, type TabRef } from "../../api";
-import { Link } from "../../router";
+import { Link, navigate } from "../../router";
 import { Dialog, ErrorBox, Loading, Notice } from "../../ui";
 import type { SaveState } from "../../save";
 import { TabView } from "./TabView";
@@ -8,12 +8,15 @@ import { HistoryView } from "../HistoryView";
 import { LiveGone, LiveMarker } from "../../live";
 import { TabStrip } from "./TabStrip";
 import { Menu } from "./Menu";
+import { NoteTitle } from "./NoteTitle";
+import { trashed } from "../../NotesPage";
 import { useNotePage } from "./useNotePage";
 import type { NotePageProps } from "./types";
 import "../../strip.css";
 
 // The Note page: its header (title, version, saving state, History, and
-// the Note menu: Download as a zip), its tab strip (exact tab IDs in the
+// the Note menu: Rename, Duplicate, Download as a zip, Move to trash), its
+// tab strip (exact tab IDs in the
 // URL; add, rename, reorder, delete), and the open tab — or, with ?history
 // in the URL, the Note's history.
 
@@ -31,6 +34,10 @@ export function NotePage(props: NotePageProps) {
   const { note, tabs, current, writes } = page;
   const [deleting, setDeleting] = useState<TabRef | null>(null);
   const [noteMenu, setNoteMenu] = useState(false);
+  // A Note just made opens with its title field (?title=new in the URL).
+  const [titling, setTitling] = useState<"" | "rename" | "new">(() => (new URLSearchParams(location.search).get("title") === "new" ? "new" : ""));
+  const [trashing, setTrashing] = useState(false);
+  const [busy, setBusy] = useState(false);
 
   if (page.error) {
     return (
@@ -59,6 +66,33 @@ export function NotePage(props: NotePageProps) {
     }
   };
 
+  const doneTitling = () => {
+    setTitling("");
+    if (new URLSearchParams(location.search).has("title")) navigate(location.pathname, true);
+  };
+  const duplicate = () => {
+    setBusy(true);
+    api
+      .duplicateNote(note.id)
+      .then((n) => navigate("/notes/" + encodeURIComponent(n.id)))
+      .catch((e: unknown) => page.setNotice(errorText(e)))
+      .finally(() => setBusy(false));
+  };
+  const moveToTrash = () => {
+    setBusy(true);
+    api
+      .deleteNote({ id: note.id, version: page.version })
+      .then((w) => {
+        trashed.current = { id: note.id, title: note.title, version: w?.version ?? 0 };
+        navigate("/");
+      })
+      .catch((e: unknown) => {
+        setTrashing(false);
+        page.setNotice(errorText(e));
+      })
+      .finally(() => setBusy(false));
+  };
+
   const viewing = page.hist !== null;
   return (
     <section className="page wide note-page">
@@ -66,7 +100,7 @@ export function NotePage(props: NotePageProps) {
         <Link to="/" className="back">
           ← Notes
         </Link>
-        <h1 id="note-title">{note.title}</h1>
+        <NoteTitle id={note.id} title={note.title} version={page.version} editing={titling} onDone={doneTitling} onVersion={page.seen} onFailed={page.setNotice} />
         <div className="note-status">
           <LiveMarker writer={page.live.writer} />
           <span className="version">Version {page.version}</span>
@@ -91,8 +125,11 @@ export function NotePage(props: NotePageProps) {
             open={noteMenu}
             setOpen={setNoteMenu}
             items={[
+              { key: "rename", text: "Rename Note", run: () => setTitling("rename"), disabled: viewing },
+              { key: "duplicate", text: "Duplicate", run: duplicate, disabled: busy },
               { key: "download", text: "Download (.zip)", href: api.exportHref(note.id, false), run: () => {} },
               { key: "download-history", text: "Download with history (.zip)", href: api.exportHref(note.id, true), run: () => {} },
+              { key: "trash", text: "Move to trash", run: () => setTrashing(true), danger: true, disabled: busy },
             ]}
           />
         </div>
@@ -117,6 +154,20 @@ export function NotePage(props: NotePageProps) {
           </div>
         </>
       )}
+      <Dialog id="trash-note" open={trashing} title="Move this Note to the trash?" onClose={() => setTrashing(false)}>
+        <p>
+          “{note.title}” leaves your Notes and every agent's reach. The trash keeps it, as it is, for 30 days: restore it from Notes → Trash
+          until then.
+        </p>
+        <div className="dialog-actions">
+          <button type="button" className="secondary" onClick={() => setTrashing(false)} disabled={busy} autoFocus>
+            Cancel
+          </button>
+          <button type="button" className="danger" id="trash-note-confirm" onClick={moveToTrash} disabled={busy}>
+            {busy ? "Moving…" : "Move to trash"}
+          </button>
+        </div>
+      </Dialog>
       <Dialog id="delete-tab" open={deleting !== null} title="Delete this tab?" onClose={() => setDeleting(null)}>
         <p>
           The {deleting?.type} tab “{deleting?.label}” and everything in it will be deleted, for you and for every agent. The Note's History
