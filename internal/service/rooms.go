@@ -48,6 +48,9 @@ func (s *Service) roomFor(ctx context.Context, c Caller, id string) (store.Resou
 	if err == nil && !c.reachesRoom(&r) {
 		err = store.ErrNotFound
 	}
+	if err == nil {
+		err = s.roomGone(ctx, id)
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Resource{}, room.Doc{}, notFound(store.TypeRoom, id)
 	}
@@ -94,7 +97,7 @@ func (s *Service) ListRooms(ctx context.Context, c Caller, pg Page) (RoomList, e
 	if err != nil {
 		return RoomList{}, err
 	}
-	q := store.ListQuery{Workspace: c.Workspace, Type: store.TypeRoom, AfterID: after, Limit: limit + 1, WithDoc: !c.IsAgent()}
+	q := store.ListQuery{Workspace: c.Workspace, Type: store.TypeRoom, AfterID: after, Limit: limit + 1, WithDoc: !c.IsAgent(), Unmarked: store.KindRoomDeleted}
 	if p, ok := c.Principal(); ok {
 		q.IDs = p.Rooms
 	}
