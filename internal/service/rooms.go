@@ -36,7 +36,11 @@ func (s *Service) CreateRoom(ctx context.Context, c Caller, name string) (RoomSu
 	if err != nil {
 		return RoomSummary{}, err
 	}
-	return RoomSummary{RoomID: id, Name: name, Version: 1, CanManage: true}, nil
+	names, err := s.Actors(ctx, c.Workspace, []string{"user:" + c.User})
+	if err != nil {
+		return RoomSummary{}, err
+	}
+	return RoomSummary{RoomID: id, Name: name, Version: 1, Owner: names.Of("user:" + c.User), CanManage: true}, nil
 }
 
 // roomFor is Room id as c may see it, with its document.
