@@ -53,4 +53,9 @@ func TestRoomsCreateRenameDelete(t *testing.T) {
 	if strings.Contains(out, id) || !strings.Contains(out, granted) {
 		t.Fatalf("list after delete: %q", out)
 	}
+	// No token is granted a deleted Room.
+	_, e = run(1, "token", "create", "--name", "late", "--rooms", id)
+	if !strings.Contains(e, "--rooms") || !strings.Contains(e, "no Room "+id) {
+		t.Fatalf("a token for the deleted Room: %q", e)
+	}
 }
