@@ -6,8 +6,9 @@ import (
 )
 
 // The Rooms a person manages from the command line: created, renamed and
-// deleted through the service's acts; a usage error (a missing ROOM_ID)
-// exits 2, a refusal 1.
+// deleted through the service's acts; a command given wrongly (no ROOM_ID,
+// a blank name) exits 2, a refusal (an unknown Room, a name past the
+// limit) 1.
 func TestRoomsCreateRenameDelete(t *testing.T) {
 	data, _, granted := grantWorkspace(t)
 	run := func(want int, args ...string) (string, string) {
@@ -18,13 +19,12 @@ func TestRoomsCreateRenameDelete(t *testing.T) {
 		}
 		return out, errOut
 	}
-	// A missing name is the service's refusal, as for a Note's title.
-	_, e := run(1, "rooms", "create")
+	_, e := run(2, "rooms", "create")
 	if !strings.Contains(e, "--name") {
 		t.Fatalf("create without --name: %q", e)
 	}
 	_, e = run(1, "rooms", "create", "--name", strings.Repeat("x", 500))
-	if !strings.Contains(e, "--name") {
+	if !strings.Contains(e, "--name") || !strings.Contains(e, "a Room name may be at most 200 characters") {
 		t.Fatalf("create with a long name: %q", e)
 	}
 	out, _ := run(0, "rooms", "create", "--name", "Launch")
@@ -32,7 +32,7 @@ func TestRoomsCreateRenameDelete(t *testing.T) {
 	if !strings.HasPrefix(id, "room") {
 		t.Fatalf("create printed %q", out)
 	}
-	run(1, "rooms", "rename", id)
+	run(2, "rooms", "rename", id)
 	run(2, "rooms", "rename", "--name", "x")
 	run(2, "rooms", "delete")
 	_, e = run(1, "rooms", "rename", "room_nope", "--name", "Plan")

@@ -21,7 +21,7 @@ func (s *Service) CreateRoom(ctx context.Context, c Caller, name string) (RoomSu
 	if err := c.personOnly("creating a Room"); err != nil {
 		return RoomSummary{}, err
 	}
-	name, err := room.CheckName(name)
+	name, err := room.CheckRoomName(name)
 	if err != nil {
 		return RoomSummary{}, err
 	}

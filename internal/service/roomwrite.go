@@ -114,9 +114,9 @@ type RoomRenameArgs struct {
 	Guard
 }
 
-// RenameRoom gives a Room a new name (room.CheckName applies).
+// RenameRoom gives a Room a new name (room.CheckRoomName applies).
 func (s *Service) RenameRoom(ctx context.Context, c Caller, a RoomRenameArgs) (RoomWritten, error) {
-	name, err := room.CheckName(a.Name)
+	name, err := room.CheckRoomName(a.Name)
 	if err != nil {
 		return RoomWritten{}, err
 	}
