@@ -123,7 +123,7 @@ func TestBrowserRoomsManage(t *testing.T) {
 
 	// Delete: the confirmation names the Room and says its app stops;
 	// Escape keeps it; Tab, Enter deletes it.
-	do(t, ctx, "Delete Room", browsertest.Click(chromedp.ID("room-delete")), chromedp.WaitVisible(chromedp.ID("room-delete-confirm")))
+	do(t, ctx, "Delete Room", browsertest.Click(chromedp.ID("room-delete")), chromedp.WaitVisible(chromedp.CSS(`#delete-room-title ~ .dialog-actions button.danger`)))
 	confirm := run(t, ctx, "the confirmation", chromedp.Text(chromedp.CSS(`dialog[open]`)))
 	for _, want := range []string{"Delete Launch review?", "its app Standup board stops", "declined"} {
 		if !strings.Contains(confirm, want) {
@@ -140,7 +140,7 @@ func TestBrowserRoomsManage(t *testing.T) {
 	if r := rooms(); len(r) != 1 {
 		t.Fatalf("Escape deleted the Room: %+v", r)
 	}
-	do(t, ctx, "Delete Room again", browsertest.Click(chromedp.ID("room-delete")), chromedp.WaitVisible(chromedp.ID("room-delete-confirm")))
+	do(t, ctx, "Delete Room again", browsertest.Click(chromedp.ID("room-delete")), chromedp.WaitVisible(chromedp.CSS(`#delete-room-title ~ .dialog-actions button.danger`)))
 	do(t, ctx, "Tab, Enter deletes", chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r"), waitText(".content", "No Rooms yet"))
 	if u := location(t, ctx); u.Path != "/rooms" {
 		t.Errorf("after deleting, the page is %s, want /rooms", u.Path)

@@ -4,7 +4,7 @@ import { api, ApiError, errorText, keys, queries, queryClient, type AppChange, t
 import { AppFrame } from "./AppFrame";
 import { NameForm } from "./NameForm";
 import { Link, navigate } from "./router";
-import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
+import { Confirm, Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 import "./rooms.css";
 
 // RoomPage is a Room's launcher: a tab bar of its approved apps, the
@@ -128,7 +128,8 @@ export function RoomPage({ id }: { id: string }) {
       await queryClient.invalidateQueries({ queryKey: keys.rooms });
       navigate("/rooms");
     } catch (e) {
-      roomFailed(e);
+      closeRoomDialog();
+      failed(e);
       setBusy(false);
     }
   };
@@ -319,30 +320,24 @@ export function RoomPage({ id }: { id: string }) {
           onSave={renameRoom}
         />
       </Dialog>
-      <Dialog open={roomDialog === "delete"} title={`Delete ${r.name || "this Room"}?`} onClose={closeRoomDialog} id="delete-room">
-        <p>
-          “{r.name}” is deleted for everyone, with its launcher:{" "}
-          {apps.length === 0
-            ? "it has no apps."
-            : apps.length === 1
-              ? `its app ${apps[0].name} stops and no one can open it again.`
-              : `its ${apps.length} apps stop and no one can open them again.`}{" "}
-          Proposals waiting for approval in it are declined, and agents can no longer reach it.
-        </p>
-        {roomError ? (
-          <p className="field-error" role="alert">
-            {roomError}
-          </p>
-        ) : null}
-        <div className="dialog-actions">
-          <button type="button" className="secondary" onClick={closeRoomDialog} disabled={busy} autoFocus>
-            Cancel
-          </button>
-          <button type="button" className="danger" id="room-delete-confirm" onClick={deleteRoom} disabled={busy}>
-            {busy ? "Deleting…" : "Delete Room"}
-          </button>
-        </div>
-      </Dialog>
+      <Confirm
+        id="delete-room"
+        open={roomDialog === "delete"}
+        title={`Delete ${r.name || "this Room"}?`}
+        act="Delete Room"
+        acting="Deleting…"
+        busy={busy}
+        onCancel={closeRoomDialog}
+        onConfirm={deleteRoom}
+      >
+        “{r.name}” is deleted for everyone, with its launcher:{" "}
+        {apps.length === 0
+          ? "it has no apps."
+          : apps.length === 1
+            ? `its app ${apps[0].name} stops and no one can open it again.`
+            : `its ${apps.length} apps stop and no one can open them again.`}{" "}
+        Proposals waiting for approval in it are declined, and agents can no longer reach it.
+      </Confirm>
       <Dialog open={removing !== null} title={`Remove ${removing?.name ?? "this app"}?`} onClose={() => setRemoving(null)} id="remove-app">
         <p>It leaves this Room's launcher for everyone. The data it kept in each person's browser stays there.</p>
         <div className="dialog-actions">
