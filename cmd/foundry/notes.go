@@ -172,7 +172,7 @@ func roomsCreateFlags(fs *flag.FlagSet) func([]string) error {
 		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
 			r, err := svc.CreateRoom(ctx, service.Operator(o), *name)
 			if err != nil {
-				return err
+				return sent(err)
 			}
 			fmt.Println(r.RoomID)
 			return nil
@@ -258,6 +258,36 @@ func notesUntrashFlags(fs *flag.FlagSet) func([]string) error {
 				return sent(err, "note_id", args[0])
 			}
 			fmt.Printf("restored %s %q from the trash (version %d)\n", args[0], res.Title, res.Version)
+			return nil
+		})
+	}
+}
+
+func roomsRenameFlags(fs *flag.FlagSet) func([]string) error {
+	var d dataFlags
+	d.register(fs)
+	name := fs.String("name", "", "the Room's new name (required)")
+	return func(args []string) error {
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			r, err := svc.RenameRoom(ctx, service.Operator(o), service.RoomRenameArgs{RoomID: args[0], Name: *name})
+			if err != nil {
+				return sent(err, "room_id", args[0])
+			}
+			fmt.Printf("renamed %s (version %d)\n", r.RoomID, r.Version)
+			return nil
+		})
+	}
+}
+
+func roomsDeleteFlags(fs *flag.FlagSet) func([]string) error {
+	var d dataFlags
+	d.register(fs)
+	return func(args []string) error {
+		return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
+			if _, err := svc.DeleteRoom(ctx, service.Operator(o), service.RoomArgs{RoomID: args[0]}); err != nil {
+				return sent(err, "room_id", args[0])
+			}
+			fmt.Printf("deleted %s: its apps stopped and its pending proposals were declined\n", args[0])
 			return nil
 		})
 	}

@@ -54,7 +54,7 @@ var things = map[string]thing{
 var flagOf = map[string]string{
 	"title": "--title", "name": "--name", "scopes": "--scopes", "notes": "--notes", "rooms": "--rooms",
 	"version": "--version", "status": "--status", "room": "--room", "files": "DIR",
-	"note_id": "NOTE_ID", "proposal_id": "PROPOSAL_ID", "token_id": "TOKEN_ID",
+	"note_id": "NOTE_ID", "proposal_id": "PROPOSAL_ID", "token_id": "TOKEN_ID", "room_id": "ROOM_ID",
 	"cursor": "--cursor", "limit": "--limit", "database": "--database", "role": "--role",
 }
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"net/url"
 
 	"foundry/internal/room"
 	"foundry/internal/service"
@@ -140,6 +141,65 @@ func (h *handler) getRoom(w http.ResponseWriter, r *http.Request, c *caller) {
 	}
 	w.Header().Set("ETag", etag(out.Version))
 	writeJSON(w, http.StatusOK, out)
+}
+
+// CreateRoomRequest is POST /api/rooms.
+type CreateRoomRequest struct {
+	Name *string `json:"name" required:"true" missing:"give the new Room's name"`
+}
+
+var createRoomDoc = doc{summary: "Create a cloud Room (a person's act; the person owns it)", req: CreateRoomRequest{}, resp: RoomSummary{}, status: http.StatusCreated, write: true}
+
+func (h *handler) createRoom(w http.ResponseWriter, r *http.Request, c *caller) {
+	in, err := bind[CreateRoomRequest](r, false)
+	var x service.RoomSummary
+	if err == nil {
+		x, err = h.svc.CreateRoom(r.Context(), c.svc, *in.Name)
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", Prefix+"rooms/"+url.PathEscape(x.RoomID))
+	w.Header().Set("ETag", etag(x.Version))
+	writeJSON(w, http.StatusCreated, RoomSummary{RoomID: x.RoomID, Name: x.Name, Owner: personRef(x.Owner), Version: x.Version, CanManage: x.CanManage})
+}
+
+// RoomWriteRequest is a change of one Room.
+type RoomWriteRequest struct {
+	RoomRequest
+	Precondition
+}
+
+// RenameRoomRequest is PATCH /api/rooms/{room_id}.
+type RenameRoomRequest struct {
+	RoomWriteRequest
+	Name *string `json:"name" required:"true" missing:"give the Room's new name"`
+}
+
+var renameRoomDoc = doc{summary: "Rename a Room (the Room's owner or a workspace owner)", req: RenameRoomRequest{}, resp: service.RoomWritten{}, write: true}
+
+func (h *handler) renameRoom(w http.ResponseWriter, r *http.Request, c *caller) {
+	in, g, ok := bindWrite[RenameRoomRequest](h, w, r, false)
+	if !ok {
+		return
+	}
+	res, err := h.svc.RenameRoom(r.Context(), c.svc, service.RoomRenameArgs{RoomID: in.RoomID, Name: *in.Name, Guard: g})
+	h.roomWritten(w, r, res, err)
+}
+
+var deleteRoomDoc = doc{summary: "Delete a Room: its apps stop and leave the launcher, its pending proposals are declined (the Room's owner or a workspace owner)", req: RoomWriteRequest{}, write: true}
+
+func (h *handler) deleteRoom(w http.ResponseWriter, r *http.Request, c *caller) {
+	in, g, ok := bindWrite[RoomWriteRequest](h, w, r, true)
+	if !ok {
+		return
+	}
+	if _, err := h.svc.DeleteRoom(r.Context(), c.svc, service.RoomArgs{RoomID: in.RoomID, Guard: g}); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // AppRequest names one app of one Room.

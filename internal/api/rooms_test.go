@@ -232,9 +232,87 @@ func rmSamples(t *testing.T, e *notesEnv, v *validator) {
 	ver = x.room(t, x.RoomID).num("version")
 	v.check("DELETE", "/api/rooms/{room_id}/apps/{instance_id}", x.do(t, req{method: "DELETE", path: app, header: ifMatch(ver)}))
 	v.check("DELETE", "/api/rooms/{room_id}/apps/{instance_id}", x.do(t, req{method: "DELETE", path: app, header: ifMatch(ver + 1)}))
+	made := x.do(t, req{method: "POST", path: "/api/rooms", body: map[string]any{"name": "Sampled room"}})
+	v.check("POST", "/api/rooms", made)
+	v.check("POST", "/api/rooms", x.do(t, req{method: "POST", path: "/api/rooms", body: map[string]any{"name": " "}}))
+	sampled := "/api/rooms/" + made.body["room_id"].(string)
+	v.check("PATCH", "/api/rooms/{room_id}", x.do(t, req{method: "PATCH", path: sampled, body: map[string]any{"name": "Sampled ✓"}, header: ifMatch(1)}))
+	v.check("PATCH", "/api/rooms/{room_id}", x.do(t, req{method: "PATCH", path: sampled, body: map[string]any{"name": "Sampled ✓"}, header: ifMatch(1)}))
+	v.check("DELETE", "/api/rooms/{room_id}", x.do(t, req{method: "DELETE", path: sampled}))
+	v.check("DELETE", "/api/rooms/{room_id}", x.do(t, req{method: "DELETE", path: sampled, header: ifMatch(2)}))
+	v.check("DELETE", "/api/rooms/{room_id}", x.do(t, req{method: "DELETE", path: sampled, header: ifMatch(3)}))
 	// The count stream answers text/event-stream, as the document says.
 	ch, stop := rmCounts(t, x)
 	rmNextCount(t, ch)
 	stop()
 	v.checked["GET /api/proposals/events 200"] = true
+}
+
+func TestRoomsCreateRenameDelete(t *testing.T) {
+	stores(t, func(t *testing.T, e *notesEnv) {
+		x := rmStart(t, e)
+		// Create: the person owns the Room; a blank name names the field.
+		x.do(t, req{method: "POST", path: "/api/rooms", body: map[string]any{}}).want(t, "no name", http.StatusBadRequest, "")
+		r := x.do(t, req{method: "POST", path: "/api/rooms", body: map[string]any{"name": "   "}})
+		r.want(t, "blank name", http.StatusBadRequest, "")
+		if r.body["field"] != "name" {
+			t.Fatalf("blank name: %s", r.raw)
+		}
+		r = x.do(t, req{method: "POST", path: "/api/rooms", body: map[string]any{"name": "  Launch  "}})
+		r.want(t, "create", http.StatusCreated, "")
+		id, _ := r.body["room_id"].(string)
+		if id == "" || r.body["name"] != "Launch" || r.body["can_manage"] != true || r.body["version"] != float64(1) ||
+			r.body["owner"].(map[string]any)["name"] != e.Owner.User.Name || r.header.Get("Location") != "/api/rooms/"+id {
+			t.Fatalf("create = %s (Location %q)", r.raw, r.header.Get("Location"))
+		}
+		path := "/api/rooms/" + id
+
+		// Rename: guarded by the version, the Room's owner or a workspace owner.
+		x.do(t, req{method: "PATCH", path: path, body: map[string]any{"name": "Plan"}}).want(t, "rename without If-Match", http.StatusPreconditionRequired, "precondition_required")
+		x.do(t, req{method: "PATCH", path: path, body: map[string]any{"name": "Plan"}, header: ifMatch(2)}).want(t, "rename ahead", http.StatusPreconditionFailed, "version_conflict")
+		x.as(t, &x.member, req{method: "PATCH", path: path, body: map[string]any{"name": "Mine"}, header: ifMatch(1)}).want(t, "member renames", http.StatusForbidden, service.NotReviewer)
+		x.do(t, req{method: "PATCH", path: path, body: map[string]any{}, header: ifMatch(1)}).want(t, "rename, no name", http.StatusBadRequest, "")
+		r = x.do(t, req{method: "PATCH", path: path, body: map[string]any{"name": "Launch plan"}, header: ifMatch(1)})
+		r.want(t, "rename", http.StatusOK, "")
+		if r.num("version") != 2 || r.header.Get("ETag") != `"2"` {
+			t.Fatalf("rename = %s", r.raw)
+		}
+		if got := x.room(t, id); got.body["name"] != "Launch plan" {
+			t.Fatalf("after rename: %s", got.raw)
+		}
+		// The member renames her own Room.
+		x.as(t, &x.member, req{method: "PATCH", path: "/api/rooms/" + x.memberRoom, body: map[string]any{"name": "Ana's ✓"}, header: ifMatch(1)}).want(t, "member renames hers", http.StatusOK, "")
+
+		// Delete: its app stops, its pending proposal is closed, it is gone.
+		a := x.approved(t, id, "Alpha")
+		p := x.propose(t, id, "Pending", rmFiles("p"))
+		v := x.room(t, id).num("version")
+		x.do(t, req{method: "DELETE", path: path}).want(t, "delete without If-Match", http.StatusPreconditionRequired, "precondition_required")
+		x.as(t, &x.member, req{method: "DELETE", path: path, header: ifMatch(v)}).want(t, "member deletes", http.StatusForbidden, service.NotReviewer)
+		x.do(t, req{method: "DELETE", path: path, header: ifMatch(v)}).want(t, "delete", http.StatusNoContent, "")
+		for _, q := range []req{
+			{method: "GET", path: path},
+			{method: "PATCH", path: path, body: map[string]any{"name": "Again"}, header: ifMatch(v + 1)},
+			{method: "DELETE", path: path, header: ifMatch(v + 1)},
+			{method: "GET", path: path + "/apps/" + a.InstanceID + "/bundle"},
+			{method: "PATCH", path: path + "/apps/" + a.InstanceID, body: map[string]any{"name": "A"}, header: ifMatch(v + 1)},
+			{method: "DELETE", path: path + "/apps/" + a.InstanceID, header: ifMatch(v + 1)},
+			{method: "POST", path: "/api/proposals/" + p.ProposalID + "/approve"},
+		} {
+			r := x.do(t, q)
+			r.want(t, q.method+" "+q.path+" after delete", http.StatusNotFound, "not_found")
+			if r.body["field"] != "room_id" {
+				t.Fatalf("%s %s after delete: %s", q.method, q.path, r.raw)
+			}
+		}
+		list := x.do(t, req{method: "GET", path: "/api/rooms"})
+		for _, got := range rmIDs(list, "rooms", "room_id") {
+			if got == id {
+				t.Fatalf("the deleted Room is listed: %s", list.raw)
+			}
+		}
+		if c := x.do(t, req{method: "GET", path: "/api/proposals/count"}); c.body["pending"] != float64(0) {
+			t.Fatalf("count after delete: %s", c.raw)
+		}
+	})
 }

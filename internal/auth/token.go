@@ -145,6 +145,14 @@ func checkGrant(ctx context.Context, s store.Store, ws, field, typ string, ids [
 			return problem.New(problem.Invalid, f, "%q is not a %s ID: IDs are not empty and have no spaces or control characters", id, what)
 		}
 		r, err := s.Head(ctx, typ, id)
+		if err == nil && typ == store.TypeRoom {
+			// A deleted Room keeps its row, marked by an object.
+			if _, gone := s.GetObject(ctx, store.KindRoomDeleted, id); gone == nil {
+				err = store.ErrNotFound
+			} else if !errors.Is(gone, store.ErrNotFound) {
+				err = gone
+			}
+		}
 		if errors.Is(err, store.ErrNotFound) || (err == nil && r.Workspace != ws) {
 			return problem.New(problem.NotFound, f, "%s %s does not exist in this workspace: give existing %s IDs, or %s for every %s", what, id, what, GrantAll, what)
 		}

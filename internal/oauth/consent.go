@@ -385,7 +385,11 @@ func (s *Server) consentPage(ctx context.Context, w http.ResponseWriter, r *http
 		v.NotesAll, v.RoomsAll = live.Notes == nil, live.Rooms == nil
 	}
 	list := func(typ string, grant []string, approved bool) []choice {
-		rs, err := s.st.List(ctx, store.ListQuery{Workspace: p.User.Workspace, Type: typ, ApprovedOnly: approved, Limit: listLimit})
+		q := store.ListQuery{Workspace: p.User.Workspace, Type: typ, ApprovedOnly: approved, Limit: listLimit}
+		if typ == store.TypeRoom {
+			q.Unmarked = store.KindRoomDeleted // a deleted Room keeps its row, marked by an object
+		}
+		rs, err := s.st.List(ctx, q)
 		if err != nil {
 			s.log.WarnContext(ctx, "oauth: consent list", "type", typ, "err", err)
 			return nil

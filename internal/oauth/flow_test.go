@@ -910,3 +910,35 @@ func TestAuthorizationRequestByPost(t *testing.T) {
 		t.Fatalf("no code: %s", loc)
 	}
 }
+
+// TestConsentLeavesDeletedRoomsOut: a deleted Room keeps its row, marked
+// by an object; the consent page offers only the Rooms that exist.
+func TestConsentLeavesDeletedRoomsOut(t *testing.T) {
+	st := openSQLite(t)
+	e := newEnv(t, st, nil)
+	room := func(title string, deleted bool) {
+		t.Helper()
+		id := store.NewID("room")
+		_, err := st.Guarded(context.Background(), store.Mutation{
+			Workspace: e.ws, Type: store.TypeRoom, ID: id, Actor: "test",
+			Create: &store.Resource{Owner: "o", Title: title, Approved: true, Doc: json.RawMessage(`{}`)},
+			Apply: func(*store.Resource) (*store.Change, error) {
+				ch := &store.Change{Kind: "room_created", Result: json.RawMessage(`{}`)}
+				if deleted {
+					ch.Objects = []store.Object{{Workspace: e.ws, Kind: store.KindRoomDeleted, ID: id, Parent: id, Doc: json.RawMessage(`{}`)}}
+				}
+				return ch, nil
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	room("Standing room", false)
+	room("Deleted room", true)
+	_, c := pkcePair()
+	f := e.consent(e.authParams(c))
+	if !strings.Contains(f.page, "Standing room") || strings.Contains(f.page, "Deleted room") {
+		t.Fatalf("consent lists the wrong Rooms:\n%s", f.page)
+	}
+}

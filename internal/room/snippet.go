@@ -33,22 +33,39 @@ const toRepo = "for larger apps, push a repository and propose a pinned version 
 // at most MaxNameRunes characters (so at most 4 × MaxNameRunes bytes). It
 // returns the trimmed name.
 func CheckName(name string) (string, error) {
+	return checkName(name, "app", "give the app a short name for its launcher tab")
+}
+
+// CheckRoomName is CheckName for a Room's own name.
+func CheckRoomName(name string) (string, error) {
+	return checkName(name, "Room", "give the Room a name")
+}
+
+func checkName(name, what, give string) (string, error) {
 	t := strings.TrimSpace(name)
 	switch {
 	case !utf8.ValidString(name):
 		return "", problem.New(problem.Invalid, "name", "name is not valid UTF-8")
 	case t == "":
-		return "", problem.New(problem.Invalid, "name", "name is empty: give the app a short name for its launcher tab")
+		return "", problem.New(problem.Invalid, "name", "name is empty: %s", give)
 	case utf8.RuneCountInString(t) > MaxNameRunes:
 		return "", problem.New(problem.Limit, "name",
-			"name is %d characters; an app name may be at most %d characters", utf8.RuneCountInString(t), MaxNameRunes)
+			"name is %d characters; a%s %s name may be at most %d characters", utf8.RuneCountInString(t), article(what), what, MaxNameRunes)
 	}
 	if i := strings.IndexFunc(t, note.IsHiddenRune); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(t[i:])
 		return "", problem.New(problem.Invalid, "name",
-			"name contains the control or bidi character %U; an app name may not hold control, bidi or invisible characters", r)
+			"name contains the control or bidi character %U; a%s %s name may not hold control, bidi or invisible characters", r, article(what), what)
 	}
 	return t, nil
+}
+
+// article is what follows "a" before what: "n" for "app".
+func article(what string) string {
+	if strings.ContainsRune("aeiouAEIOU", rune(what[0])) {
+		return "n"
+	}
+	return ""
 }
 
 // CheckSnippet applies every server rule for a snippet that the JSON Schema

@@ -160,6 +160,8 @@ func name(ctx context.Context, st store.Store, workspace string, out []Entry) er
 			q := store.ListQuery{Workspace: workspace, Type: typ, IDs: batch, Limit: len(batch)}
 			if typ == store.TypeNote {
 				q.Unmarked = KindNoteDeleted // a deleted Note keeps its row, marked by an object
+			} else {
+				q.Unmarked = store.KindRoomDeleted
 			}
 			rs, err := st.List(ctx, q)
 			if err != nil {

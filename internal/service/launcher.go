@@ -2,9 +2,7 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"foundry/internal/problem"
 	"foundry/internal/room"
@@ -81,6 +79,8 @@ func (s *Service) RemoveApp(ctx context.Context, c Caller, a AppWriteArgs) (Room
 	})
 }
 
+// launcherWrite is a change of one app of the launcher: a managing write
+// of the Room (roomWrite) that names the app.
 func (s *Service) launcherWrite(ctx context.Context, c Caller, roomID, instanceID string, g Guard, kind, what string, meaning any, edit func(d *room.Doc) error) (RoomWritten, error) {
 	if err := c.personOnly("managing a Room's launcher"); err != nil {
 		return RoomWritten{}, err
@@ -91,43 +91,10 @@ func (s *Service) launcherWrite(ctx context.Context, c Caller, roomID, instanceI
 	if err := CheckID("instance_id", instanceID); err != nil {
 		return RoomWritten{}, err
 	}
-	if g.ExpectedVersion < 0 || (g.ExpectedVersion == 0 && !c.versionFree()) {
-		return RoomWritten{}, problem.New(PreconditionRequired, "expected_version", "a change of the launcher must say which version of the Room it was based on (the version a read answered, ≥ 1)")
-	}
-	if g.IdempotencyKey != "" {
-		if err := checkKey(g.IdempotencyKey); err != nil {
-			return RoomWritten{}, err
-		}
-	}
-	m := store.Mutation{
-		Workspace: c.Workspace, Type: store.TypeRoom, ID: roomID, ExpectedVersion: g.ExpectedVersion, Actor: c.actor(),
-		Key: g.IdempotencyKey, KeyScope: c.keyScope(), Fingerprint: c.fingerprintOf(meaning),
-		Access: func(cur *store.Resource) error {
-			if !c.reachesRoom(cur) {
-				return notFound(store.TypeRoom, roomID)
-			}
-			if !c.managesRoom(cur) {
-				return notRoomManager(what)
-			}
-			return nil
-		},
-		Apply: func(cur *store.Resource) (*store.Change, error) {
-			var d room.Doc
-			if err := json.Unmarshal(cur.Doc, &d); err != nil {
-				return nil, fmt.Errorf("room %s: %w", roomID, err)
-			}
-			if err := edit(&d); err != nil {
-				return nil, err
-			}
-			return &store.Change{Doc: mustJSON(d), Kind: kind, Changed: []string{instanceID},
-				Result: mustJSON(RoomWritten{RoomID: roomID, Version: cur.Version + 1})}, nil
-		},
-	}
-	out, err := s.guardedWrite(ctx, m)
-	if err != nil {
-		return RoomWritten{}, storeProblem(err, m)
-	}
-	return RoomWritten{RoomID: roomID, Version: out.Version}, nil
+	op := roomOp{act: "managing a Room's launcher", what: what, kind: kind, meaning: meaning, changed: []string{instanceID}}
+	return s.roomWrite(ctx, c, roomID, g, op, func(_ *store.Resource, _ store.TxReader, d *room.Doc, _ *store.Change) error {
+		return edit(d)
+	})
 }
 
 // Bundle is the compiled code of an approved snippet app in the launcher

@@ -150,7 +150,10 @@ func (s *Service) propose(ctx context.Context, c Caller, roomID, key, fp string,
 	id := store.NewID("prop")
 	w, err := guarded[Proposed](ctx, s, store.Mutation{
 		Workspace: c.Workspace, Type: store.TypeRoom, ID: roomID, Key: key, KeyScope: c.keyScope(), Fingerprint: fp, Actor: c.actor(),
-		Apply: func(cur *store.Resource) (*store.Change, error) {
+		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
+			if err := roomGoneTx(tx, roomID); err != nil {
+				return nil, err
+			}
 			var d room.Doc
 			if err := json.Unmarshal(cur.Doc, &d); err != nil {
 				return nil, err
@@ -339,6 +342,9 @@ func decideMutation(ws, user, roomID, id, kind string, act func(d *room.Doc, pr 
 	return store.Mutation{
 		Workspace: ws, Type: store.TypeRoom, ID: roomID, Key: decideKey(id), KeyScope: store.ScopePeople, Fingerprint: kind, Actor: "user:" + user,
 		ApplyTx: func(cur *store.Resource, tx store.TxReader) (*store.Change, error) {
+			if err := roomGoneTx(tx, roomID); err != nil {
+				return nil, err
+			}
 			o, err := tx.GetObject(store.KindProposal, id)
 			if err != nil || o.Workspace != ws || o.Parent != roomID {
 				if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -422,7 +428,7 @@ func (s *Service) ListProposals(ctx context.Context, c Caller, a ListProposalsAr
 	byID := map[string]store.Resource{}
 	after := ""
 	for {
-		rows, err := s.Store.List(ctx, store.ListQuery{Workspace: c.Workspace, Type: store.TypeRoom, AfterID: after, Limit: 500})
+		rows, err := s.Store.List(ctx, store.ListQuery{Workspace: c.Workspace, Type: store.TypeRoom, AfterID: after, Limit: 500, Unmarked: store.KindRoomDeleted})
 		if err != nil {
 			return nil, err
 		}
@@ -567,6 +573,9 @@ func (s *Service) reviewable(ctx context.Context, c Caller, id, what string) (ro
 	}
 	if err != nil || r.Workspace != c.Workspace || !c.managesRoom(&r) {
 		return room.Proposal{}, notRoomManager(what)
+	}
+	if err := s.roomGone(ctx, p.RoomID); err != nil {
+		return room.Proposal{}, err
 	}
 	return p, nil
 }

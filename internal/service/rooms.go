@@ -21,7 +21,7 @@ func (s *Service) CreateRoom(ctx context.Context, c Caller, name string) (RoomSu
 	if err := c.personOnly("creating a Room"); err != nil {
 		return RoomSummary{}, err
 	}
-	name, err := room.CheckName(name)
+	name, err := room.CheckRoomName(name)
 	if err != nil {
 		return RoomSummary{}, err
 	}
@@ -36,7 +36,11 @@ func (s *Service) CreateRoom(ctx context.Context, c Caller, name string) (RoomSu
 	if err != nil {
 		return RoomSummary{}, err
 	}
-	return RoomSummary{RoomID: id, Name: name, Version: 1, CanManage: true}, nil
+	names, err := s.Actors(ctx, c.Workspace, []string{"user:" + c.User})
+	if err != nil {
+		return RoomSummary{}, err
+	}
+	return RoomSummary{RoomID: id, Name: name, Version: 1, Owner: names.Of("user:" + c.User), CanManage: true}, nil
 }
 
 // roomFor is Room id as c may see it, with its document.
@@ -47,6 +51,9 @@ func (s *Service) roomFor(ctx context.Context, c Caller, id string) (store.Resou
 	r, err := s.Store.Get(ctx, store.TypeRoom, id)
 	if err == nil && !c.reachesRoom(&r) {
 		err = store.ErrNotFound
+	}
+	if err == nil {
+		err = s.roomGone(ctx, id)
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Resource{}, room.Doc{}, notFound(store.TypeRoom, id)
@@ -94,7 +101,7 @@ func (s *Service) ListRooms(ctx context.Context, c Caller, pg Page) (RoomList, e
 	if err != nil {
 		return RoomList{}, err
 	}
-	q := store.ListQuery{Workspace: c.Workspace, Type: store.TypeRoom, AfterID: after, Limit: limit + 1, WithDoc: !c.IsAgent()}
+	q := store.ListQuery{Workspace: c.Workspace, Type: store.TypeRoom, AfterID: after, Limit: limit + 1, WithDoc: !c.IsAgent(), Unmarked: store.KindRoomDeleted}
 	if p, ok := c.Principal(); ok {
 		q.IDs = p.Rooms
 	}

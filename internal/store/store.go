@@ -73,6 +73,10 @@ const (
 	// KindRepository was the kind of repositories before they became
 	// resources (TypeRepository); a migration moved every such row.
 	KindRepository = "repository"
+	// KindRoomDeleted marks a deleted Room: an object under the Room's own
+	// ID, written by the guarded write that deletes it. The Room's row and
+	// history stay; every read and write of the service treats it as gone.
+	KindRoomDeleted = "room_deleted"
 )
 
 // Mutation is one guarded write. See Guarded for the order of checks.

@@ -1,12 +1,11 @@
-import { useEffect, useRef, useState, type DragEvent, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { api, ApiError, errorText, keys, queries, queryClient, type AppChange, type Room, type RoomApp } from "./api";
 import { AppFrame } from "./AppFrame";
-import { Link } from "./router";
-import { Dialog, ErrorBox, Loading, when, Notice } from "./ui";
+import { NameForm } from "./NameForm";
+import { Link, navigate } from "./router";
+import { Confirm, Dialog, ErrorBox, Loading, when, Notice } from "./ui";
 import "./rooms.css";
-
-const MaxName = 200;
 
 // RoomPage is a Room's launcher: a tab bar of its approved apps, the
 // selected one running in the sandbox; its manager renames, reorders and
@@ -19,6 +18,8 @@ export function RoomPage({ id }: { id: string }) {
   const [renaming, setRenaming] = useState<RoomApp | null>(null);
   const [removing, setRemoving] = useState<RoomApp | null>(null);
   const [busy, setBusy] = useState(false);
+  const [roomDialog, setRoomDialog] = useState<"" | "rename" | "delete">("");
+  const [roomError, setRoomError] = useState("");
   const [dragging, setDragging] = useState("");
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
 
@@ -86,6 +87,53 @@ export function RoomPage({ id }: { id: string }) {
     }
   };
 
+  const closeRoomDialog = () => {
+    setRoomDialog("");
+    setRoomError("");
+  };
+
+  // roomFailed keeps a refused name in its dialog; anything else closes
+  // it and says why.
+  const roomFailed = (e: unknown) => {
+    if (e instanceof ApiError && e.status === 400) {
+      setRoomError(e.message);
+      return;
+    }
+    closeRoomDialog();
+    failed(e);
+  };
+
+  const renameRoom = async (name: string) => {
+    if (!room) return;
+    setBusy(true);
+    try {
+      const w = await api.renameRoom(room, name);
+      setRoom((x) => ({ ...x, name, version: w.version ?? x.version }));
+      void queryClient.invalidateQueries({ queryKey: keys.rooms });
+      closeRoomDialog();
+      setNotice(`This Room is now called ${name}.`);
+    } catch (e) {
+      roomFailed(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const deleteRoom = async () => {
+    if (!room) return;
+    setBusy(true);
+    try {
+      await api.deleteRoom(room);
+      queryClient.removeQueries({ queryKey: keys.room(id) });
+      await queryClient.invalidateQueries({ queryKey: keys.rooms });
+      navigate("/rooms");
+    } catch (e) {
+      closeRoomDialog();
+      failed(e);
+      setBusy(false);
+    }
+  };
+
   if (q.isError && !room) {
     const status = q.error instanceof ApiError ? q.error.status : 0;
     return (
@@ -144,6 +192,16 @@ export function RoomPage({ id }: { id: string }) {
       <div className="page-head">
         <h1 id="room-title">{r.name || "Untitled Room"}</h1>
         {r.owner?.name ? <span className="room-meta">Owned by {r.owner.name}</span> : null}
+        {r.can_manage ? (
+          <div className="room-actions" role="group" aria-label="Manage this Room">
+            <button type="button" className="secondary small" id="room-rename" disabled={busy} onClick={() => setRoomDialog("rename")}>
+              Rename Room
+            </button>
+            <button type="button" className="ghost small danger-text" id="room-delete" disabled={busy} onClick={() => setRoomDialog("delete")}>
+              Delete Room
+            </button>
+          </div>
+        ) : null}
       </div>
       <Notice text={notice} onDismiss={() => setNotice("")} role="status" />
       {apps.length === 0 || !current ? (
@@ -230,19 +288,56 @@ export function RoomPage({ id }: { id: string }) {
           </div>
         </>
       )}
-      <RenameDialog
-        app={renaming}
+      <Dialog open={renaming !== null} title="Rename app" onClose={() => setRenaming(null)} id="rename-app">
+        {renaming ? (
+          <NameForm
+            key={renaming.instance_id}
+            id="app-name"
+            what="app"
+            initial={renaming.name}
+            submit="Rename"
+            busySubmit="Renaming…"
+            busy={busy}
+            onClose={() => setRenaming(null)}
+            onSave={async (name) => {
+              const app = renaming;
+              if (await patch(app, { name })) setNotice(`Renamed to ${name}.`);
+              setRenaming(null);
+            }}
+          />
+        ) : null}
+      </Dialog>
+      <Dialog open={roomDialog === "rename"} title="Rename this Room" onClose={closeRoomDialog} id="rename-room">
+        <NameForm
+          id="room-name"
+          what="Room"
+          initial={r.name}
+          submit="Rename"
+          busySubmit="Renaming…"
+          busy={busy}
+          error={roomError}
+          onClose={closeRoomDialog}
+          onSave={renameRoom}
+        />
+      </Dialog>
+      <Confirm
+        id="delete-room"
+        open={roomDialog === "delete"}
+        title={`Delete ${r.name || "this Room"}?`}
+        act="Delete Room"
+        acting="Deleting…"
         busy={busy}
-        onClose={() => setRenaming(null)}
-        onSave={async (name) => {
-          if (!renaming) return;
-          const app = renaming;
-          if (await patch(app, { name })) {
-            setRenaming(null);
-            setNotice(`Renamed to ${name}.`);
-          } else setRenaming(null);
-        }}
-      />
+        onCancel={closeRoomDialog}
+        onConfirm={deleteRoom}
+      >
+        “{r.name}” is deleted for everyone, with its launcher:{" "}
+        {apps.length === 0
+          ? "it has no apps."
+          : apps.length === 1
+            ? `its app ${apps[0].name} stops and no one can open it again.`
+            : `its ${apps.length} apps stop and no one can open them again.`}{" "}
+        Proposals waiting for approval in it are declined, and agents can no longer reach it.
+      </Confirm>
       <Dialog open={removing !== null} title={`Remove ${removing?.name ?? "this app"}?`} onClose={() => setRemoving(null)} id="remove-app">
         <p>It leaves this Room's launcher for everyone. The data it kept in each person's browser stays there.</p>
         <div className="dialog-actions">
@@ -296,55 +391,5 @@ function RepositoryApp({ app }: { app: RoomApp }) {
       </dl>
       <p className="repo-note">This path does not build or deploy a bundle.</p>
     </div>
-  );
-}
-
-function RenameDialog(props: { app: RoomApp | null; busy: boolean; onClose: () => void; onSave: (name: string) => void }) {
-  return (
-    <Dialog open={props.app !== null} title="Rename app" onClose={props.onClose} id="rename-app">
-      {props.app ? <RenameForm key={props.app.instance_id} initial={props.app.name} busy={props.busy} onClose={props.onClose} onSave={props.onSave} /> : null}
-    </Dialog>
-  );
-}
-
-// RenameForm starts from the app's name as it was when the dialog opened.
-function RenameForm(props: { initial: string; busy: boolean; onClose: () => void; onSave: (name: string) => void }) {
-  const [name, setName] = useState(props.initial);
-  const [error, setError] = useState("");
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    const n = name.trim();
-    if (n === "") return setError("Give the app a name.");
-    if (n.length > MaxName) return setError(`Keep the name to ${MaxName} characters (it has ${n.length}).`);
-    props.onSave(n);
-  };
-  return (
-    <form onSubmit={submit} noValidate>
-      <label className="field">
-        <span>Name</span>
-        <input
-          id="app-name"
-          value={name}
-          maxLength={MaxName + 50}
-          onChange={(e) => setName(e.target.value)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? "app-name-error" : undefined}
-          autoFocus
-        />
-      </label>
-      {error ? (
-        <p className="field-error" id="app-name-error">
-          {error}
-        </p>
-      ) : null}
-      <div className="dialog-actions">
-        <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
-          Cancel
-        </button>
-        <button type="submit" className="primary" disabled={props.busy}>
-          Rename
-        </button>
-      </div>
-    </form>
   );
 }

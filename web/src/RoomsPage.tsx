@@ -1,7 +1,9 @@
+import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { errorText, queries } from "./api";
-import { Link } from "./router";
-import { ErrorBox, Loading } from "./ui";
+import { api, errorText, keys, queries, queryClient } from "./api";
+import { NameForm } from "./NameForm";
+import { Link, navigate } from "./router";
+import { Dialog, ErrorBox, Loading } from "./ui";
 import "./rooms.css";
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -12,12 +14,18 @@ export function RoomsPage() {
   const rooms = q.data ?? null;
   const error = q.isError ? errorText(q.error) : "";
   const load = () => void q.refetch();
-
+  const [creating, setCreating] = useState(false);
+  const newRoom = (
+    <button type="button" className="primary" onClick={() => setCreating(true)}>
+      New Room
+    </button>
+  );
 
   return (
     <section className="page" aria-labelledby="rooms-title">
       <div className="page-head">
         <h1 id="rooms-title">Rooms</h1>
+        {rooms !== null && rooms.length > 0 ? newRoom : null}
       </div>
       <p className="lead">Each Room has a launcher of apps that agents proposed and a person approved. Open a Room to run its apps.</p>
       {error ? <ErrorBox text={error} onRetry={load} /> : null}
@@ -25,9 +33,8 @@ export function RoomsPage() {
       {rooms !== null && rooms.length === 0 ? (
         <div className="empty">
           <h2>No Rooms yet</h2>
-          <p>
-            An agent creates a Room through Foundry's <code>/mcp</code> address and proposes apps for it; they appear here once a Room exists.
-          </p>
+          <p>A Room holds an app your agents build and you approve.</p>
+          {newRoom}
         </div>
       ) : null}
       {rooms !== null && rooms.length > 0 ? (
@@ -52,6 +59,31 @@ export function RoomsPage() {
           ))}
         </ul>
       ) : null}
+      <Dialog id="new-room" open={creating} title="New Room" onClose={() => setCreating(false)}>
+        <CreateRoomForm onClose={() => setCreating(false)} />
+      </Dialog>
     </section>
   );
+}
+
+// CreateRoomForm creates the Room and opens it; it is made anew each time
+// the dialog opens, so it starts empty.
+function CreateRoomForm(props: { onClose: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  const create = (name: string) => {
+    setBusy(true);
+    setError("");
+    api
+      .createRoom(name)
+      .then((r) => {
+        void queryClient.invalidateQueries({ queryKey: keys.rooms });
+        navigate("/rooms/" + encodeURIComponent(r.room_id));
+      })
+      .catch((e: unknown) => {
+        setError(errorText(e));
+        setBusy(false);
+      });
+  };
+  return <NameForm id="new-room-name" what="Room" submit="Create Room" busySubmit="Creating…" busy={busy} error={error} onClose={props.onClose} onSave={create} />;
 }

@@ -85,3 +85,20 @@ export function Notice(props: { text: string; onDismiss: () => void; role?: "ale
     </div>
   );
 }
+
+// Confirm is a dialog that asks before an act that cannot be undone.
+export function Confirm(props: { id: string; open: boolean; title: string; act: string; acting: string; busy: boolean; onCancel: () => void; onConfirm: () => void; children: ReactNode }) {
+  return (
+    <Dialog id={props.id} open={props.open} title={props.title} onClose={() => (props.busy ? undefined : props.onCancel())}>
+      <p>{props.children}</p>
+      <div className="dialog-actions">
+        <button type="button" className="secondary" onClick={props.onCancel} disabled={props.busy} autoFocus>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={props.onConfirm} disabled={props.busy}>
+          {props.busy ? props.acting : props.act}
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -144,6 +144,10 @@ export const api = {
 
   rooms: (signal?: AbortSignal) => answer(client.GET("/api/rooms", { signal })),
   room: (id: string, signal?: AbortSignal) => answer(client.GET("/api/rooms/{room_id}", { params: { path: { room_id: id } }, signal })),
+  createRoom: (name: string) => answer(client.POST("/api/rooms", { body: { name } })),
+  renameRoom: (room: Room, name: string) =>
+    answer(client.PATCH("/api/rooms/{room_id}", { params: { path: { room_id: room.room_id }, header: guard({ version: room.version }) }, body: { name } })),
+  deleteRoom: (room: Room) => written(client.DELETE("/api/rooms/{room_id}", { params: { path: { room_id: room.room_id }, header: guard({ version: room.version }) } })),
   patchApp: (room: Room, instance: string, change: AppChange) =>
     answer(
       client.PATCH("/api/rooms/{room_id}/apps/{instance_id}", {

@@ -646,7 +646,8 @@ export interface paths {
         /** The workspace's cloud Rooms */
         get: operations["getRooms"];
         put?: never;
-        post?: never;
+        /** Create a cloud Room (a person's act; the person owns it) */
+        post: operations["postRooms"];
         delete?: never;
         options?: never;
         head?: never;
@@ -664,10 +665,12 @@ export interface paths {
         get: operations["getRoomsRoomId"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete a Room: its apps stop and leave the launcher, its pending proposals are declined (the Room's owner or a workspace owner) */
+        delete: operations["deleteRoomsRoomId"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a Room (the Room's owner or a workspace owner) */
+        patch: operations["patchRoomsRoomId"];
         trace?: never;
     };
     "/api/rooms/{room_id}/apps/{instance_id}": {
@@ -849,6 +852,9 @@ export interface components {
             /** @description Switch connected access on at once */
             approved?: null | boolean;
             title: string;
+        };
+        CreateRoomRequest: {
+            name: string;
         };
         CreateTabRequest: {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
@@ -1160,6 +1166,11 @@ export interface components {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
             expected_version?: null | number;
             text: string;
+        };
+        RenameRoomRequest: {
+            /** @description The version the change is based on, if not in If-Match (both: they must agree). */
+            expected_version?: null | number;
+            name: string;
         };
         RenameSheetRequest: {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
@@ -3214,6 +3225,41 @@ export interface operations {
             500: components["responses"]["Problem"];
         };
     };
+    postRooms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateRoomRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomSummary"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            412: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            428: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
     getRoomsRoomId: {
         parameters: {
             query?: never;
@@ -3240,6 +3286,84 @@ export interface operations {
             404: components["responses"]["Problem"];
             413: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    deleteRoomsRoomId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version the change is based on, as the ETag of the read it was based on: "<version>". Required unless a JSON body gives expected_version. */
+                "If-Match"?: string;
+                /** @description Names this change: a resend with the same key and request answers the first result (Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            412: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            428: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    patchRoomsRoomId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version the change is based on, as the ETag of the read it was based on: "<version>". Required unless a JSON body gives expected_version. */
+                "If-Match"?: string;
+                /** @description Names this change: a resend with the same key and request answers the first result (Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RenameRoomRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoomWritten"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            412: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            428: components["responses"]["Problem"];
             500: components["responses"]["Problem"];
         };
     };

@@ -1,6 +1,6 @@
 import { useRef, useState, type ReactNode } from "react";
 import { errorText } from "../../api";
-import { Dialog, ErrorBox, Loading, Notice } from "../../ui";
+import { ErrorBox, Loading, Notice } from "../../ui";
 
 // CopyField is a value shown read-only with a Copy button: a one-time
 // link, a token's secret, an address. If the clipboard cannot be written
@@ -76,22 +76,8 @@ export function Reading(props: { error: unknown; isError: boolean; loaded: boole
   return props.loaded ? null : <Loading what={props.what} />;
 }
 
-// Confirm is a dialog that asks before an act that cannot be undone.
-export function Confirm(props: { id: string; open: boolean; title: string; act: string; acting: string; busy: boolean; onCancel: () => void; onConfirm: () => void; children: ReactNode }) {
-  return (
-    <Dialog id={props.id} open={props.open} title={props.title} onClose={() => (props.busy ? undefined : props.onCancel())}>
-      <p>{props.children}</p>
-      <div className="dialog-actions">
-        <button type="button" className="secondary" onClick={props.onCancel} disabled={props.busy} autoFocus>
-          Cancel
-        </button>
-        <button type="button" className="danger" onClick={props.onConfirm} disabled={props.busy}>
-          {props.busy ? props.acting : props.act}
-        </button>
-      </div>
-    </Dialog>
-  );
-}
+// Confirm is shared with the other pages (ui.tsx).
+export { Confirm } from "../../ui";
 
 // FormError is why a form's act was refused.
 export function FormError({ text }: { text: string }) {
