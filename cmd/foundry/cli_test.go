@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -169,6 +170,26 @@ func TestFirstRunAsTheREADMESays(t *testing.T) {
 	st := servertest.MustCall(t, cs, "read_room_app_status", map[string]any{"room_id": roomID, "instance_id": p.Str("instance_id")})
 	if st.Str("state") != "in_launcher" {
 		t.Fatalf("after CLI approve: %s", st.Text)
+	}
+
+	// A snippet that does not compile is approved only when the person
+	// says so, after being told its errors.
+	broken := servertest.MustCall(t, cs, "propose_room_snippet_app", map[string]any{"room_id": roomID, "name": "Broken",
+		"files": map[string]any{"src/App.tsx": "export default () => <p>{x</p>;\n"}, "idempotency_key": "snip-cli-test-0002"})
+	cmd := exec.Command(bin, "proposals", "approve", broken.Str("proposal_id"), "--data", data)
+	var bo, be bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &bo, &be
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(be.String(), "does not compile") || !strings.Contains(be.String(), "src/App.tsx:1:") || !strings.Contains(be.String(), "--despite-errors") {
+		t.Fatalf("approving code that does not compile: %v\n%s%s", err, bo.String(), be.String())
+	}
+	if st := servertest.MustCall(t, cs, "read_room_app_status", map[string]any{"room_id": roomID, "instance_id": broken.Str("instance_id")}); st.Str("state") == "in_launcher" {
+		t.Fatalf("the refused approval approved: %s", st.Text)
+	}
+	runCLI(t, bin, "proposals", "approve", broken.Str("proposal_id"), "--despite-errors", "--data", data)
+	if st := servertest.MustCall(t, cs, "read_room_app_status", map[string]any{"room_id": roomID, "instance_id": broken.Str("instance_id")}); st.Str("state") != "in_launcher" {
+		t.Fatalf("after approve --despite-errors: %s", st.Text)
 	}
 
 	// repo push pins a folder and prints its version ID.

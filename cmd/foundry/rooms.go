@@ -93,9 +93,18 @@ func proposalsDecideFlags(approve bool) func(fs *flag.FlagSet) func([]string) er
 	return func(fs *flag.FlagSet) func([]string) error {
 		var d dataFlags
 		d.register(fs)
+		despite := new(bool)
+		if approve {
+			despite = fs.Bool("despite-errors", false, "approve a snippet that does not compile (its launcher tab then shows the errors)")
+		}
 		return func(args []string) error {
 			return withWorkspace(d, func(ctx context.Context, svc *service.Service, o service.Owner) error {
 				op := service.Operator(o)
+				if approve && !*despite {
+					if err := compiles(ctx, svc, op, args[0]); err != nil {
+						return err
+					}
+				}
 				_, err := svc.DecideProposal(ctx, op, args[0], approve)
 				// The same person deciding the same way again is told
 				// nothing new: their decision stands.
@@ -114,6 +123,32 @@ func proposalsDecideFlags(approve bool) func(fs *flag.FlagSet) func([]string) er
 			})
 		}
 	}
+}
+
+// compiles refuses to approve a pending snippet that does not compile,
+// naming its errors, unless the person says --despite-errors (the web app
+// asks the same in its confirmation). Any other state is left to the
+// decision itself to answer.
+func compiles(ctx context.Context, svc *service.Service, op service.Caller, id string) error {
+	x, _, err := svc.ProposalDetail(ctx, op, id)
+	if err != nil || x.Status != room.StatusPending {
+		return nil
+	}
+	c := service.CompileOf(&x.Proposal)
+	if c == nil || c.OK {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%q) does not compile: %d error(s)", id, x.Name, len(c.Errors))
+	for i, m := range c.Errors {
+		if i == 5 {
+			fmt.Fprintf(&b, "\n  … and %d more (foundry proposals show %s)", len(c.Errors)-i, id)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s:%d:%d %s", m.File, m.Line, m.Column, m.Text)
+	}
+	fmt.Fprintf(&b, "\nApprove it anyway with --despite-errors (its launcher tab will show these errors), or decline it: foundry proposals decline %s", id)
+	return errors.New(b.String())
 }
 
 func repoPushFlags(fset *flag.FlagSet) func([]string) error {
