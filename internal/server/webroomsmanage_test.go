@@ -145,6 +145,11 @@ func TestBrowserRoomsManage(t *testing.T) {
 	if u := location(t, ctx); u.Path != "/rooms" {
 		t.Errorf("after deleting, the page is %s, want /rooms", u.Path)
 	}
+	do(t, ctx, "the Rooms page says what was deleted", waitText(".content .notice", "is deleted"), waitText(".content .notice", "waiting proposals were declined"))
+	do(t, ctx, "a reload does not say it again", chromedp.Reload(), waitText(".content", "No Rooms yet"))
+	if n := run(t, ctx, "notices", chromedp.Evaluate[int](`document.querySelectorAll(".content .notice").length`)); n != 0 {
+		t.Errorf("after a reload the Rooms page shows %d notices, want none", n)
+	}
 	if r := rooms(); len(r) != 0 {
 		t.Fatalf("after deleting, the service lists %+v", r)
 	}

@@ -126,7 +126,7 @@ export function RoomPage({ id }: { id: string }) {
       await api.deleteRoom(room);
       queryClient.removeQueries({ queryKey: keys.room(id) });
       await queryClient.invalidateQueries({ queryKey: keys.rooms });
-      navigate("/rooms");
+      navigate("/rooms", false, `The Room ${room.name || id} is deleted: its apps stopped and its waiting proposals were declined.`);
     } catch (e) {
       closeRoomDialog();
       failed(e);

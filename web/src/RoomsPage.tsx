@@ -2,8 +2,8 @@ import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { api, errorText, keys, queries, queryClient } from "./api";
 import { NameForm } from "./NameForm";
-import { Link, navigate } from "./router";
-import { Dialog, ErrorBox, Loading } from "./ui";
+import { Link, navigate, takeNotice } from "./router";
+import { Dialog, ErrorBox, Loading, Notice } from "./ui";
 import "./rooms.css";
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -15,6 +15,7 @@ export function RoomsPage() {
   const error = q.isError ? errorText(q.error) : "";
   const load = () => void q.refetch();
   const [creating, setCreating] = useState(false);
+  const [notice, setNotice] = useState(takeNotice);
   const newRoom = (
     <button type="button" className="primary" onClick={() => setCreating(true)}>
       New Room
@@ -28,6 +29,7 @@ export function RoomsPage() {
         {rooms !== null && rooms.length > 0 ? newRoom : null}
       </div>
       <p className="lead">Each Room has a launcher of apps that agents proposed and a person approved. Open a Room to run its apps.</p>
+      <Notice text={notice} onDismiss={() => setNotice("")} role="status" />
       {error ? <ErrorBox text={error} onRetry={load} /> : null}
       {!error && rooms === null ? <Loading what="Loading Rooms…" /> : null}
       {rooms !== null && rooms.length === 0 ? (

@@ -5,10 +5,23 @@ import { useEffect, useState, type MouseEvent, type ReactNode } from "react";
 
 const listeners = new Set<() => void>();
 
-export function navigate(to: string, replace = false) {
-  if (replace) history.replaceState(null, "", to);
-  else history.pushState(null, "", to);
+// navigate goes to a path; notice is a sentence the next page shows once
+// (what the page left says it did), kept in the history entry.
+export function navigate(to: string, replace = false, notice = "") {
+  const state = notice ? { notice } : null;
+  if (replace) history.replaceState(state, "", to);
+  else history.pushState(state, "", to);
   listeners.forEach((l) => l());
+}
+
+// takeNotice is the notice the page was navigated to with (see navigate),
+// forgotten from the history entry so that back and reload do not show it
+// again.
+export function takeNotice(): string {
+  const st: unknown = history.state;
+  const n = st !== null && typeof st === "object" && "notice" in st && typeof st.notice === "string" ? st.notice : "";
+  if (n) history.replaceState(null, "", location.href);
+  return n;
 }
 
 export function usePath(): string {
