@@ -38,6 +38,12 @@ func main() {
 			}
 		},
 		FlushInterval: -1, // event streams pass through as they come
+		// A fresh connection to the target for every request: the suites
+		// open and drop connections scenario by scenario, and a pooled
+		// upstream connection closed under a later request would make
+		// that request fail for the proxy's sake, not the server's.
+		Transport: &http.Transport{DisableKeepAlives: true},
+		ErrorLog:  log.New(os.Stderr, "authproxy: ", log.LstdFlags),
 	}
 	log.Fatal(http.ListenAndServe(*addr, p))
 }
