@@ -316,7 +316,7 @@ func Of(changes []Change, length int) (ChangeSet, error) {
 		if pos < length {
 			b.add(length-pos, -1, false)
 		}
-		set := ChangeSet{sections: b.sections, inserted: b.inserted}
+		set := b.set()
 		if total == nil {
 			total = &set
 		} else {
@@ -408,7 +408,7 @@ func (b *builder) insert(value []uint16) {
 	b.inserted = append(b.inserted, value)
 }
 
-func (b *builder) set() ChangeSet { return ChangeSet{sections: b.sections, inserted: b.inserted} }
+func (b *builder) set() ChangeSet { return ChangeSet(*b) }
 
 // iter walks a change set's sections, part of one at a time.
 type iter struct {
