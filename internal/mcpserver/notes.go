@@ -83,7 +83,7 @@ func editNoteTab(svc *service.Service) *Tool {
 	in := object([]string{"note_id", "tab_id", "expected_version", "idempotency_key", "operation"}, props{
 		"note_id": noteIDField(), "tab_id": tabIDField(), "expected_version": expectedField(), "idempotency_key": keyField(),
 		"depends_on": dependsField(),
-		"operation": enum("replace_text", "replace_tab_data", "slide_add", "slides_add_outline", "sheet_set_range"),
+		"operation":  enum("replace_text", "replace_tab_data", "slide_add", "slides_add_outline", "sheet_set_range"),
 		// replace_text
 		"text": str(0, 1048576),
 		// slide_add
