@@ -65,8 +65,7 @@ func tabIDField() *jsonschema.Schema    { return str(1, 100) }
 func expectedField() *jsonschema.Schema { return integer(1) }
 func keyField() *jsonschema.Schema      { return str(8, 128) }
 func cursorField() *jsonschema.Schema   { return str(0, 200) }
-
-func limitField() *jsonschema.Schema { return integer(1, 50) }
+func limitField() *jsonschema.Schema    { return integer(1, 50) }
 
 // dependsField is depends_on: tab IDs. Its bounds are the service's (each
 // a tab of the Note, named depends_on[i] when not), which tools/list, paid
