@@ -97,6 +97,7 @@ type LiveItem struct {
 	Pending int        // LiveCount
 	Reason  string     // LiveGone, LiveResync
 	Deleted bool       // LiveGone
+	Peers   []Peer     // LivePresence
 }
 
 // LiveEvent is one committed write of a Note, as every watcher sees it.
@@ -391,6 +392,9 @@ type noteFeed struct {
 	poisoned bool // a read panicked: start again from now, resyncing everyone
 
 	names nameCache
+
+	peers   map[string]*Peer // presence by client ID (under mu; presence.go)
+	pruning bool
 
 	headStale atomic.Bool
 	headMu    sync.Mutex
@@ -745,6 +749,13 @@ func (sub *Subscriber) signal() {
 func (sub *Subscriber) push(items []LiveItem) {
 	sub.mu.Lock()
 	for _, it := range items {
+		if it.Kind == LivePresence {
+			// Only the newest presence of a topic matters.
+			if i := slices.IndexFunc(sub.q, func(x LiveItem) bool { return x.Kind == LivePresence && x.Topic == it.Topic }); i >= 0 {
+				sub.q[i] = it
+				continue
+			}
+		}
 		if it.Kind == LiveWrite {
 			if slices.Contains(sub.lost, it.Topic) {
 				continue
@@ -901,6 +912,9 @@ func (sub *Subscriber) WatchNote(ctx context.Context, c Caller, id string, opts 
 	if closed {
 		s.leaveNote(f)
 		return nil, nil
+	}
+	if p := f.presenceItem(); p != nil {
+		sub.push([]LiveItem{*p})
 	}
 	if fromRing {
 		return items, nil
