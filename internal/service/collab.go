@@ -22,6 +22,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"foundry/internal/changeset"
@@ -44,6 +45,11 @@ const (
 	// MaxClientIDBytes bounds an editor's client ID.
 	MaxClientIDBytes = 64
 	textPage         = 200
+	// liveTextMax bounds the updates a feed reads for one read of its
+	// events, and liveTextBytes what one event carries: past them the
+	// events go without, and editors pull.
+	liveTextMax   = 1000
+	liveTextBytes = 64 << 10
 )
 
 // TextUpdate is one change set applied to a Note's markdown text.
@@ -306,4 +312,66 @@ func (s *Service) namedUpdates(ctx context.Context, ws string, logged []textLogg
 		out = append(out, TextUpdate{Rev: l.Rev, Version: l.Version, ClientID: l.ClientID, Actor: names.Of(l.Actor), Changes: set})
 	}
 	return out, nil
+}
+
+// liveText gives the feed's events that changed the markdown text their
+// updates, read once for every watcher. The feed remembers the newest
+// revision it carried, so each read takes only the updates after it.
+func (s *Service) liveText(ctx context.Context, f *noteFeed, evs []*LiveEvent) error {
+	lo, hi := int64(-1), int64(0)
+	for _, e := range evs {
+		if slices.Contains(e.Changed, note.TypeMarkdown) {
+			if lo < 0 {
+				lo = e.Version
+			}
+			hi = e.Version
+		}
+	}
+	if lo < 0 {
+		return nil
+	}
+	from := f.textRev
+	if from == 0 {
+		// The first text event this feed sees: start a bounded way back
+		// from the text's revision now.
+		_, d, err := s.LoadNote(ctx, f.id)
+		if err != nil {
+			return err
+		}
+		from = max(0, d.TextRev-liveTextMax)
+	}
+	logged, err := s.textLog(ctx, f.ws, f.id, from, from+liveTextMax)
+	if err != nil {
+		return err
+	}
+	byVersion := map[int64][]textLogged{}
+	for _, l := range logged {
+		if l.Version > hi {
+			break
+		}
+		f.textRev = l.Rev
+		if l.Version >= lo {
+			byVersion[l.Version] = append(byVersion[l.Version], l)
+		}
+	}
+	for _, e := range evs {
+		ls := byVersion[e.Version]
+		size := 0
+		for _, l := range ls {
+			size += len(l.Changes)
+		}
+		if len(ls) == 0 || size > liveTextBytes {
+			continue
+		}
+		ups := make([]TextUpdate, 0, len(ls))
+		for _, l := range ls {
+			set, err := changeset.Parse(l.Changes)
+			if err != nil {
+				return fmt.Errorf("text change %d: %w", l.Rev, err)
+			}
+			ups = append(ups, TextUpdate{Rev: l.Rev, Version: l.Version, ClientID: l.ClientID, Actor: e.Actor, Changes: set})
+		}
+		e.Text = ups
+	}
+	return nil
 }
