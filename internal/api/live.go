@@ -32,6 +32,7 @@ type LiveWrite struct {
 	Topic  string `json:"topic" description:"note:<note_id>"`
 	NoteID string `json:"note_id"`
 	StreamEvent
+	Text []service.TextUpdate `json:"text,omitempty" description:"What the write did to the markdown text, as its updates (as GET …/text answers them); absent when it did not change the text, or when the updates were too many to carry: then pull GET …/text?after=<your revision>"`
 }
 
 // LiveReady is the data of the ready event a live stream starts with.
@@ -55,7 +56,7 @@ type LiveResync struct {
 }
 
 var liveDoc = doc{summary: "Every live topic of a page on one stream of server-sent events (event: write, data: LiveWrite)", req: LiveRequest{}, resp: LiveWrite{}, media: "text/event-stream",
-	description: "The stream starts with `retry: 3000` and `event: ready` (data `{\"cursor\": string, \"topics\": [string]}`). Then: `event: write` with `id:` its cursor and data LiveWrite, for each committed write of a followed Note; `event: proposals` data `{\"pending\": number}` at once and whenever the count changes; `event: gone` data `{\"topic\", \"reason\", \"deleted\": boolean}` when a topic ends (its Note deleted, out of reach or not found) while the others go on; `event: resync` data `{\"topic\", \"reason\"}` when a topic's events could not all be delivered (the client fell behind, or the resume cursor is older than the feed keeps): read the Note again, the topic goes on from now. A comment line every 15 s is the heartbeat; `event: end` data `{\"reason\": string}` ends the stream (its lifetime is over, the session signed out, the token revoked), and the browser reconnects with Last-Event-ID. A token follows note topics only."}
+	description: "The stream starts with `retry: 3000` and `event: ready` (data `{\"cursor\": string, \"topics\": [string]}`). Then: `event: write` with `id:` its cursor and data LiveWrite, for each committed write of a followed Note; `event: proposals` data `{\"pending\": number}` at once and whenever the count changes; `event: gone` data `{\"topic\", \"reason\", \"deleted\": boolean}` when a topic ends (its Note deleted, out of reach or not found) while the others go on; `event: presence` data `{\"topic\", \"note_id\", \"peers\": [Peer]}` (who has the Note open, in which tab, their cursor, selection or cell, the whole list each time it changes); `event: resync` data `{\"topic\", \"reason\"}` when a topic's events could not all be delivered (the client fell behind, or the resume cursor is older than the feed keeps): read the Note again, the topic goes on from now. A comment line every 15 s is the heartbeat; `event: end` data `{\"reason\": string}` ends the stream (its lifetime is over, the session signed out, the token revoked), and the browser reconnects with Last-Event-ID. A token follows note topics only."}
 
 // liveCatchUp bounds the writes a resume replays per Note: past it the
 // topic resyncs.
@@ -131,7 +132,7 @@ func (h *handler) live(w http.ResponseWriter, r *http.Request, c *caller) {
 // encodeLive is e as GET /api/live sends it.
 func encodeLive(e *service.LiveEvent) []byte {
 	var b bytes.Buffer
-	sseEvent(&b, e.Cursor, "write", LiveWrite{Topic: service.NoteTopic(e.NoteID), NoteID: e.NoteID, StreamEvent: streamEvent(e)})
+	sseEvent(&b, e.Cursor, "write", LiveWrite{Topic: service.NoteTopic(e.NoteID), NoteID: e.NoteID, StreamEvent: streamEvent(e), Text: e.Text})
 	return b.Bytes()
 }
 
@@ -156,6 +157,8 @@ func renderLive(b *bytes.Buffer, items []service.LiveItem) bool {
 			sseEvent(b, "", "gone", LiveGone{Topic: it.Topic, Reason: it.Reason, Deleted: it.Deleted})
 		case service.LiveResync:
 			sseEvent(b, "", "resync", LiveResync{Topic: it.Topic, Reason: it.Reason})
+		case service.LivePresence:
+			sseEvent(b, "", "presence", LivePresence{Topic: it.Topic, NoteID: strings.TrimPrefix(it.Topic, service.TopicNotePrefix), Peers: it.Peers})
 		}
 	}
 	return false

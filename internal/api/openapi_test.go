@@ -218,7 +218,7 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("POST", "/api/notes/{note_id}/tabs/{tab_id}/slides", slide)
 	slidePath := tabs + "/" + deckID + "/slides/" + slide.body["slide_id"].(string)
 	v.check("PATCH", "/api/notes/{note_id}/tabs/{tab_id}/slides/{slide_id}", e.do(t, req{method: "PATCH", path: slidePath, body: map[string]any{"body": "b"}, header: ifMatch(3)}))
-	v.check("PATCH", "/api/notes/{note_id}/tabs/{tab_id}/slides/{slide_id}", e.do(t, req{method: "PATCH", path: slidePath, body: map[string]any{"body": "c"}, header: ifMatch(3)}))
+	v.check("PATCH", "/api/notes/{note_id}/tabs/{tab_id}/slides/{slide_id}", e.do(t, req{method: "PATCH", path: slidePath, body: map[string]any{"body": "c"}, header: ifMatch(99)}))
 	v.check("DELETE", "/api/notes/{note_id}/tabs/{tab_id}/slides/{slide_id}", e.do(t, req{method: "DELETE", path: slidePath, header: ifMatch(4)}))
 	v.check("PATCH", "/api/notes/{note_id}/tabs/{tab_id}", e.do(t, req{method: "PATCH", path: tabs + "/" + deckID, body: map[string]any{"label": "Deck", "position": 0}, header: ifMatch(5)}))
 	v.check("DELETE", "/api/notes/{note_id}/tabs/{tab_id}", e.do(t, req{method: "DELETE", path: tabs + "/markdown", header: ifMatch(6)}))
@@ -295,6 +295,17 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("GET", "/api/notes/{note_id}/versions/{version}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/999"}))
 	v.check("GET", "/api/notes/{note_id}/versions/{version}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/2/tabs/" + deckID}))
 	v.check("GET", "/api/notes/{note_id}/versions/{version}/tabs/{tab_id}", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/versions/1/tabs/" + deckID}))
+
+	// The live text: a pull, a push accepted and one not, presence.
+	v.check("GET", "/api/notes/{note_id}/text", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/text?after=0"}))
+	v.check("GET", "/api/notes/{note_id}/text", e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/text"}))
+	mdTab := e.do(t, req{method: "GET", path: "/api/notes/" + nid + "/tabs/markdown"})
+	rev, mdLen := mdTab.num("text_rev"), len([]rune(mdTab.body["text"].(string)))
+	v.check("POST", "/api/notes/{note_id}/text", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/text", body: map[string]any{"rev": rev, "client_id": "c-1", "updates": []any{[]any{mdLen, []any{0, "!"}}}}}))
+	v.check("POST", "/api/notes/{note_id}/text", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/text", body: map[string]any{"rev": rev, "client_id": "c-1", "updates": []any{[]any{mdLen, []any{0, "!"}}}}}))
+	v.check("POST", "/api/notes/{note_id}/text", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/text", body: map[string]any{"rev": rev, "client_id": "c 1", "updates": []any{}}}))
+	v.check("POST", "/api/notes/{note_id}/presence", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/presence", body: map[string]any{"client_id": "c-1", "tab_id": "markdown", "selection": map[string]any{"anchor": 1, "head": 2}}}))
+	v.check("POST", "/api/notes/{note_id}/presence", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/presence", body: map[string]any{"client_id": "c-1", "tab_id": "markdown", "cell": map[string]any{"sheet_id": "x", "row": -1}}}))
 
 	rmSamples(t, e, v)       // the Rooms and proposals routes (rooms_test.go)
 	settingsSamples(t, e, v) // the people, workspace and tokens routes (settings_test.go)

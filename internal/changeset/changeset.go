@@ -606,3 +606,45 @@ func (c ChangeSet) Map(other ChangeSet, before bool) (ChangeSet, error) {
 func encode(s string) []uint16 { return utf16.Encode([]rune(s)) }
 
 func decode(u []uint16) string { return string(utf16.Decode(u)) }
+
+// Diff is the change set that turns a into b: one replacement of what lies
+// between their common prefix and suffix, cut on whole characters. Line
+// breaks in b are kept as they are only when they are "\n" (see Of).
+func Diff(a, b string) (ChangeSet, error) {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	for p > 0 && ((p < len(a) && !utf8.RuneStart(a[p])) || (p < len(b) && !utf8.RuneStart(b[p]))) {
+		p--
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	for s > 0 && (!utf8.RuneStart(a[len(a)-s]) || !utf8.RuneStart(b[len(b)-s])) {
+		s--
+	}
+	from := utf16Len(a[:p])
+	to := from + utf16Len(a[p:len(a)-s])
+	n := to + utf16Len(a[len(a)-s:])
+	if from == to && p == len(b)-s {
+		return Empty(n), nil
+	}
+	return Of([]Change{{From: from, To: to, Insert: b[p : len(b)-s]}}, n)
+}
+
+// Len16 is the length of s in UTF-16 code units, as the editor counts it.
+func Len16(s string) int { return utf16Len(s) }
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}

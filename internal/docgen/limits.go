@@ -75,6 +75,8 @@ func limits() []limit {
 			"`files`, `files[\"path\"]`", []string{"room.MaxRepoFiles", "room.MaxRepoFileBytes", "room.MaxRepoTotalBytes"}},
 		{"snippet / repository path", "≤ " + count(room.MaxPathBytes) + " bytes, NFKC-stable, no `..`, no trailing dot or space, no `<>:\"|?*` or `\\`, no Windows device names, no two paths that differ only in case",
 			"`files`", []string{"room.MaxPathBytes"}},
+		{"a live editor's push (POST …/text)", fmt.Sprintf("1–%d change sets; `client_id` 1–%d characters of A–Z, a–z, 0–9, - and _; the newest %d updates of a text are kept, an editor further behind reloads it", service.MaxPushUpdates, service.MaxClientIDBytes, service.TextLogKeep),
+			"`updates`, `client_id`", []string{"service.MaxPushUpdates", "service.MaxClientIDBytes", "service.TextLogKeep"}},
 		{"a snippet's build, as an agent is told it", fmt.Sprintf("the first %d errors (`build.error_count`: how many), each source line cut to %d bytes", service.MaxBuildErrors, service.MaxBuildLineBytes), "—",
 			[]string{"service.MaxBuildErrors", "service.MaxBuildLineBytes"}},
 		{"a proposal's review", "the text of " + size(service.MaxReviewBytes) + " of files; files past it are listed with their size and no text", "—",

@@ -49,13 +49,18 @@ const (
 // Doc is the whole state of a Note except its version, which the store owns.
 // The order of Tabs is the tab strip, left to right.
 type Doc struct {
-	Title    string   `json:"title"`
-	Tabs     []Tab    `json:"tabs"`
-	NextTabN int      `json:"next_tab_n"` // per-Note counter for tab IDs; never goes down
-	Markdown string   `json:"markdown"`   // data of the fixed markdown tab
-	Sources  []Source `json:"sources"`    // data of the fixed sources tab, oldest first
-	Files    []File   `json:"files"`      // data of the fixed files tab, oldest first
-	NextItem int      `json:"next_item"`  // counter for slide, sheet, source and file IDs
+	Title    string `json:"title"`
+	Tabs     []Tab  `json:"tabs"`
+	NextTabN int    `json:"next_tab_n"` // per-Note counter for tab IDs; never goes down
+	Markdown string `json:"markdown"`   // data of the fixed markdown tab
+	// TextRev counts the change sets applied to Markdown (see the
+	// service's text log): the version live editors of the text sync by.
+	// It is stored in the head, and is no part of the Note's content: a
+	// copy, an export or a restore never carries it.
+	TextRev  int64    `json:"-"`
+	Sources  []Source `json:"sources"`   // data of the fixed sources tab, oldest first
+	Files    []File   `json:"files"`     // data of the fixed files tab, oldest first
+	NextItem int      `json:"next_item"` // counter for slide, sheet, source and file IDs
 
 	lay *layout // how this Doc is stored (parts.go); nil if it never was
 }

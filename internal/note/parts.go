@@ -97,6 +97,7 @@ type headDoc struct {
 	NextItem  int       `json:"next_item"`
 	Chunks    []int     `json:"md"`
 	NextChunk int       `json:"next_chunk"`
+	TextRev   int64     `json:"text_rev,omitempty"`
 }
 
 type headTab struct {
@@ -209,7 +210,7 @@ func Diff(base, next *Doc) (Writes, error) {
 	}
 	w := &writer{base: bl, next: &layout{parts: maps.Clone(bl.parts), partBytes: bl.partBytes, nextChunk: max(bl.nextChunk, 1)}}
 	known := base.lay != nil
-	h := headDoc{Format: headFormat, Title: next.Title, NextTabN: next.NextTabN, NextItem: next.NextItem}
+	h := headDoc{Format: headFormat, Title: next.Title, NextTabN: next.NextTabN, NextItem: next.NextItem, TextRev: next.TextRev}
 	baseTabs := map[string]*Tab{}
 	if known {
 		for i := range base.Tabs {
@@ -301,7 +302,7 @@ func Assemble(head []byte, parts []Part, base *Doc) (Doc, error) {
 			a.lay.setPart(p.Key, &partMeta{len(p.Data), p.ChainLen, p.ChainBytes})
 		}
 	}
-	d := Doc{Title: h.Title, NextTabN: h.NextTabN, NextItem: h.NextItem, Sources: []Source{}, Files: []File{}}
+	d := Doc{Title: h.Title, NextTabN: h.NextTabN, NextItem: h.NextItem, TextRev: h.TextRev, Sources: []Source{}, Files: []File{}}
 	a.chunkIDs = h.Chunks
 	for _, ht := range h.Tabs {
 		k, ok := kinds[ht.Type]

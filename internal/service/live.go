@@ -97,6 +97,7 @@ type LiveItem struct {
 	Pending int        // LiveCount
 	Reason  string     // LiveGone, LiveResync
 	Deleted bool       // LiveGone
+	Peers   []Peer     // LivePresence
 }
 
 // LiveEvent is one committed write of a Note, as every watcher sees it.
@@ -108,6 +109,10 @@ type LiveEvent struct {
 	Version int64
 	Changed []string
 	Actor   Actor
+	// Text is what the write did to the markdown text, as its updates
+	// (collab.go); nil when it did not change the text, or when the
+	// updates were too many to carry (then editors pull them).
+	Text []TextUpdate
 
 	wire [LiveWires]atomic.Pointer[[]byte]
 }
@@ -392,6 +397,11 @@ type noteFeed struct {
 
 	names nameCache
 
+	textRev int64 // the newest text revision an event carried (0: not known yet; read by the one worker of the feed)
+
+	peers   map[string]*Peer // presence by client ID (under mu; presence.go)
+	pruning bool
+
 	headStale atomic.Bool
 	headMu    sync.Mutex
 	head      *store.Resource // nil: not read yet, or the Note is gone
@@ -510,6 +520,9 @@ func (f *noteFeed) run(ctx context.Context) (bool, error) {
 	}
 	built, err := s.liveEvents(ctx, f.id, evs, &f.names, f.ws)
 	if err != nil {
+		return false, err
+	}
+	if err := s.liveText(ctx, f, built); err != nil {
 		return false, err
 	}
 	f.publish(built)
@@ -745,6 +758,13 @@ func (sub *Subscriber) signal() {
 func (sub *Subscriber) push(items []LiveItem) {
 	sub.mu.Lock()
 	for _, it := range items {
+		if it.Kind == LivePresence {
+			// Only the newest presence of a topic matters.
+			if i := slices.IndexFunc(sub.q, func(x LiveItem) bool { return x.Kind == LivePresence && x.Topic == it.Topic }); i >= 0 {
+				sub.q[i] = it
+				continue
+			}
+		}
 		if it.Kind == LiveWrite {
 			if slices.Contains(sub.lost, it.Topic) {
 				continue
@@ -901,6 +921,9 @@ func (sub *Subscriber) WatchNote(ctx context.Context, c Caller, id string, opts 
 	if closed {
 		s.leaveNote(f)
 		return nil, nil
+	}
+	if p := f.presenceItem(); p != nil {
+		sub.push([]LiveItem{*p})
 	}
 	if fromRing {
 		return items, nil

@@ -180,12 +180,15 @@ func (s *Service) ListNoteTabs(ctx context.Context, c Caller, noteID string) (No
 // TabContent is one tab and the Note version to edit against. Exactly one
 // of the content fields is set, by tab type.
 type TabContent struct {
-	NoteID  string        `json:"note_id"`
-	Version int64         `json:"version"`
-	TabID   string        `json:"tab_id"`
-	Type    string        `json:"type"`
-	Label   string        `json:"label"`
-	Text    *string       `json:"text,omitempty"`   // markdown
+	NoteID  string  `json:"note_id"`
+	Version int64   `json:"version"`
+	TabID   string  `json:"tab_id"`
+	Type    string  `json:"type"`
+	Label   string  `json:"label"`
+	Text    *string `json:"text,omitempty"` // markdown
+	// TextRev is the text's revision (markdown): what a live editor
+	// syncs from (collab.go).
+	TextRev *int64        `json:"text_rev,omitempty"`
 	Slides  []note.Slide  `json:"slides,omitzero"`  // slides
 	Sheets  []note.Sheet  `json:"sheets,omitzero"`  // sheet
 	Sources []note.Source `json:"sources,omitzero"` // sources
@@ -207,8 +210,13 @@ func tabContent(noteID string, version int64, d *note.Doc, tabID string) (TabCon
 		return TabContent{}, err
 	}
 	x := note.Read(d, t)
-	return TabContent{NoteID: noteID, Version: version, TabID: t.ID, Type: t.Type, Label: t.Label,
-		Text: x.Text, Slides: x.Slides, Sheets: x.Sheets, Sources: x.Sources, Files: x.Files}, nil
+	out := TabContent{NoteID: noteID, Version: version, TabID: t.ID, Type: t.Type, Label: t.Label,
+		Text: x.Text, Slides: x.Slides, Sheets: x.Sheets, Sources: x.Sources, Files: x.Files}
+	if x.Text != nil {
+		rev := d.TextRev
+		out.TextRev = &rev
+	}
+	return out, nil
 }
 
 // ReadNoteTab is one tab's data and the Note version. Files are metadata

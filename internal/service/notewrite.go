@@ -55,6 +55,13 @@ type noteOp struct {
 	// deps, if set, is the write's depends_on: a conflict is then decided
 	// by the tabs it was based on, not the whole Note (depends.go).
 	deps *dependsOn
+	// text, if set, is what the edit does to the markdown text as the
+	// editor's own change sets (a push); otherwise a change of the text
+	// is logged as its diff (collab.go).
+	text *textPush
+	// anyVersion says the act carries its own precondition (a push names
+	// the text's revision) and applies to the current version.
+	anyVersion bool
 }
 
 // noteEdit is the pure edit of one act: it changes d (a copy of the Note at
@@ -81,7 +88,7 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 			return zero, err
 		}
 	}
-	if g.ExpectedVersion < 0 || (g.ExpectedVersion == 0 && !c.versionFree()) {
+	if g.ExpectedVersion < 0 || (g.ExpectedVersion == 0 && !c.versionFree() && !op.anyVersion) {
 		return zero, problem.New(PreconditionRequired, "expected_version", "a change must say which version of the Note it was based on (the version a read answered, ≥ 1)")
 	}
 	if op.pre != nil {
@@ -124,10 +131,13 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 			var changed []string
 			ch := &store.Change{Kind: op.kind}
 			d, w, err := s.editInTx(cur, tx, op.sizeField, func(d *note.Doc) (err error) {
-				before := fileHashes(d)
+				before, text, rev := fileHashes(d), d.Markdown, d.TextRev
 				res, changed, err = edit(cur, d, ch)
+				if err != nil {
+					return err
+				}
 				ch.NamedBlobs = addedHashes(before, d) // storage.go
-				return err
+				return logText(c.Workspace, noteID, cur.Version+1, c.actor(), text, rev, d, op.text, ch)
 			})
 			if err != nil {
 				return nil, err

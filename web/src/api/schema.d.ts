@@ -67,7 +67,7 @@ export interface paths {
         };
         /**
          * Every live topic of a page on one stream of server-sent events (event: write, data: LiveWrite)
-         * @description The stream starts with `retry: 3000` and `event: ready` (data `{"cursor": string, "topics": [string]}`). Then: `event: write` with `id:` its cursor and data LiveWrite, for each committed write of a followed Note; `event: proposals` data `{"pending": number}` at once and whenever the count changes; `event: gone` data `{"topic", "reason", "deleted": boolean}` when a topic ends (its Note deleted, out of reach or not found) while the others go on; `event: resync` data `{"topic", "reason"}` when a topic's events could not all be delivered (the client fell behind, or the resume cursor is older than the feed keeps): read the Note again, the topic goes on from now. A comment line every 15 s is the heartbeat; `event: end` data `{"reason": string}` ends the stream (its lifetime is over, the session signed out, the token revoked), and the browser reconnects with Last-Event-ID. A token follows note topics only.
+         * @description The stream starts with `retry: 3000` and `event: ready` (data `{"cursor": string, "topics": [string]}`). Then: `event: write` with `id:` its cursor and data LiveWrite, for each committed write of a followed Note; `event: proposals` data `{"pending": number}` at once and whenever the count changes; `event: gone` data `{"topic", "reason", "deleted": boolean}` when a topic ends (its Note deleted, out of reach or not found) while the others go on; `event: presence` data `{"topic", "note_id", "peers": [Peer]}` (who has the Note open, in which tab, their cursor, selection or cell, the whole list each time it changes); `event: resync` data `{"topic", "reason"}` when a topic's events could not all be delivered (the client fell behind, or the resume cursor is older than the feed keeps): read the Note again, the topic goes on from now. A comment line every 15 s is the heartbeat; `event: end` data `{"reason": string}` ends the stream (its lifetime is over, the session signed out, the token revoked), and the browser reconnects with Last-Event-ID. A token follows note topics only.
          */
         get: operations["getLive"];
         put?: never;
@@ -212,6 +212,23 @@ export interface paths {
         get: operations["getNotesNoteIdHistory"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notes/{note_id}/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Say where you are in a Note: the others watching it see it on their live streams for 30 s (not stored); answers who is there now */
+        post: operations["postNotesNoteIdPresence"];
         delete?: never;
         options?: never;
         head?: never;
@@ -404,6 +421,24 @@ export interface paths {
         /** Replace the markdown tab's text */
         put: operations["putNotesNoteIdTabsTabIdText"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notes/{note_id}/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The updates of the markdown text after a revision (a live editor's pull) */
+        get: operations["getNotesNoteIdText"];
+        put?: never;
+        /** Apply a live editor's change sets to the markdown text, when based on its current revision */
+        post: operations["postNotesNoteIdText"];
         delete?: never;
         options?: never;
         head?: never;
@@ -782,6 +817,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Actor: {
+            id: string;
+            kind: string;
+            name: string;
+        };
         AddSheetRequest: {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
             expected_version?: null | number;
@@ -825,10 +865,16 @@ export interface components {
             sheet: string;
             sheet_id: string;
         };
+        CellRef: {
+            col?: number;
+            row?: number;
+            sheet_id?: string;
+        };
         ChangeRoleRequest: {
             /** @enum {string} */
             role: "member" | "owner";
         };
+        ChangeSet: Record<string, never>;
         CompileMessage: {
             column: number;
             file: string;
@@ -993,12 +1039,19 @@ export interface components {
             op: "removed" | "added";
             text: string;
         };
+        LivePresence: {
+            note_id: string;
+            peers: components["schemas"]["Peer"][];
+            topic: string;
+        };
         LiveWrite: {
             actor: components["schemas"]["Who"];
             changed: string[];
             cursor: string;
             kind: string;
             note_id: string;
+            /** @description What the write did to the markdown text, as its updates (as GET …/text answers them); absent when it did not change the text, or when the updates were too many to carry: then pull GET …/text?after=<your revision> */
+            text?: components["schemas"]["TextUpdate"][];
             /** @description note:<note_id> */
             topic: string;
             /** Format: int64 */
@@ -1069,6 +1122,22 @@ export interface components {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
             expected_version?: null | number;
         };
+        Peer: {
+            cell?: components["schemas"]["CellRef"];
+            client_id: string;
+            /** @description The person's colour, #rrggbb */
+            color: string;
+            person: components["schemas"]["PeerPerson"];
+            /** Format: int64 */
+            rev: number;
+            selection?: components["schemas"]["Selection"];
+            slide?: components["schemas"]["SlideRef"];
+            tab_id: string;
+        };
+        PeerPerson: {
+            id: string;
+            name: string;
+        };
         PendingCount: {
             pending: number;
         };
@@ -1078,6 +1147,23 @@ export interface components {
         PersonRef: {
             id: string;
             name: string;
+        };
+        PresenceRequest: {
+            /** @description Your selected cell (a sheet) */
+            cell?: components["schemas"]["CellRef"];
+            /** @description Your editor's ID */
+            client_id: string;
+            /**
+             * Format: int64
+             * @description The text revision selection is in (markdown)
+             */
+            rev?: number;
+            /** @description Your cursor and selection in the markdown text */
+            selection?: components["schemas"]["Selection"];
+            /** @description The slide field you edit */
+            slide?: components["schemas"]["SlideRef"];
+            /** @description The tab you are in; empty: you left the Note */
+            tab_id?: string;
         };
         Problem: {
             /** @description A Room's: the apps changed since the version the change was based on */
@@ -1152,6 +1238,13 @@ export interface components {
             room_name: string;
             status: string;
         };
+        PushTextRequest: {
+            /** @description Your editor's ID, the same for all its pushes */
+            client_id: string;
+            rev: number;
+            /** @description Change sets in order, each as CodeMirror's ChangeSet.toJSON writes it */
+            updates: unknown[];
+        };
         PutCellsRequest: {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
             expected_version?: null | number;
@@ -1220,6 +1313,10 @@ export interface components {
         RoomsList: {
             rooms: components["schemas"]["RoomSummary"][];
         };
+        Selection: {
+            anchor?: number;
+            head?: number;
+        };
         Sheet: {
             cells: unknown[][] | null;
             name: string;
@@ -1249,6 +1346,11 @@ export interface components {
             slide_id: string;
             theme?: string;
             title: string;
+        };
+        SlideRef: {
+            /** @enum {string} */
+            field?: "title" | "body" | "notes" | "layout" | "theme";
+            slide_id?: string;
         };
         SlideWrite: {
             changed_tab_ids: string[];
@@ -1291,6 +1393,7 @@ export interface components {
             sources?: components["schemas"]["Source"][];
             tab_id: string;
             text?: string;
+            text_rev?: number;
             type: string;
             /** Format: int64 */
             version: number;
@@ -1354,6 +1457,7 @@ export interface components {
             sources?: components["schemas"]["Source"][];
             tab_id: string;
             text?: string;
+            text_rev?: number;
             type: string;
             /** Format: int64 */
             version: number;
@@ -1368,6 +1472,50 @@ export interface components {
         TextChange: {
             after: string;
             before: string;
+        };
+        TextPush: {
+            /** @description False: the text moved on since rev; nothing was written: pull the updates after your revision, rebase, and push again */
+            accepted: boolean;
+            changed_tab_ids: string[];
+            id: string;
+            /**
+             * Format: int64
+             * @description The text's revision now
+             */
+            rev: number;
+            /** Format: int64 */
+            version: number;
+        };
+        TextUpdate: {
+            actor: components["schemas"]["Actor"];
+            /** @description The change set, as CodeMirror's ChangeSet.toJSON writes it (positions in UTF-16 code units) */
+            changes: components["schemas"]["ChangeSet"];
+            /** @description The editor that pushed it; empty for other writes */
+            client_id: string;
+            /**
+             * Format: int64
+             * @description The text's revision after this update
+             */
+            rev: number;
+            /**
+             * Format: int64
+             * @description The Note version whose write made it
+             */
+            version: number;
+        };
+        TextUpdates: {
+            note_id: string;
+            /** @description True: the updates after your revision are no longer kept; text is the whole text at rev */
+            resync: boolean;
+            /**
+             * Format: int64
+             * @description The text's revision after the last update given (or of text)
+             */
+            rev: number;
+            text?: string;
+            updates: components["schemas"]["TextUpdate"][];
+            /** Format: int64 */
+            version: number;
         };
         TokenList: {
             tokens: components["schemas"]["Entry"][];
@@ -2082,6 +2230,41 @@ export interface operations {
             500: components["responses"]["Problem"];
         };
     };
+    postNotesNoteIdPresence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PresenceRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LivePresence"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
     postNotesNoteIdRestore: {
         parameters: {
             query?: never;
@@ -2728,6 +2911,73 @@ export interface operations {
             415: components["responses"]["Problem"];
             422: components["responses"]["Problem"];
             428: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    getNotesNoteIdText: {
+        parameters: {
+            query: {
+                /** @description The revision your editor has (the markdown tab's text_rev, or the rev of the last update it took) */
+                after: number;
+            };
+            header?: never;
+            path: {
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TextUpdates"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    postNotesNoteIdText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PushTextRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TextPush"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
             500: components["responses"]["Problem"];
         };
     };
