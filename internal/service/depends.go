@@ -72,7 +72,7 @@ func (d *dependsOn) static() error {
 }
 
 func unknownDep(field, id string) *problem.Problem {
-	return problem.New(problem.Invalid, field, "%s is not a tab of this Note: depends_on takes the exact IDs of the tabs the write was based on (list_note_tabs)", note.Quote(id))
+	return problem.New(problem.Invalid, field, "%s is not a tab of this Note: depends_on takes the exact IDs of the tabs the write was based on, as the Note's tab list gives them", note.Quote(id))
 }
 
 // meets reports whether a tab of changed is one the write depends on or
