@@ -81,6 +81,7 @@ func textChangeID(noteID string, rev int64) string {
 type textPush struct {
 	clientID string
 	sets     []changeset.ChangeSet
+	applied  bool // the edit applied them (set by each run of the edit)
 }
 
 // logText records what an edit did to the text: the change sets, each one
@@ -89,10 +90,16 @@ type textPush struct {
 // Note after the edit, whose TextRev it sets.
 func logText(ws, noteID string, version int64, actor string, before string, rev int64, d *note.Doc, push *textPush, ch *store.Change) error {
 	d.Markdown = normalizeBreaks(d.Markdown)
-	if d.Markdown == before {
+	if push != nil && !push.applied {
+		push = nil
+	}
+	if d.Markdown == before && push == nil {
 		d.TextRev = rev // a restore brings back an old text, never an old revision
 		return nil
 	}
+	// A push is logged as sent even when its change sets end on the text
+	// they started from (a letter typed, then deleted): each is one
+	// revision of the editor's count.
 	var sets []changeset.ChangeSet
 	var client string
 	if push != nil {
@@ -175,6 +182,7 @@ func (s *Service) PushText(ctx context.Context, c Caller, a PushTextArgs) (TextP
 		From string
 	}{"push_text", a.Rev, a.ClientID}, text: push, anyVersion: true}
 	return noteWrite(ctx, s, c, a.NoteID, Guard{}, op, func(_ *store.Resource, d *note.Doc, _ *store.Change) (TextPushed, []string, error) {
+		push.applied = false
 		if d.TextRev != a.Rev {
 			return TextPushed{Rev: d.TextRev}, nil, nil
 		}
@@ -189,6 +197,7 @@ func (s *Service) PushText(ctx context.Context, c Caller, a PushTextArgs) (TextP
 		if err := note.ReplaceText(d, note.TypeMarkdown, text); err != nil {
 			return TextPushed{}, nil, err
 		}
+		push.applied = true
 		return TextPushed{Accepted: true, Rev: a.Rev + int64(len(sets))}, []string{note.TypeMarkdown}, nil
 	})
 }
