@@ -69,7 +69,13 @@ func savedOnServer(t *testing.T, ctx context.Context, e *servertest.Env, id stri
 	t.Helper()
 	deadline := time.Now().Add(stepTimeout)
 	for {
-		do(t, ctx, "saved", waitSaved())
+		wctx, cancel := context.WithTimeout(ctx, stepTimeout)
+		err := chromedp.Do(wctx, waitSaved())
+		cancel()
+		if err != nil {
+			st := run(t, ctx, "state", chromedp.Evaluate[string](`(() => { const h = document.querySelector(".md-editor"); return document.getElementById("save-state")?.innerText + " rev " + h?.dataset.rev + " pending " + h?.dataset.pending + " " + (document.querySelector(".error-box")?.innerText ?? ""); })()`))
+			t.Fatalf("saved: %v; the page says %s", err, st)
+		}
 		server, _ := serverText(t, e, id)
 		editor := editorText(t, ctx)
 		if editor == server {

@@ -1,6 +1,6 @@
 import { EditorView, Decoration, WidgetType, type DecorationSet } from "@codemirror/view";
 import { StateEffect, StateField, type Extension, type Range } from "@codemirror/state";
-import { inkOn, validColor } from "../../live";
+import { inkOn, validColor } from "../../live/presence";
 
 // The others' cursors and selections in the markdown editor, each in its
 // person's colour with their name over the cursor. The session works out
@@ -43,11 +43,9 @@ class Caret extends WidgetType {
     c.dataset.client = this.client;
     c.dataset.name = this.name;
     c.setAttribute("aria-hidden", "true");
-    c.append("\u2060");
-    const n = document.createElement("span");
-    n.className = "cm-remote-name";
-    n.textContent = this.name;
-    c.append(n, "\u2060");
+    // The name is drawn by CSS (::after, from data-name): the editor's
+    // lines hold the text alone.
+    c.title = this.name;
     return c;
   }
   ignoreEvent() {
@@ -98,12 +96,17 @@ export const peersTheme = EditorView.theme({
   ".cm-remote-sel": { backgroundColor: "color-mix(in srgb, var(--peer, #6b7280) 30%, transparent)" },
   ".cm-remote-caret": {
     position: "relative",
+    display: "inline-block",
+    width: "0",
+    height: "1.3em",
+    verticalAlign: "text-bottom",
     borderLeft: "2px solid var(--peer, #6b7280)",
     marginLeft: "-1px",
     marginRight: "-1px",
     pointerEvents: "none",
   },
-  ".cm-remote-name": {
+  ".cm-remote-caret::after": {
+    content: "attr(data-name)",
     position: "absolute",
     bottom: "100%",
     left: "-2px",
@@ -118,7 +121,7 @@ export const peersTheme = EditorView.theme({
     zIndex: "5",
     userSelect: "none",
   },
-  ".cm-remote-below .cm-remote-name": { bottom: "auto", top: "100%", borderRadius: "0 3px 3px 3px" },
+  ".cm-remote-below::after": { bottom: "auto", top: "100%", borderRadius: "0 3px 3px 3px" },
 });
 
 export const peers: Extension = [peerField, peersTheme];

@@ -65,6 +65,7 @@ export class MarkdownSession {
   readonly clientID: string;
   private shown: Shown;
   private view: EditorView | null = null;
+  private host: HTMLElement | null = null;
   private st: EditorState; // the state while there is no view
   private synced: Text; // the server's text at the synced revision
   private log: Logged[] = []; // the newest updates taken, oldest first
@@ -190,6 +191,12 @@ export class MarkdownSession {
 
   private showState() {
     const pending = sendableUpdates(this.state).length > 0;
+    // The host says how far the editor is synced (for tests and tools).
+    const host = this.host;
+    if (host) {
+      host.dataset.rev = String(getSyncedVersion(this.state));
+      host.dataset.pending = String(sendableUpdates(this.state).length);
+    }
     if (this.conflict) this.setState("conflict");
     else if (this.error) this.setState("error");
     else if (this.offline) this.setState(pending ? "offline" : "saved");
@@ -541,6 +548,7 @@ export class MarkdownSession {
   // session's state outlives it: what is not pushed yet still goes).
   mount(host: HTMLDivElement): () => void {
     this.alive = true;
+    this.host = host;
     // The editor lives in a shadow root: there CodeMirror's styles go into
     // a constructed style sheet, which the page's policy (no inline
     // styles) allows, rather than into a <style> element, which it blocks.

@@ -104,8 +104,8 @@ export function NotePage(props: NotePageProps) {
         </Link>
         <NoteTitle id={note.id} title={note.title} version={page.version} editing={titling} onDone={doneTitling} onVersion={page.seen} onFailed={page.setNotice} />
         <div className="note-status">
-          <People peers={page.peers} tabs={tabs} meId={meId} />
           <LiveMarker writer={page.live.writer} />
+          <People peers={page.peers} tabs={tabs} meId={meId} />
           <span className="version">Version {page.version}</span>
           {viewing ? null : (
             <span className={"save-state is-" + page.save} role="status" aria-live="polite" id="save-state">
