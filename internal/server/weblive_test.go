@@ -21,8 +21,8 @@ import (
 // The open Note follows what agents write, live: the markdown editor takes
 // an agent's text in without a reload and without moving the person's
 // cursor, the header names the agent that is writing, a new tab appears in
-// the strip, and text the person has not saved yet is kept and saved
-// along with the agent's.
+// the strip, and text the person has not pushed yet is kept and pushed
+// along with the agent's, wherever the two wrote.
 
 // liveAgent connects an MCP client with a write token named name, as a
 // connected agent is.
@@ -229,21 +229,20 @@ func TestBrowserNoteLive(t *testing.T) {
 		t.Errorf("after the page's own save the cursor is at %q", got)
 	}
 
-	// Both write the same place, live: the editor keeps the person's text
-	// untouched, the save meets the agent's write and shows both side by
-	// side; Edit both puts both on the server.
+	// Both write the same place, live: the agent's line and the person's
+	// words are both kept, with no card to choose from.
 	do(t, ctx, "type at the end", typeAtEnd("The person's last words."))
 	liveWrite(t, e, agent, id, "live-0007", func(s string) string { return s + "The agent's last words.\n" })
-	do(t, ctx, "side by side", chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
-	if got := editorText(t, ctx); !strings.HasSuffix(got, "The person's last words.") || strings.Contains(got, "The agent's last words.") {
-		t.Errorf("with the same place written by both, the editor holds %q: want the person's text, untouched", got)
-	}
-	do(t, ctx, "edit both", browsertest.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	do(t, ctx, "the agent's words beside the person's", browsertest.Poll(`document.querySelector(".md-preview").innerText.includes("The agent's last words.")`))
+	savedOnServer(t, ctx, e, id)
 	both, _ := serverText(t, e, id)
 	for _, s := range []string{"The person's last words.", "The agent's last words.", "(typed) !with the cursor"} {
 		if !strings.Contains(both, s) {
-			t.Errorf("after Edit both the server's text lacks %q:\n%s", s, both)
+			t.Errorf("after both wrote the same place the server's text lacks %q:\n%s", s, both)
 		}
+	}
+	if n := run(t, ctx, "banners", chromedp.Evaluate[int](`document.querySelectorAll(".conflict, .draft-offer, .error-box").length`)); n != 0 {
+		t.Errorf("both writing the same place put up %d banners", n)
 	}
 
 	// A phone's width: the header with the marker fits.
