@@ -195,4 +195,19 @@ func TestBrowserCoEditMarkdown(t *testing.T) {
 	do(t, ana, "Bea's selection on Ana's page", browsertest.Poll(`[...document.querySelector(".md-editor").shadowRoot.querySelectorAll(".cm-remote-sel")].some(s => s.textContent.length > 0)`))
 	noOverflow(t, ana, "coedit-markdown")
 	browsertest.Screenshot(t, ana, "coedit-markdown")
+
+	// In a sheet: the cell Bea selects is outlined on Ana's page, and
+	// Ana's header says Bea is in that tab.
+	budget := run(t, ana, "the sheet tab", chromedp.Evaluate[string](`[...document.querySelectorAll("[role=tablist] [role=tab]")].find(b => b.innerText.includes("Budget"))?.dataset.tabId ?? ""`))
+	if budget == "" {
+		t.Fatal("the Note has no Budget tab")
+	}
+	openSheet := browsertest.Click(chromedp.CSS(fmt.Sprintf(`[role=tab][data-tab-id=%q]`, budget)))
+	do(t, bea, "Bea opens the sheet", openSheet, waitText(".tabpanel", "Hosting"), sheetxClickCell(2, 1))
+	do(t, ana, "Ana's header: Bea in the sheet", browsertest.Poll(fmt.Sprintf(`!!document.querySelector('#note-peers [data-person="Bea"][data-tab-id=%q]')`, budget)))
+	do(t, ana, "Ana opens the sheet", openSheet, waitText(".tabpanel", "Hosting"))
+	do(t, ana, "Bea's cell outlined", browsertest.Poll(`!!document.querySelector('.sheet-grid .rgCell.peer-cell[data-peer="Bea"][data-rgrow="2"][data-rgcol="1"]')`))
+	do(t, bea, "Bea moves down", chromedp.KeyEvent(kb.ArrowDown))
+	do(t, ana, "Bea's cell follows", browsertest.Poll(`!!document.querySelector('.sheet-grid .rgCell.peer-cell[data-peer="Bea"][data-rgrow="3"][data-rgcol="1"]') && !document.querySelector('.sheet-grid .rgCell.peer-cell[data-rgrow="2"]')`))
+	browsertest.Screenshot(t, ana, "coedit-sheet")
 }

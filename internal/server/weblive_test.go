@@ -295,10 +295,10 @@ func TestBrowserNoteLive(t *testing.T) {
 
 // TestBrowserSavedMeansOnTheServer: the page says Saved only when the
 // server holds the editor's text. The person types and it is saved, undoes
-// it, and while the save of the undone text is under way (its answer held
-// back here) redoes it: the editor holds the saved text again, but the
-// save under way is about to replace it on the server, so the page must
-// not say Saved until its next save has put the text back.
+// it, and while the push of the undo is under way (its answer held back
+// here) redoes it: the editor holds the saved text again, but the push
+// under way is about to take it away on the server, so the page must not
+// say Saved until its next push has put the text back.
 func TestBrowserSavedMeansOnTheServer(t *testing.T) {
 	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
@@ -311,7 +311,7 @@ func TestBrowserSavedMeansOnTheServer(t *testing.T) {
 	}
 	// The answers to the page's saves wait until the test lets them go.
 	do(t, ctx, "hold the answers", chromedp.Evaluate[chromedp.Void](`(() => { const f = window.fetch.bind(window); window.heldSaves = [];
-		window.fetch = async (u, o) => { const r = await f(u, o); if ((o?.method ?? u?.method) === "PUT") await new Promise((go) => window.heldSaves.push(go)); return r; }; })()`))
+		window.fetch = async (u, o) => { const r = await f(u, o); if ((o?.method ?? u?.method) === "POST" && /\/text$/.test(new URL(u?.url ?? u, location.href).pathname)) await new Promise((go) => window.heldSaves.push(go)); return r; }; })()`))
 	do(t, ctx, "undo, and its save under way", chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
 		browsertest.Poll(`window.heldSaves.length === 1 && document.getElementById("save-state")?.innerText === "Saving…"`))
 	do(t, ctx, "redo", chromedp.KeyEvent("y", chromedp.KeyModifiers(chromedp.ModifierCtrl)))

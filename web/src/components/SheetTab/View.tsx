@@ -77,6 +77,8 @@ export function SheetTab(p: TabProps) {
           reload={s.reload}
           onVersion={onVersion}
           onNotice={s.setNotice}
+          peers={p.peers}
+          presence={p.presence}
         />
       </div>
     </div>
