@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { api, type LivePresence, type Peer, type PresenceBody } from "../api";
+import { ApiError, api, type LivePresence, type Peer, type PresenceBody } from "../api";
 import { pageLive } from "./connection";
 import { noteTopic, type FromHub } from "./protocol";
 
@@ -33,6 +33,7 @@ export class Presence {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private repost: ReturnType<typeof setInterval> | undefined;
   private closed = false;
+  private gone = false; // the Note is not there (deleted, out of reach): nothing more is posted
   private onPeers: (p: LivePresence) => void = () => {};
   readonly noteId: string;
 
@@ -61,9 +62,17 @@ export class Presence {
     this.post();
   }
 
+  // stop posts nothing more: the Note can no longer be followed.
+  stop() {
+    this.gone = true;
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.repost);
+  }
+
   // leave says the person left the Note.
   leave() {
-    if (this.closed) return;
+    if (this.closed || this.gone) return;
     this.closed = true;
     clearTimeout(this.timer);
     clearInterval(this.repost);
@@ -72,6 +81,7 @@ export class Presence {
 
   start() {
     clearInterval(this.repost);
+    if (this.gone) return;
     this.closed = false;
     this.sent = "";
     this.repost = setInterval(() => this.send(true), REPOST_MS);
@@ -99,7 +109,14 @@ export class Presence {
       .then((p) => {
         if (!this.closed && p && Array.isArray(p.peers)) this.onPeers(p);
       })
-      .catch(() => {
+      .catch((e: unknown) => {
+        if (e instanceof ApiError && (e.status === 404 || e.status === 403 || e.status === 410)) {
+          this.gone = true;
+          this.closed = true;
+          clearTimeout(this.timer);
+          clearInterval(this.repost);
+          return;
+        }
         // Presence is best effort: the next change or repost says it again.
         this.sent = "";
       });

@@ -75,6 +75,10 @@ export function useNotePage({ id, me, meId }: NotePageProps) {
   useEffect(() => {
     if (inTab) presence.open(inTab);
   }, [presence, inTab]);
+  const goneNote = live.gone?.deleted === true;
+  useEffect(() => {
+    if (goneNote) presence.stop();
+  }, [presence, goneNote]);
 
   useEffect(() => {
     if (note) document.title = (hist !== null ? "History · " : "") + `${note.title} · Foundry`;
