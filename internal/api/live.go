@@ -32,6 +32,7 @@ type LiveWrite struct {
 	Topic  string `json:"topic" description:"note:<note_id>"`
 	NoteID string `json:"note_id"`
 	StreamEvent
+	Text []service.TextUpdate `json:"text,omitempty" description:"What the write did to the markdown text, as its updates (as GET …/text answers them); absent when it did not change the text, or when the updates were too many to carry: then pull GET …/text?after=<your revision>"`
 }
 
 // LiveReady is the data of the ready event a live stream starts with.
@@ -131,7 +132,7 @@ func (h *handler) live(w http.ResponseWriter, r *http.Request, c *caller) {
 // encodeLive is e as GET /api/live sends it.
 func encodeLive(e *service.LiveEvent) []byte {
 	var b bytes.Buffer
-	sseEvent(&b, e.Cursor, "write", LiveWrite{Topic: service.NoteTopic(e.NoteID), NoteID: e.NoteID, StreamEvent: streamEvent(e)})
+	sseEvent(&b, e.Cursor, "write", LiveWrite{Topic: service.NoteTopic(e.NoteID), NoteID: e.NoteID, StreamEvent: streamEvent(e), Text: e.Text})
 	return b.Bytes()
 }
 

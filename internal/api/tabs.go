@@ -232,9 +232,11 @@ func (h *handler) updateSlide(w http.ResponseWriter, r *http.Request, c *caller)
 	if !ok {
 		return
 	}
-	res, err := h.svc.UpdateSlide(r.Context(), c.svc, service.UpdateSlideArgs{
-		SlideArgs: service.SlideArgs{NoteID: in.NoteID, TabID: in.TabID, SlideID: in.SlideID, Guard: g},
-		Title:     in.Title, Body: in.Body, Notes: in.Notes, Layout: in.Layout, Theme: in.Theme, Position: in.Position})
+	res, err := atCurrent(c, &g, func() (service.SlideWritten, error) {
+		return h.svc.UpdateSlide(r.Context(), c.svc, service.UpdateSlideArgs{
+			SlideArgs: service.SlideArgs{NoteID: in.NoteID, TabID: in.TabID, SlideID: in.SlideID, Guard: g},
+			Title:     in.Title, Body: in.Body, Notes: in.Notes, Layout: in.Layout, Theme: in.Theme, Position: in.Position})
+	})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -274,9 +276,15 @@ func (h *handler) putCells(w http.ResponseWriter, r *http.Request, c *caller) {
 	if !ok {
 		return
 	}
-	h.editTab(w, r, c, http.StatusOK, service.EditTabArgs{NoteID: in.NoteID, TabID: in.TabID, Operation: "sheet_set_range",
-		SheetID: stringOr(in.SheetID), StartRow: in.StartRow, StartCol: in.StartCol, Values: in.Values}, g,
-		func(res service.TabEdited) any { return noteWrite(res.NoteWritten) })
+	res, err := atCurrent(c, &g, func() (service.TabEdited, error) {
+		return h.svc.EditNoteTab(r.Context(), c.svc, service.EditTabArgs{NoteID: in.NoteID, TabID: in.TabID, Operation: "sheet_set_range",
+			SheetID: stringOr(in.SheetID), StartRow: in.StartRow, StartCol: in.StartCol, Values: in.Values, ExpectedVersion: g.ExpectedVersion, IdempotencyKey: g.IdempotencyKey})
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	answer(w, http.StatusOK, res.NoteWritten, noteWrite(res.NoteWritten))
 }
 
 // GetCellsRequest is GET /api/notes/{note_id}/tabs/{tab_id}/cells.

@@ -225,7 +225,10 @@ func TestSlides(t *testing.T) {
 		}
 		e.do(t, req{method: "PATCH", path: path + "/" + one, body: map[string]any{"title": ""}, header: ifMatch(5)}).want(t, "an empty title", http.StatusBadRequest, "invalid_argument")
 		e.do(t, req{method: "PATCH", path: path + "/slide-999", body: map[string]any{"title": "x"}, header: ifMatch(5)}).want(t, "an unknown slide", http.StatusNotFound, "not_found")
-		e.do(t, req{method: "PATCH", path: path + "/" + one, body: map[string]any{"title": "x"}, header: ifMatch(4)}).want(t, "a stale update", http.StatusPreconditionFailed, "version_conflict")
+		// A person's stale write applies on the current version (people
+		// are ordered by the server); a token's is refused, as published.
+		e.do(t, req{method: "PATCH", path: path + "/" + one, body: map[string]any{"title": "x"}, header: ifMatch(4), bearer: e.Token(t, nil, auth.ScopeRead, auth.ScopeWrite)}).want(t, "a token's stale update", http.StatusPreconditionFailed, "version_conflict")
+		e.do(t, req{method: "PATCH", path: path + "/" + one, body: map[string]any{"title": "x"}, header: ifMatch(9)}).want(t, "an update ahead of the Note", http.StatusPreconditionFailed, "version_conflict")
 		e.do(t, req{method: "DELETE", path: path + "/" + two}).want(t, "delete without a precondition", http.StatusPreconditionRequired, "precondition_required")
 		r = e.do(t, req{method: "DELETE", path: path + "/" + two, header: ifMatch(5)})
 		if r.status != http.StatusNoContent {

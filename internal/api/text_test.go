@@ -126,3 +126,32 @@ func TestPresenceOnTheLiveStream(t *testing.T) {
 		}
 	})
 }
+
+// TestLiveWritesCarryTheText: a write of the markdown text reaches a live
+// stream with its updates, an editor's as it pushed them and an agent's as
+// its diff; a write of another tab carries none.
+func TestLiveWritesCarryTheText(t *testing.T) {
+	stores(t, func(t *testing.T, e *notesEnv) {
+		id, v := e.create(t, "Carried", true)
+		s := e.openStream(t, liveQuery("note:"+id), "", "")
+		defer s.close()
+		liveData[api.LiveReady](t, s.raw(t), "ready")
+		e.do(t, req{method: "POST", path: "/api/notes/" + id + "/text", body: map[string]any{"rev": 0, "client_id": "ada-1", "updates": []any{[]any{[]any{0, "Hi"}}, []any{2, []any{0, "!"}}}}}).want(t, "push", http.StatusOK, "")
+		_, w := liveWrite(t, s, id, v+1)
+		if len(w.Text) != 2 || w.Text[0].Rev != 1 || w.Text[1].Rev != 2 || w.Text[0].ClientID != "ada-1" {
+			t.Fatalf("the push's event carries %+v", w.Text)
+		}
+		if got, _ := json.Marshal(w.Text[1].Changes); string(got) != `[2,[0,"!"]]` {
+			t.Fatalf("the second update: %s", got)
+		}
+		e.do(t, req{method: "PUT", path: "/api/notes/" + id + "/tabs/markdown/text", body: map[string]any{"text": "Hi there!"}, header: ifMatch(v + 1)}).want(t, "save", http.StatusOK, "")
+		_, w = liveWrite(t, s, id, v+2)
+		if got, _ := json.Marshal(w.Text); len(w.Text) != 1 || w.Text[0].Rev != 3 || !strings.Contains(string(got), `[2,[0," there"],1]`) {
+			t.Fatalf("the save's event carries %s", got)
+		}
+		e.do(t, req{method: "PATCH", path: "/api/notes/" + id, body: map[string]any{"title": "Renamed"}, header: ifMatch(v + 2)}).want(t, "rename", http.StatusOK, "")
+		if _, w = liveWrite(t, s, id, v+3); w.Text != nil {
+			t.Fatalf("a rename carries text %+v", w.Text)
+		}
+	})
+}

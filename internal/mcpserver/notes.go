@@ -31,7 +31,7 @@ func cell() *jsonschema.Schema {
 
 func listNotes(svc *service.Service) *Tool {
 	return toolFor(spec{Toolset: ToolsetNotes, Name: "list_notes", Scope: auth.ScopeRead, Output: []string{"notes"},
-		Description: "List the approved Notes this connection can reach. Filter by title; page with cursor.",
+		Description: "List the approved Notes this connection can reach, by title; page with cursor.",
 		Input:       object(nil, props{"query": str(0, 200), "cursor": cursorField(), "limit": limitField()}),
 	}, svc.ListNotes)
 }
@@ -45,7 +45,7 @@ func listNoteTabs(svc *service.Service) *Tool {
 
 func readNoteTab(svc *service.Service) *Tool {
 	return toolFor(spec{Toolset: ToolsetNotes, Name: "read_note_tab", Scope: auth.ScopeRead, Output: []string{"version"},
-		Description: "Read one tab by exact tab ID, with the Note version to edit against.",
+		Description: "Read one tab by exact ID, with the Note version to edit against.",
 		Input:       object([]string{"note_id", "tab_id"}, props{"note_id": noteIDField(), "tab_id": tabIDField()}),
 	}, svc.ReadNoteTab)
 }
@@ -61,14 +61,14 @@ func readSheetRange(svc *service.Service) *Tool {
 
 func listNoteAttachments(svc *service.Service) *Tool {
 	return toolFor(spec{Toolset: ToolsetNotes, Name: "list_note_attachments", Scope: auth.ScopeRead, Output: []string{"items"},
-		Description: "List a Note's sources or files: metadata only, never content or links.",
+		Description: "List a Note's sources or files: metadata, never content or links.",
 		Input: object([]string{"note_id", "kind"}, props{
 			"note_id": noteIDField(), "kind": enum("sources", "files"), "cursor": cursorField(), "limit": limitField()}),
 	}, svc.ListNoteAttachments)
 }
 
 func createNoteTab(svc *service.Service) *Tool {
-	return toolFor(spec{Toolset: ToolsetNotes, Name: "create_note_tab", Scope: auth.ScopeWrite, Output: []string{"tab_id", "version", "replayed"},
+	return toolFor(spec{Toolset: ToolsetNotes, Name: "create_note_tab", Scope: auth.ScopeWrite, Output: []string{"tab_id", "version"},
 		Description: "Create a new Slides or Sheet tab in an approved Note. Use the version from list_note_tabs; returns the exact new tab ID for later edits. An optional outline fills a Slides tab. A repeated idempotency key returns the first tab.",
 		Input: object([]string{"note_id", "expected_version", "idempotency_key", "tab_type"}, props{
 			"note_id": noteIDField(), "expected_version": expectedField(), "idempotency_key": keyField(),
@@ -82,7 +82,8 @@ func createNoteTab(svc *service.Service) *Tool {
 func editNoteTab(svc *service.Service) *Tool {
 	in := object([]string{"note_id", "tab_id", "expected_version", "idempotency_key", "operation"}, props{
 		"note_id": noteIDField(), "tab_id": tabIDField(), "expected_version": expectedField(), "idempotency_key": keyField(),
-		"operation": enum("replace_text", "replace_tab_data", "slide_add", "slides_add_outline", "sheet_set_range"),
+		"depends_on": dependsField(),
+		"operation":  enum("replace_text", "replace_tab_data", "slide_add", "slides_add_outline", "sheet_set_range"),
 		// replace_text
 		"text": str(0, 1048576),
 		// slide_add
@@ -101,16 +102,16 @@ func editNoteTab(svc *service.Service) *Tool {
 		}),
 	})
 	in.Defs = map[string]*jsonschema.Schema{"slide": slideItem(), "cell": cell()}
-	return toolFor(spec{Toolset: ToolsetNotes, Name: "edit_note_tab", Scope: auth.ScopeWrite, Output: []string{"version", "replayed"},
-		Description: "Use an exact tab ID and version from read_note_tab. Use replace_text for Note/Markdown, slide_add or slides_add_outline for Slides, sheet_set_range for Sheet, or replace_tab_data for supported content tabs. File and Source attachments cannot be edited through this tool. A repeated idempotency key returns the first result.",
+	return toolFor(spec{Toolset: ToolsetNotes, Name: "edit_note_tab", Scope: auth.ScopeWrite, Output: []string{"version"},
+		Description: "Use an exact tab ID and version from read_note_tab. Use replace_text for Note/Markdown, slide_add or slides_add_outline for Slides, sheet_set_range for Sheet, or replace_tab_data for supported content tabs. File and Source attachments cannot be edited through this tool. A repeated idempotency key returns the first result. depends_on: tab IDs you read; others' changes won't refuse it.",
 		Input:       in,
 		Hint:        editConflictHint,
 	}, svc.EditNoteTab)
 }
 
 func addNoteSource(svc *service.Service) *Tool {
-	return toolFor(spec{Toolset: ToolsetNotes, Name: "add_note_source", Scope: auth.ScopeWrite, Output: []string{"source_id", "version", "replayed"},
-		Description: "Add an HTTP or HTTPS citation to the Sources tab of an approved Note. Uses the Note version and an idempotency key; returns the new source ID. Key: a hash of note_id and the normalized URL (https, lower-case host without www., no fragment, no utm_*, no trailing slash).",
+	return toolFor(spec{Toolset: ToolsetNotes, Name: "add_note_source", Scope: auth.ScopeWrite, Output: []string{"source_id", "version"},
+		Description: "Add an HTTP or HTTPS citation to the Sources tab of an approved Note. Uses the Note version and an idempotency key; returns the new source ID. Key: a hash of note_id and the normalized URL (https, lowercase host; no www., fragment, utm_*, trailing /).",
 		Input: object([]string{"note_id", "expected_version", "idempotency_key", "title", "url"}, props{
 			"note_id": noteIDField(), "expected_version": expectedField(), "idempotency_key": keyField(),
 			"title": str(1, 500), "url": str(1, 2048)}),

@@ -103,7 +103,7 @@ func listRoomApps(svc *service.Service) *Tool {
 
 func readRoomAppStatus(svc *service.Service) *Tool {
 	return toolFor(spec{Toolset: ToolsetRooms, Name: "read_room_app_status", Scope: auth.ScopeRead, Output: []string{"state"},
-		Description: "The safe launcher state of one app (pending_review, declined, in_launcher, removed) and latest build state. No config, files, logs or secrets.",
+		Description: "One app's safe launcher state (pending_review, declined, in_launcher, removed) and latest build state; no config, files, logs or secrets.",
 		Input:       object([]string{"room_id", "instance_id"}, props{"room_id": roomIDField(), "instance_id": str(1, 64)}),
 	}, svc.ReadRoomAppStatus)
 }
@@ -123,7 +123,7 @@ func proposeRoomSnippetApp(svc *service.Service, step func(service.Proposed) str
 
 func proposeRoomRepoApp(svc *service.Service, step func(service.Proposed) string) *Tool {
 	return toolFor(spec{Toolset: ToolsetRooms, Name: "propose_room_repo_app", Scope: auth.ScopeWrite, Output: []string{"proposal_id", "instance_id"},
-		Description: "Propose a pinned repository version as a Room app, for apps too large for a snippet. It reaches the launcher only after the owner approves. Key: hash of room, name and version.",
+		Description: "Propose a pinned repository version as a Room app, for apps too large for a snippet. It reaches the launcher once the owner approves. Key: hash of room, name and version.",
 		Input: object([]string{"room_id", "name", "repository_id", "version_id", "idempotency_key"}, props{
 			"room_id": roomIDField(), "name": str(0, 200), "repository_id": str(1, 64), "version_id": str(1, 64), "idempotency_key": keyField()}),
 	}, withNextStep(svc.ProposeRepoApp, step))
@@ -138,7 +138,7 @@ func listRepositories(svc *service.Service) *Tool {
 
 func pollResourceEvents(svc *service.Service) *Tool {
 	return toolFor(spec{Toolset: ToolsetEvents, Name: "poll_resource_events", Scope: auth.ScopeRead, Output: []string{"events", "next_cursor"},
-		Description: "Events of a Note or Room after cursor (from a write or a poll; none: from now). wait_seconds (≤ 25) returns as soon as one arrives.",
+		Description: "Events of a Note or Room after cursor (a write's or poll's; none: now); wait_seconds (≤25) returns at the first.",
 		Input: object([]string{"resource_type", "resource_id"}, props{
 			"resource_type": enum("note", "room"), "resource_id": str(1, 64), "cursor": cursorField(), "limit": limitField(), "wait_seconds": integer(0, 25)}),
 	}, svc.PollEvents)

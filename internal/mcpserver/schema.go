@@ -67,6 +67,11 @@ func keyField() *jsonschema.Schema      { return str(8, 128) }
 func cursorField() *jsonschema.Schema   { return str(0, 200) }
 func limitField() *jsonschema.Schema    { return integer(1, 50) }
 
+// dependsField is depends_on: tab IDs. Its bounds are the service's (each
+// a tab of the Note, named depends_on[i] when not), which tools/list, paid
+// for in every client's context, does not repeat.
+func dependsField() *jsonschema.Schema { return array(&jsonschema.Schema{Type: "string"}, 0, 0) }
+
 // outputSchemaFor is the output schema of a result of type T, derived from
 // T itself so it cannot drift from what the tool answers: its top-level
 // fields named in keys (none: all of them) with their JSON types. A name

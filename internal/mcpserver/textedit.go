@@ -15,10 +15,10 @@ func editNoteText(svc *service.Service) *Tool {
 	edit := object([]string{"old_text", "new_text"}, props{
 		"old_text": str(1, note.MaxEditTextBytes), "new_text": str(0, note.MaxEditTextBytes)})
 	return toolFor(spec{Toolset: ToolsetNotes, Name: "edit_note_text", Scope: auth.ScopeWrite, Output: []string{"version"},
-		Description: "Edit the Markdown tab by exact replacements, in order: each old_text must occur exactly once. Use the version from read_note_tab; a repeated idempotency key returns the first result.",
+		Description: "Exact replacements in the Markdown tab, in order; each old_text must occur once. Version from read_note_tab. depends_on: [] or tabs you read; typing elsewhere won't refuse it.",
 		Input: object([]string{"note_id", "expected_version", "idempotency_key", "edits"}, props{
 			"note_id": noteIDField(), "tab_id": enum(note.TypeMarkdown), "expected_version": expectedField(), "idempotency_key": keyField(),
-			"edits": array(edit, 1, note.MaxTextEdits)}),
+			"edits": array(edit, 1, note.MaxTextEdits), "depends_on": dependsField()}),
 		Hint: textHint,
 	}, svc.EditNoteText)
 }

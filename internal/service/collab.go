@@ -22,6 +22,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"foundry/internal/changeset"
@@ -44,6 +45,11 @@ const (
 	// MaxClientIDBytes bounds an editor's client ID.
 	MaxClientIDBytes = 64
 	textPage         = 200
+	// liveTextMax bounds the updates a feed reads for one read of its
+	// events, and liveTextBytes what one event carries: past them the
+	// events go without, and editors pull.
+	liveTextMax   = 1000
+	liveTextBytes = 64 << 10
 )
 
 // TextUpdate is one change set applied to a Note's markdown text.
@@ -75,6 +81,7 @@ func textChangeID(noteID string, rev int64) string {
 type textPush struct {
 	clientID string
 	sets     []changeset.ChangeSet
+	applied  bool // the edit applied them (set by each run of the edit)
 }
 
 // logText records what an edit did to the text: the change sets, each one
@@ -83,10 +90,16 @@ type textPush struct {
 // Note after the edit, whose TextRev it sets.
 func logText(ws, noteID string, version int64, actor string, before string, rev int64, d *note.Doc, push *textPush, ch *store.Change) error {
 	d.Markdown = normalizeBreaks(d.Markdown)
-	if d.Markdown == before {
+	if push != nil && !push.applied {
+		push = nil
+	}
+	if d.Markdown == before && push == nil {
 		d.TextRev = rev // a restore brings back an old text, never an old revision
 		return nil
 	}
+	// A push is logged as sent even when its change sets end on the text
+	// they started from (a letter typed, then deleted): each is one
+	// revision of the editor's count.
 	var sets []changeset.ChangeSet
 	var client string
 	if push != nil {
@@ -169,6 +182,7 @@ func (s *Service) PushText(ctx context.Context, c Caller, a PushTextArgs) (TextP
 		From string
 	}{"push_text", a.Rev, a.ClientID}, text: push, anyVersion: true}
 	return noteWrite(ctx, s, c, a.NoteID, Guard{}, op, func(_ *store.Resource, d *note.Doc, _ *store.Change) (TextPushed, []string, error) {
+		push.applied = false
 		if d.TextRev != a.Rev {
 			return TextPushed{Rev: d.TextRev}, nil, nil
 		}
@@ -183,6 +197,7 @@ func (s *Service) PushText(ctx context.Context, c Caller, a PushTextArgs) (TextP
 		if err := note.ReplaceText(d, note.TypeMarkdown, text); err != nil {
 			return TextPushed{}, nil, err
 		}
+		push.applied = true
 		return TextPushed{Accepted: true, Rev: a.Rev + int64(len(sets))}, []string{note.TypeMarkdown}, nil
 	})
 }
@@ -306,4 +321,66 @@ func (s *Service) namedUpdates(ctx context.Context, ws string, logged []textLogg
 		out = append(out, TextUpdate{Rev: l.Rev, Version: l.Version, ClientID: l.ClientID, Actor: names.Of(l.Actor), Changes: set})
 	}
 	return out, nil
+}
+
+// liveText gives the feed's events that changed the markdown text their
+// updates, read once for every watcher. The feed remembers the newest
+// revision it carried, so each read takes only the updates after it.
+func (s *Service) liveText(ctx context.Context, f *noteFeed, evs []*LiveEvent) error {
+	lo, hi := int64(-1), int64(0)
+	for _, e := range evs {
+		if slices.Contains(e.Changed, note.TypeMarkdown) {
+			if lo < 0 {
+				lo = e.Version
+			}
+			hi = e.Version
+		}
+	}
+	if lo < 0 {
+		return nil
+	}
+	from := f.textRev
+	if from == 0 {
+		// The first text event this feed sees: start a bounded way back
+		// from the text's revision now.
+		_, d, err := s.LoadNote(ctx, f.id)
+		if err != nil {
+			return err
+		}
+		from = max(0, d.TextRev-liveTextMax)
+	}
+	logged, err := s.textLog(ctx, f.ws, f.id, from, from+liveTextMax)
+	if err != nil {
+		return err
+	}
+	byVersion := map[int64][]textLogged{}
+	for _, l := range logged {
+		if l.Version > hi {
+			break
+		}
+		f.textRev = l.Rev
+		if l.Version >= lo {
+			byVersion[l.Version] = append(byVersion[l.Version], l)
+		}
+	}
+	for _, e := range evs {
+		ls := byVersion[e.Version]
+		size := 0
+		for _, l := range ls {
+			size += len(l.Changes)
+		}
+		if len(ls) == 0 || size > liveTextBytes {
+			continue
+		}
+		ups := make([]TextUpdate, 0, len(ls))
+		for _, l := range ls {
+			set, err := changeset.Parse(l.Changes)
+			if err != nil {
+				return fmt.Errorf("text change %d: %w", l.Rev, err)
+			}
+			ups = append(ups, TextUpdate{Rev: l.Rev, Version: l.Version, ClientID: l.ClientID, Actor: e.Actor, Changes: set})
+		}
+		e.Text = ups
+	}
+	return nil
 }

@@ -227,3 +227,20 @@ func TestLiveTextLogIsBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestLivePushThatEndsWhereItStarted: a push whose change sets undo each
+// other (a letter typed, then deleted) still counts one revision each, as
+// the editor that sent them counts them.
+func TestLivePushThatEndsWhereItStarted(t *testing.T) {
+	eachStore(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		res, err := f.svc.PushText(ctx, f.person, service.PushTextArgs{NoteID: f.noteID, Rev: 0, ClientID: "c1", Updates: []json.RawMessage{json.RawMessage(`[[0,"a"]]`), json.RawMessage(`[[1]]`)}})
+		if err != nil || !res.Accepted || res.Rev != 2 {
+			t.Fatalf("push: %+v %v", res, err)
+		}
+		got, err := f.svc.TextUpdatesAfter(ctx, f.person, f.noteID, 0)
+		if err != nil || len(got.Updates) != 2 || got.Rev != 2 || got.Resync {
+			t.Fatalf("pull: %+v %v", got, err)
+		}
+	})
+}

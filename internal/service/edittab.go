@@ -40,6 +40,10 @@ type EditTabArgs struct {
 	Layout   *string `json:"layout,omitempty"`
 	Theme    *string `json:"theme,omitempty"`
 	Position *int    `json:"position,omitempty"`
+	// DependsOn, when sent (not nil), names the tabs the edit was based on:
+	// it is then refused only when one of them, or this tab, changed since
+	// ExpectedVersion (depends.go).
+	DependsOn []string `json:"depends_on,omitempty"`
 }
 
 // editFields says which optional fields each operation takes, so a field
@@ -123,7 +127,9 @@ func (s *Service) EditNoteTab(ctx context.Context, c Caller, a EditTabArgs) (Tab
 		return TabEdited{}, err
 	}
 	fp := a
-	fp.ExpectedVersion, fp.IdempotencyKey = 0, ""
+	// depends_on is part of the guard, as the version is: it says when the
+	// edit may apply, not what it changes.
+	fp.ExpectedVersion, fp.IdempotencyKey, fp.DependsOn = 0, "", nil
 	// The fingerprint is what the edit means, not how it was spelled: data
 	// and values in canonical JSON (keys sorted, numbers normalized).
 	fp.Data = canonicalJSON(a.Data)
@@ -149,6 +155,7 @@ func (s *Service) EditNoteTab(ctx context.Context, c Caller, a EditTabArgs) (Tab
 			}
 			return a.staticRules(latest)
 		},
+		deps: newDepends(a.DependsOn, a.TabID),
 	}, func(_ *store.Resource, d *note.Doc, _ *store.Change) (TabEdited, []string, error) {
 		res := TabEdited{TabID: a.TabID, Operation: a.Operation}
 		switch a.Operation {

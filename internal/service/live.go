@@ -109,6 +109,10 @@ type LiveEvent struct {
 	Version int64
 	Changed []string
 	Actor   Actor
+	// Text is what the write did to the markdown text, as its updates
+	// (collab.go); nil when it did not change the text, or when the
+	// updates were too many to carry (then editors pull them).
+	Text []TextUpdate
 
 	wire [LiveWires]atomic.Pointer[[]byte]
 }
@@ -393,6 +397,8 @@ type noteFeed struct {
 
 	names nameCache
 
+	textRev int64 // the newest text revision an event carried (0: not known yet; read by the one worker of the feed)
+
 	peers   map[string]*Peer // presence by client ID (under mu; presence.go)
 	pruning bool
 
@@ -514,6 +520,9 @@ func (f *noteFeed) run(ctx context.Context) (bool, error) {
 	}
 	built, err := s.liveEvents(ctx, f.id, evs, &f.names, f.ws)
 	if err != nil {
+		return false, err
+	}
+	if err := s.liveText(ctx, f, built); err != nil {
 		return false, err
 	}
 	f.publish(built)

@@ -52,6 +52,9 @@ type noteOp struct {
 	// transaction, before the edit runs (a restore: the parts of the
 	// version it restores that differ from the Note now).
 	inTx func(cur *store.Resource, tx store.TxReader) error
+	// deps, if set, is the write's depends_on: a conflict is then decided
+	// by the tabs it was based on, not the whole Note (depends.go).
+	deps *dependsOn
 	// text, if set, is what the edit does to the markdown text as the
 	// editor's own change sets (a push); otherwise a change of the text
 	// is logged as its diff (collab.go).
@@ -93,6 +96,7 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 			return zero, err
 		}
 	}
+	edit = depsChecked(op.deps, edit)
 	var written *note.Doc
 	m := store.Mutation{
 		Workspace: c.Workspace, Type: store.TypeNote, ID: noteID,
@@ -156,7 +160,7 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 	// No read serves a cached head of this Note until the write returned
 	// and its doorbell rang (see headCache).
 	defer s.heads.writing(noteID)()
-	res, version, err := guardedOut[T, PT](ctx, s, m)
+	res, version, err := guardedNote[T, PT](ctx, s, m, op.deps)
 	if err != nil {
 		return zero, err
 	}

@@ -83,8 +83,13 @@ func guarded[T any, PT writeResult[T]](ctx context.Context, s *Service, m store.
 
 // guardedOut is guarded that also answers the version after the write.
 func guardedOut[T any, PT writeResult[T]](ctx context.Context, s *Service, m store.Mutation) (T, int64, error) {
-	var v T
 	out, err := s.guardedWrite(ctx, m)
+	return outcomeOf[T, PT](out, err, m)
+}
+
+// outcomeOf is what guardedOut answers for the store's outcome of m.
+func outcomeOf[T any, PT writeResult[T]](out store.Outcome, err error, m store.Mutation) (T, int64, error) {
+	var v T
 	if err != nil {
 		return v, 0, storeProblem(err, m)
 	}

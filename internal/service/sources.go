@@ -19,6 +19,10 @@ type AddSourceArgs struct {
 	IdempotencyKey  string `json:"idempotency_key"`
 	Title           string `json:"title"`
 	URL             string `json:"url"`
+	// DependsOn, when sent (not nil), names the tabs the citation was based
+	// on: only a change of one of them, or of the Sources tab, since
+	// ExpectedVersion refuses it (depends.go).
+	DependsOn []string `json:"depends_on,omitempty"`
 }
 
 // SourceAdded is add_note_source's answer.
@@ -39,7 +43,7 @@ func (s *Service) AddNoteSource(ctx context.Context, c Caller, a AddSourceArgs) 
 	// better title under the same key returns the first source.
 	norm, normErr := urlnorm.Normalize(a.URL)
 	return noteWrite(ctx, s, c, a.NoteID, Guard{a.ExpectedVersion, a.IdempotencyKey}, noteOp{
-		kind: "source_added", sizeField: "url", meaning: "add_note_source:" + norm,
+		kind: "source_added", sizeField: "url", meaning: "add_note_source:" + norm, deps: newDepends(a.DependsOn, note.TypeSources),
 		pre: func() error {
 			if normErr != nil {
 				return normErr // already a problem naming url

@@ -19,6 +19,10 @@ type CreateTabArgs struct {
 	TabType         string            `json:"tab_type"`
 	Label           string            `json:"label,omitempty"`
 	Slides          []note.SlideInput `json:"slides,omitempty"`
+	// DependsOn, when sent (not nil), names the tabs the new tab was based
+	// on: only a change of one of them since ExpectedVersion refuses it (a
+	// new tab replaces nothing; depends.go).
+	DependsOn []string `json:"depends_on,omitempty"`
 }
 
 // TabCreated is create_note_tab's answer: the exact ID for later edits.
@@ -33,9 +37,9 @@ type TabCreated struct {
 // CreateNoteTab adds a slides or sheet tab and answers its exact ID.
 func (s *Service) CreateNoteTab(ctx context.Context, c Caller, a CreateTabArgs) (TabCreated, error) {
 	fp := a
-	fp.ExpectedVersion, fp.IdempotencyKey = 0, ""
+	fp.ExpectedVersion, fp.IdempotencyKey, fp.DependsOn = 0, "", nil
 	return noteWrite(ctx, s, c, a.NoteID, Guard{a.ExpectedVersion, a.IdempotencyKey}, noteOp{
-		kind: "tab_created", sizeField: "slides", meaning: struct {
+		kind: "tab_created", sizeField: "slides", deps: newDepends(a.DependsOn), meaning: struct {
 			Op string
 			A  CreateTabArgs
 		}{"create_note_tab", fp},

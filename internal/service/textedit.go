@@ -19,6 +19,11 @@ type EditTextArgs struct {
 	ExpectedVersion int64           `json:"expected_version"`
 	IdempotencyKey  string          `json:"idempotency_key"`
 	Edits           []note.TextEdit `json:"edits"`
+	// DependsOn, when sent (not nil; empty: none), names the other tabs the
+	// edits were based on: the write is then refused only when one of them,
+	// or the text an old_text names, changed since ExpectedVersion, and
+	// otherwise lands on the current text (depends.go).
+	DependsOn []string `json:"depends_on,omitempty"`
 }
 
 // TextEdited is edit_note_text's answer: the Note's version after the
@@ -46,10 +51,17 @@ func (s *Service) EditNoteText(ctx context.Context, c Caller, a EditTextArgs) (T
 		Op    string
 		Edits []note.TextEdit
 	}{"edit_note_text", a.Edits}
+	// What the edits replace is the text each old_text names, not the tab:
+	// the text's own check (textRebase) decides a markdown change.
+	deps := newDepends(a.DependsOn)
+	tr := &textRebase{s: s, edits: a.Edits}
+	if deps != nil {
+		deps.text = tr
+	}
 	res, err := noteWrite(ctx, s, c, a.NoteID, Guard{a.ExpectedVersion, a.IdempotencyKey}, noteOp{kind: "text_edited", sizeField: "edits", meaning: fp,
-		pre: func() error { return note.CheckTextEdits(a.Edits) }},
-		func(_ *store.Resource, d *note.Doc, _ *store.Change) (TextEdited, []string, error) {
-			text, err := note.EditText(d.Markdown, a.Edits)
+		pre: func() error { return note.CheckTextEdits(a.Edits) }, deps: deps},
+		func(cur *store.Resource, d *note.Doc, _ *store.Change) (TextEdited, []string, error) {
+			text, err := tr.edit(cur.Version, d.Markdown)
 			if err != nil {
 				return TextEdited{}, nil, err
 			}

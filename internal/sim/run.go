@@ -7,7 +7,7 @@ package sim
 // Helpers the experiment files share (defined in this package's framework
 // files run.go, inject.go, mcpcall.go, report.go, people.go):
 //
-//   registerNumbered(n, e)  add an experiment with its number in the issue (1–11), from init
+//   registerNumbered(n, e)  add an experiment with its number in the issue (1–12), from init
 //   seedOr, seedsFrom       the run's seed, or the seed's published seeds
 //   simNote, simRoom        a fresh Note / Room for an experiment
 //   newMeter, progress      progress lines on Env.Progress

@@ -1050,6 +1050,8 @@ export interface components {
             cursor: string;
             kind: string;
             note_id: string;
+            /** @description What the write did to the markdown text, as its updates (as GET …/text answers them); absent when it did not change the text, or when the updates were too many to carry: then pull GET …/text?after=<your revision> */
+            text?: components["schemas"]["TextUpdate"][];
             /** @description note:<note_id> */
             topic: string;
             /** Format: int64 */

@@ -30,6 +30,7 @@ type Props = {
   size: GridSize;
   writer: Writer;
   reload: number; // grows when someone else changed this tab
+  reloadWho: string; // who made that change, to name them
   onVersion: (v: number) => void;
   onNotice: (text: string) => void;
   peers: Peer[]; // the others in the Note
@@ -47,6 +48,9 @@ type EditDetail = { rowIndex?: number; prop?: string | number; val?: unknown; mo
 type Block = { gen: number; loading: boolean };
 
 const prop = (c: number) => "c" + c;
+
+// RECENT_MS is how long after saving a cell the page says who replaced it.
+const RECENT_MS = 60_000;
 
 type RevoGridEl = HTMLElement & {
   source: Model[];
@@ -83,8 +87,28 @@ export function SheetGrid(p: Props) {
     editing: string; // "row,col" of the cell whose editor is open ("" none)
     held: boolean; // a redraw waits for the open editor to close
     skipped: boolean; // a read left the edited cell alone: read it again after
+    mine: Map<string, { v: Cell; at: number }>; // cells this page saved lately, by "row,col"
+    theirs: Map<string, Cell>; // what someone else wrote in a cell the person was editing
+    replaced: string[]; // of those, the ones a read found replaced by someone else
     peers: Map<string, PeerCell>; // "row,col" of the others' selected cells
-  }>({ grid: null, models: [], cols: 0, blocks: new Map(), gen: 0, top: 0, left: 0, timer: 0, before: new Map(), editing: "", held: false, skipped: false, peers: new Map() });
+  }>({
+    grid: null,
+    models: [],
+    cols: 0,
+    blocks: new Map(),
+    gen: 0,
+    top: 0,
+    left: 0,
+    timer: 0,
+    before: new Map(),
+    editing: "",
+    held: false,
+    skipped: false,
+    mine: new Map(),
+    theirs: new Map(),
+    replaced: [],
+    peers: new Map(),
+  });
 
   // editorOpen says whether the grid's cell editor is open.
   const editorOpen = () => !!st.current.grid?.querySelector("revogr-edit");
@@ -141,12 +165,21 @@ export function SheetGrid(p: Props) {
   // edit of it not yet saved (theirs comes first).
   const put = (r: number, c: number, v: unknown) => {
     const s = st.current;
-    if (r >= s.models.length || props.current.writer.pending(props.current.sheetId, r, c)) return;
-    if (s.editing === r + "," + c && editorOpen()) {
-      s.skipped = true;
+    if (r >= s.models.length) return;
+    if (props.current.writer.pending(props.current.sheetId, r, c) || (s.editing === r + "," + c && editorOpen())) {
+      // The person's edit of this cell comes first: what someone else put
+      // there meanwhile is kept to say, once the person's is saved, what
+      // it replaced.
+      if (!props.current.writer.pending(props.current.sheetId, r, c)) s.skipped = true;
+      const was = s.models[r]?.[prop(c)] ?? null;
+      if (!sameCell(parseStored(v), was)) s.theirs.set(r + "," + c, parseStored(v));
       return;
     }
     const val = parseStored(v);
+    const k = r + "," + c;
+    const m = s.mine.get(k);
+    if (m && Date.now() - m.at <= RECENT_MS && !sameCell(val, m.v)) s.replaced.push(`${cellName(r, c)} “${cellText(m.v)}” with “${cellText(val)}”`);
+    if (m && (Date.now() - m.at > RECENT_MS || !sameCell(val, m.v))) s.mine.delete(k);
     if (val === null) delete s.models[r][prop(c)];
     else s.models[r][prop(c)] = val;
   };
@@ -184,6 +217,13 @@ export function SheetGrid(p: Props) {
       props.current.onVersion(res.version);
       (res.values ?? []).forEach((row, i) => row.forEach((v, j) => put(br * BLOCK + i, bc * BLOCK + j, v)));
       s.blocks.set(key, { gen, loading: false });
+      if (s.replaced.length > 0) {
+        // Two people wrote one cell at once: the later write stays, and
+        // the one whose value went is told by whom and with what.
+        const list = s.replaced.splice(0);
+        const more = list.length > 3 ? ` and ${list.length - 3} more` : "";
+        props.current.onNotice(`${props.current.reloadWho || "Someone"} replaced your ${list.slice(0, 3).join("; ")}${more}.`);
+      }
     } catch (e) {
       s.blocks.delete(key);
       if (!(e instanceof DOMException)) props.current.onNotice(e instanceof Error ? e.message : String(e));
@@ -227,6 +267,23 @@ export function SheetGrid(p: Props) {
             }
             s.gen++;
             ensureVisible();
+          },
+          saved: () => {
+            const at = Date.now();
+            const lost: string[] = [];
+            part.forEach((row, a) =>
+              row.forEach((v, b) => {
+                const k = r0 + i + a + "," + (c0 + j + b);
+                s.mine.set(k, { v, at });
+                const other = s.theirs.get(k);
+                s.theirs.delete(k);
+                if (other !== undefined && !sameCell(other, v) && !sameCell(other, base[a][b])) lost.push(`${cellName(r0 + i + a, c0 + j + b)}: “${cellText(other)}” was replaced by your “${cellText(v)}”`);
+              }),
+            );
+            if (lost.length > 0) {
+              const more = lost.length > 5 ? ` and ${lost.length - 5} more` : "";
+              props.current.onNotice("Someone else changed cells you were editing; yours were saved after theirs. " + lost.slice(0, 5).join("; ") + more + ".");
+            }
           },
           refused: (server) => {
             // A refused write: the server's cells are shown again.

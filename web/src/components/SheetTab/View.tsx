@@ -75,6 +75,7 @@ export function SheetTab(p: TabProps) {
           size={{ rows: sel.rows ?? 0, cols: sel.cols ?? 0 }}
           writer={s.writer}
           reload={s.reload}
+          reloadWho={s.reloadWho}
           onVersion={onVersion}
           onNotice={s.setNotice}
           peers={p.peers}

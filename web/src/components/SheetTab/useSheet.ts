@@ -32,6 +32,7 @@ export function useSheet({ noteId, content, remote, onVersion, onState }: TabPro
   }, [writer, onVersion, onState]);
 
   const other = remote && touches(remote) ? remote.seq : 0;
+  const otherWho = remote && touches(remote) ? remote.who.name || (remote.who.kind === "person" ? "Someone" : "An agent") : "";
 
   const update = (f: (c: TabContent) => TabContent) => queryClient.setQueryData<TabContent>(keys.outline(noteId, tabId), (c) => (c ? f(c) : c));
   const at = { id: noteId, tab_id: tabId };
@@ -77,5 +78,5 @@ export function useSheet({ noteId, content, remote, onVersion, onState }: TabPro
   };
 
   const sel = sheets.find((s) => s.sheet_id === current) ?? sheets[0];
-  return { sheets, sel, setCurrent, notice, setNotice, renaming, setRenaming, busy, addSheet, rename, writer, reload: other };
+  return { sheets, sel, setCurrent, notice, setNotice, renaming, setRenaming, busy, addSheet, rename, writer, reload: other, reloadWho: otherWho };
 }

@@ -19,6 +19,7 @@ const MAX_CONFLICTS = 20;
 export type CellHandlers = {
   conflict: (server: unknown[][]) => void;
   refused: (server: unknown[][] | null) => void;
+  saved?: () => void;
 };
 
 export type WriterHooks = {
@@ -112,7 +113,10 @@ export class Writer {
       (pre) => api.setCells(this.tab, { sheet_id: sheet, start_row: r0, start_col: c0, values }, pre),
       async () => h.conflict(await this.read(sheet, r0, c0, values.length, width)),
     ).then(
-      () => this.mark(sheet, r0, c0, values, -1),
+      () => {
+        this.mark(sheet, r0, c0, values, -1);
+        h.saved?.();
+      },
       (e: unknown) => {
         this.mark(sheet, r0, c0, values, -1);
         this.hooks.onNotice("Not saved: " + (e instanceof Error ? e.message : String(e)));

@@ -3,7 +3,7 @@ import type { RemoteChange } from "../../live";
 import type { Saver, SaveState } from "../../save";
 import { keepDrafts, restoreDrafts } from "./draft";
 import { themeOf } from "./layouts";
-import { textFields, type Clash, type Deck, type Drafts, type Lost, type TextField } from "./types";
+import { fieldName, textFields, type Clash, type Deck, type Drafts, type Lost, type TextField } from "./types";
 import type { TabProps } from "../tab";
 
 // A slides tab's editing session: the deck as the server has it (base),
@@ -16,6 +16,16 @@ import type { TabProps } from "../tab";
 // each on the version the one before it left.
 
 const DEBOUNCE_MS = 700;
+
+// RECENT_MS is how long after saving a field the page says who replaced
+// it.
+const RECENT_MS = 60_000;
+
+// short is a field's text as a notice quotes it.
+function short(s: string): string {
+  const t = s.replace(/\s+/g, " ").trim();
+  return t.length > 60 ? t.slice(0, 57) + "…" : t;
+}
 
 // NEW_TITLE is what the server calls a slide the person just added (a
 // slide needs a title): the page shows its title field empty until they
@@ -52,6 +62,9 @@ export class DeckSession {
   private alive = true;
   private lastSeq: number;
   private restored: boolean;
+  // mine is what this page saved lately, by "slide_id:field": when
+  // someone replaces it soon after, the page says who and with what.
+  private mine = new Map<string, { v: string; at: number }>();
 
   constructor(props: TabProps, saver: Saver) {
     this.props = props;
@@ -125,17 +138,33 @@ export class DeckSession {
       .finally(() => this.set({ busy: this.deck.busy - 1 }));
   }
 
-  // applyServer takes the server's deck as the new base. A field the person
-  // has unsaved text in that the server changed too is a clash; a slide
-  // the person was writing in that is gone keeps its text as "lost".
-  // It answers whether the person's unsaved text is kept and goes on being
-  // saved (no field to choose, no slide gone).
+  // applyServer takes the server's deck as the new base. Two people who
+  // write one field at once are ordered by the server: a field the person
+  // has unsaved text in that the server changed too keeps the person's
+  // text, saved after theirs (the page says so), and a field this page
+  // saved lately that someone replaced says who replaced it with what. A
+  // slide the person was writing in that is gone keeps its text as
+  // "lost". It answers whether the person's unsaved text is kept and goes
+  // on being saved (no slide gone).
   private applyServer(cur: TabContent, who: string): boolean {
     const old = this.deck.base;
     const next = cur.slides ?? [];
     const d: Drafts = { ...this.deck.drafts };
     const c: Record<string, Clash> = { ...this.deck.clashes };
     const gone: Lost[] = [];
+    const said: string[] = [];
+    const now = Date.now();
+    for (const [k, m] of this.mine) {
+      const [id, f] = k.split(":") as [string, TextField];
+      const n = next.find((s) => s.slide_id === id);
+      if (now - m.at > RECENT_MS || !n) {
+        this.mine.delete(k);
+        continue;
+      }
+      if (d[id]?.[f] !== undefined || n[f] === m.v) continue;
+      this.mine.delete(k);
+      said.push(`${who} replaced your ${fieldName[f].toLowerCase()} “${short(m.v)}” with “${short(n[f])}”.`);
+    }
     for (const id of Object.keys(d)) {
       const o = old.find((s) => s.slide_id === id);
       const n = next.find((s) => s.slide_id === id);
@@ -155,16 +184,16 @@ export class DeckSession {
           delete mine[f];
           delete c[id + ":" + f];
         } else if (o && norm(n[f]) !== norm(o[f])) {
-          c[id + ":" + f] = { theirs: n[f], who };
+          said.push(`${who} changed the ${fieldName[f].toLowerCase()} to “${short(n[f])}” while you were writing: yours is saved after it and replaces it.`);
         }
       }
       if (Object.keys(mine).length) d[id] = mine;
       else delete d[id];
     }
     const selected = next.some((s) => s.slide_id === this.deck.selected) ? this.deck.selected : (next[0]?.slide_id ?? "");
-    this.set({ drafts: d, clashes: c, lost: gone.length ? [...this.deck.lost, ...gone] : this.deck.lost, base: next, selected });
+    this.set({ drafts: d, clashes: c, lost: gone.length ? [...this.deck.lost, ...gone] : this.deck.lost, base: next, selected, ...(said.length ? { notice: said.join(" ") } : {}) });
     this.seen(cur.version);
-    return Object.keys(d).length > 0 && gone.length === 0;
+    return Object.keys(d).length > 0 && gone.length === 0 && said.length === 0;
   }
 
   // write sends one write through the save path. On a 412 it reads the
@@ -232,6 +261,7 @@ export class DeckSession {
         for (const f of textFields) if (left[f] !== undefined && left[f] === sent[f as TextField]) delete left[f];
         if (Object.keys(left).length) nd[id] = left;
         else delete nd[id];
+        for (const f of textFields) if (sent[f] !== undefined) this.mine.set(id + ":" + f, { v: sent[f], at: Date.now() });
         this.set({ base: this.deck.base.map((s) => (s.slide_id === id ? { ...s, ...sent } : s)), drafts: nd });
       }
     });
