@@ -209,5 +209,5 @@ func TestBrowserCoEditMarkdown(t *testing.T) {
 	do(t, ana, "Bea's cell outlined", browsertest.Poll(`!!document.querySelector('.sheet-grid .rgCell.peer-cell[data-peer="Bea"][data-rgrow="2"][data-rgcol="1"]')`))
 	do(t, bea, "Bea moves down", chromedp.KeyEvent(kb.ArrowDown))
 	do(t, ana, "Bea's cell follows", browsertest.Poll(`!!document.querySelector('.sheet-grid .rgCell.peer-cell[data-peer="Bea"][data-rgrow="3"][data-rgcol="1"]') && !document.querySelector('.sheet-grid .rgCell.peer-cell[data-rgrow="2"]')`))
-	browsertest.Screenshot(t, ana, "coedit-sheet")
+	browsertest.Screenshot(t, ana, "coedit-sheet-presence")
 }
