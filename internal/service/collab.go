@@ -93,6 +93,9 @@ func logText(ws, noteID string, version int64, actor string, before string, rev 
 	if push != nil && !push.applied {
 		push = nil
 	}
+	if push != nil && push.clientID == "" && (d.Markdown == before || !fits(push.sets, before, d.Markdown)) {
+		push = nil // a server-made change set that does not say the edit: log the diff
+	}
 	if d.Markdown == before && push == nil {
 		d.TextRev = rev // a restore brings back an old text, never an old revision
 		return nil
@@ -383,4 +386,16 @@ func (s *Service) liveText(ctx context.Context, f *noteFeed, evs []*LiveEvent) e
 		e.Text = ups
 	}
 	return nil
+}
+
+// fits says whether sets, applied in order to before, make after.
+func fits(sets []changeset.ChangeSet, before, after string) bool {
+	text := before
+	for _, set := range sets {
+		var err error
+		if text, err = set.Apply(text); err != nil {
+			return false
+		}
+	}
+	return text == after
 }

@@ -244,3 +244,36 @@ func TestLivePushThatEndsWhereItStarted(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentEditsAreLoggedAsTheirReplacements: an agent's edit_note_text
+// with two edits is one update of two replacements, not one change from
+// the first to the last, so a person's unsent typing between them keeps
+// its place when rebased over it.
+func TestAgentEditsAreLoggedAsTheirReplacements(t *testing.T) {
+	eachStore(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		if _, err := f.svc.EditNoteTab(ctx, f.person, service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, Operation: "replace_text", Text: ptr("alpha one\nbeta two\ngamma three\n"), ExpectedVersion: f.version(t)}); err != nil {
+			t.Fatal(err)
+		}
+		ada := &peer{svc: f.svc, c: f.person, noteID: f.noteID, id: "ada", doc: "alpha one\nbeta two\ngamma three\n", rev: 1}
+		// Ada types in the middle line, not yet pushed.
+		ada.edit(t, changeset.Change{From: 14, To: 14, Insert: "!"})
+		if _, err := f.svc.EditNoteText(ctx, service.Agent(f.write), service.EditTextArgs{NoteID: f.noteID, ExpectedVersion: f.version(t), IdempotencyKey: "agent-edits-1",
+			Edits: []note.TextEdit{{OldText: "alpha", NewText: "ALPHA"}, {OldText: "three", NewText: "3"}}}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.svc.TextUpdatesAfter(ctx, f.person, f.noteID, 1)
+		if err != nil || len(got.Updates) != 1 {
+			t.Fatalf("pull: %+v %v", got, err)
+		}
+		if n := len(got.Updates[0].Changes.Changes()); n != 2 {
+			t.Fatalf("the agent's update is %v: %d replacements, want 2", got.Updates[0].Changes, n)
+		}
+		ada.pull(t)
+		ada.sync(t)
+		final, _ := f.svc.ReadNoteTab(ctx, f.person, service.TabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown})
+		if want := "ALPHA one\nbeta! two\ngamma 3\n"; *final.Text != want || ada.doc != want {
+			t.Fatalf("the text is %q, Ada has %q; want %q", *final.Text, ada.doc, want)
+		}
+	})
+}

@@ -185,6 +185,16 @@ func (t *textRebase) edit(v int64, markdown string) (string, error) {
 	return text, nil
 }
 
+// changes is what edit does to markdown, the text at version v, as one
+// change set: the mapped edits, or the edits as EditText applies them;
+// false when that cannot be said (then the write is logged as its diff).
+func (t *textRebase) changes(v int64, markdown string) (changeset.ChangeSet, bool) {
+	if t.mapped != nil && t.at == v {
+		return *t.mapped, true
+	}
+	return editChanges(markdown, t.edits)
+}
+
 // rebase decides edits made on the text at version expected against the
 // text at version current: false (a conflict) when a change since touches
 // a range an old_text names, or when that can't be known (the change log

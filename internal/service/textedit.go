@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"foundry/internal/changeset"
 	"foundry/internal/note"
 	"foundry/internal/problem"
 	"foundry/internal/store"
@@ -58,12 +59,20 @@ func (s *Service) EditNoteText(ctx context.Context, c Caller, a EditTextArgs) (T
 	if deps != nil {
 		deps.text = tr
 	}
+	// The edits are logged for live editors as the replacements they are,
+	// not as one diff from the first to the last: a person typing between
+	// two of them keeps their place.
+	logged := &textPush{}
 	res, err := noteWrite(ctx, s, c, a.NoteID, Guard{a.ExpectedVersion, a.IdempotencyKey}, noteOp{kind: "text_edited", sizeField: "edits", meaning: fp,
-		pre: func() error { return note.CheckTextEdits(a.Edits) }, deps: deps},
+		pre: func() error { return note.CheckTextEdits(a.Edits) }, deps: deps, text: logged},
 		func(cur *store.Resource, d *note.Doc, _ *store.Change) (TextEdited, []string, error) {
+			logged.sets, logged.applied = nil, false
 			text, err := tr.edit(cur.Version, d.Markdown)
 			if err != nil {
 				return TextEdited{}, nil, err
+			}
+			if set, ok := tr.changes(cur.Version, d.Markdown); ok {
+				logged.sets, logged.applied = []changeset.ChangeSet{set}, true
 			}
 			res := TextEdited{TabID: note.TypeMarkdown, EditsApplied: len(a.Edits), Bytes: len(text)}
 			if err := note.ReplaceText(d, note.TypeMarkdown, text); err != nil {
