@@ -21,8 +21,8 @@ import (
 // The open Note follows what agents write, live: the markdown editor takes
 // an agent's text in without a reload and without moving the person's
 // cursor, the header names the agent that is writing, a new tab appears in
-// the strip, and text the person has not saved yet is kept and saved
-// along with the agent's.
+// the strip, and text the person has not pushed yet is kept and pushed
+// along with the agent's, wherever the two wrote.
 
 // liveAgent connects an MCP client with a write token named name, as a
 // connected agent is.
@@ -229,21 +229,20 @@ func TestBrowserNoteLive(t *testing.T) {
 		t.Errorf("after the page's own save the cursor is at %q", got)
 	}
 
-	// Both write the same place, live: the editor keeps the person's text
-	// untouched, the save meets the agent's write and shows both side by
-	// side; Edit both puts both on the server.
+	// Both write the same place, live: the agent's line and the person's
+	// words are both kept, with no card to choose from.
 	do(t, ctx, "type at the end", typeAtEnd("The person's last words."))
 	liveWrite(t, e, agent, id, "live-0007", func(s string) string { return s + "The agent's last words.\n" })
-	do(t, ctx, "side by side", chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
-	if got := editorText(t, ctx); !strings.HasSuffix(got, "The person's last words.") || strings.Contains(got, "The agent's last words.") {
-		t.Errorf("with the same place written by both, the editor holds %q: want the person's text, untouched", got)
-	}
-	do(t, ctx, "edit both", browsertest.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
+	do(t, ctx, "the agent's words beside the person's", browsertest.Poll(`document.querySelector(".md-preview").innerText.includes("The agent's last words.")`))
+	savedOnServer(t, ctx, e, id)
 	both, _ := serverText(t, e, id)
 	for _, s := range []string{"The person's last words.", "The agent's last words.", "(typed) !with the cursor"} {
 		if !strings.Contains(both, s) {
-			t.Errorf("after Edit both the server's text lacks %q:\n%s", s, both)
+			t.Errorf("after both wrote the same place the server's text lacks %q:\n%s", s, both)
 		}
+	}
+	if n := run(t, ctx, "banners", chromedp.Evaluate[int](`document.querySelectorAll(".conflict, .draft-offer, .error-box").length`)); n != 0 {
+		t.Errorf("both writing the same place put up %d banners", n)
 	}
 
 	// A phone's width: the header with the marker fits.
@@ -296,10 +295,10 @@ func TestBrowserNoteLive(t *testing.T) {
 
 // TestBrowserSavedMeansOnTheServer: the page says Saved only when the
 // server holds the editor's text. The person types and it is saved, undoes
-// it, and while the save of the undone text is under way (its answer held
-// back here) redoes it: the editor holds the saved text again, but the
-// save under way is about to replace it on the server, so the page must
-// not say Saved until its next save has put the text back.
+// it, and while the push of the undo is under way (its answer held back
+// here) redoes it: the editor holds the saved text again, but the push
+// under way is about to take it away on the server, so the page must not
+// say Saved until its next push has put the text back.
 func TestBrowserSavedMeansOnTheServer(t *testing.T) {
 	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
@@ -312,7 +311,7 @@ func TestBrowserSavedMeansOnTheServer(t *testing.T) {
 	}
 	// The answers to the page's saves wait until the test lets them go.
 	do(t, ctx, "hold the answers", chromedp.Evaluate[chromedp.Void](`(() => { const f = window.fetch.bind(window); window.heldSaves = [];
-		window.fetch = async (u, o) => { const r = await f(u, o); if ((o?.method ?? u?.method) === "PUT") await new Promise((go) => window.heldSaves.push(go)); return r; }; })()`))
+		window.fetch = async (u, o) => { const r = await f(u, o); if ((o?.method ?? u?.method) === "POST" && /\/text$/.test(new URL(u?.url ?? u, location.href).pathname)) await new Promise((go) => window.heldSaves.push(go)); return r; }; })()`))
 	do(t, ctx, "undo, and its save under way", chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
 		browsertest.Poll(`window.heldSaves.length === 1 && document.getElementById("save-state")?.innerText === "Saving…"`))
 	do(t, ctx, "redo", chromedp.KeyEvent("y", chromedp.KeyModifiers(chromedp.ModifierCtrl)))

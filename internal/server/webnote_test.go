@@ -2,10 +2,12 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -18,11 +20,13 @@ import (
 	"foundry/internal/service"
 )
 
-// The Note page of the web app: the tab strip, and the markdown tab's
-// guarded saves: as the person types, with the version the page last saw;
-// a write an agent made in between is merged for the person when the two
-// do not touch the same lines, shown side by side when they do, and the
-// person's text is kept as a draft until the server has it.
+// The Note page of the web app: the tab strip, and the markdown tab edited
+// live: what the person types is pushed as they type, on the text's
+// revision; a write an agent made in between is pulled and the person's
+// change put after it, without asking; only when the server no longer
+// keeps what changed since (a resync) and both changed the same lines is
+// the choice left to the person, their text kept as a draft until the
+// server has it.
 
 // serverText is the markdown tab of the Note as the service reads it, and
 // the Note's version.
@@ -69,7 +73,13 @@ func savedOnServer(t *testing.T, ctx context.Context, e *servertest.Env, id stri
 	t.Helper()
 	deadline := time.Now().Add(stepTimeout)
 	for {
-		do(t, ctx, "saved", waitSaved())
+		wctx, cancel := context.WithTimeout(ctx, stepTimeout)
+		err := chromedp.Do(wctx, waitSaved())
+		cancel()
+		if err != nil {
+			st := run(t, ctx, "state", chromedp.Evaluate[string](`(() => { const h = document.querySelector(".md-editor"); return document.getElementById("save-state")?.innerText + " rev " + h?.dataset.rev + " pending " + h?.dataset.pending + " " + (document.querySelector(".error-box")?.innerText ?? ""); })()`))
+			t.Fatalf("saved: %v; the page says %s", err, st)
+		}
 		server, _ := serverText(t, e, id)
 		editor := editorText(t, ctx)
 		if editor == server {
@@ -173,53 +183,60 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "note-markdown")
 
 	// With the live stream cut (a flaky network), the page does not learn
-	// of the agent's writes until it saves. An agent changes the first
-	// line; the person, not knowing, types at the end: the save is refused
-	// (412), and the merge is offered.
+	// of the agent's write until it pushes: its push on the old revision
+	// is refused, it pulls the agent's change, puts the person's after it
+	// and pushes again. Both are kept, and nothing asks the person.
 	do(t, ctx, "cut the live stream", liveBlockStream(true), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
 	agentWrites(t, e, id, func(s string) string {
 		return strings.Replace(s, "# Welcome to Foundry", "# Welcome to Foundry, with an agent", 1)
 	})
-	do(t, ctx, "type elsewhere", typeAtEnd("The person's second line.\n"), chromedp.WaitVisible(chromedp.CSS(`.conflict`)))
+	do(t, ctx, "type elsewhere", typeAtEnd("The person's second line.\n"))
+	savedOnServer(t, ctx, e, id)
+	merged, _ := serverText(t, e, id)
+	if !strings.Contains(merged, "# Welcome to Foundry, with an agent") || !strings.Contains(merged, "A line the person typed.") || !strings.Contains(merged, "The person's second line.") {
+		t.Fatalf("after the refused push the server has %q: want the agent's and the person's edits", merged)
+	}
+	if got := editorText(t, ctx); got != merged {
+		t.Errorf("after the refused push the editor holds %q, the server %q", got, merged)
+	}
+
+	// Both write the same place: both lines are kept, the agent's first
+	// (the server took it first).
+	agentWrites(t, e, id, func(s string) string { return s + "The agent's closing line.\n" })
+	do(t, ctx, "type in the same place", typeAtEnd("The person's closing line.\n"))
+	savedOnServer(t, ctx, e, id)
+	if got, _ := serverText(t, e, id); !strings.HasSuffix(got, "The agent's closing line.\nThe person's closing line.\n") {
+		t.Errorf("after both wrote the end the server has %q", got)
+	}
+	if n := run(t, ctx, "cards", chromedp.Evaluate[int](`document.querySelectorAll(".conflict, .draft-offer, .error-box").length`)); n != 0 {
+		t.Errorf("edits the server could put together put up %d cards", n)
+	}
+
+	// Offline (the text's requests fail): the person's lines wait in the
+	// page, which says so, and in a draft. Meanwhile more is written than
+	// the server keeps of the text's changes: back online, the page gets
+	// the whole text (a resync), and the person's lines can only be put on
+	// it line by line; both changed the end, so the card shows both side
+	// by side. A reload offers the draft back; restored, it meets the
+	// conflict again; Edit both keeps both.
+	do(t, ctx, "offline", textBlocked(true))
+	do(t, ctx, "type offline", typeAtEnd("The person's offline line.\n"), waitText("#save-state", "Offline"))
+	agentFloods(t, e, id, "The agent's many edits:", service.TextLogKeep+10)
+	do(t, ctx, "online", textBlocked(false), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
 	if s := run(t, ctx, "state", chromedp.Text(chromedp.ID("save-state"))); s != "Conflict" {
 		t.Errorf("the page says %q during a conflict", s)
 	}
-	if msg := run(t, ctx, "banner", chromedp.Text(chromedp.CSS(`.conflict`))); !strings.Contains(msg, "test changed this tab") || !strings.Contains(msg, "Apply both") {
-		t.Errorf("the conflict banner says:\n%s", msg)
-	}
-	if ch := run(t, ctx, "their change", chromedp.Text(chromedp.CSS(`.their-change pre`))); ch != "- # Welcome to Foundry\n+ # Welcome to Foundry, with an agent" {
-		t.Errorf("the banner shows the agent's change as %q", ch)
-	}
-	if got := editorText(t, ctx); !strings.Contains(got, "The person's second line.") || strings.Contains(got, "with an agent") {
-		t.Errorf("before Apply both the editor holds %q: it should keep the person's text, unmerged", got)
-	}
-	noOverflow(t, ctx, "note-merge")
-	accessible(t, ctx, "note-merge")
-	browsertest.Screenshot(t, ctx, "note-merge")
-	do(t, ctx, "Apply both", browsertest.Click(chromedp.CSS(`.conflict button.primary`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
-	merged, _ := serverText(t, e, id)
-	if !strings.Contains(merged, "# Welcome to Foundry, with an agent") || !strings.Contains(merged, "A line the person typed.") || !strings.Contains(merged, "The person's second line.") {
-		t.Fatalf("after Apply both the server has %q: want the agent's and the person's edits", merged)
-	}
-	if got := editorText(t, ctx); got != merged {
-		t.Errorf("after Apply both the editor holds %q, the server %q", got, merged)
-	}
-
-	// Both change the same place: side by side; a reload offers the draft
-	// back; restored, it meets the conflict again; Edit both keeps both.
-	agentWrites(t, e, id, func(s string) string { return s + "The agent's closing line.\n" })
-	do(t, ctx, "type in the same place", typeAtEnd("The person's closing line.\n"), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
-	if th := run(t, ctx, "theirs", chromedp.Text(chromedp.CSS(`.side-by-side pre.theirs`))); !strings.Contains(th, "The agent's closing line.") {
+	if th := run(t, ctx, "theirs", chromedp.Text(chromedp.CSS(`.side-by-side pre.theirs`))); !strings.Contains(th, "The agent's many edits:") {
 		t.Errorf("the theirs side shows %q", th)
 	}
-	if mi := run(t, ctx, "mine", chromedp.Text(chromedp.CSS(`.side-by-side pre.mine`))); !strings.Contains(mi, "The person's closing line.") {
+	if mi := run(t, ctx, "mine", chromedp.Text(chromedp.CSS(`.side-by-side pre.mine`))); !strings.Contains(mi, "The person's offline line.") {
 		t.Errorf("the mine side shows %q", mi)
 	}
 	noOverflow(t, ctx, "note-conflict")
 	accessible(t, ctx, "note-conflict")
 	browsertest.Screenshot(t, ctx, "note-conflict")
 	do(t, ctx, "reload during the conflict", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`.draft-offer`)))
-	if msg := run(t, ctx, "offer", chromedp.Text(chromedp.CSS(`.draft-offer`))); !strings.Contains(msg, "You have unsaved text from") || !strings.Contains(msg, "The person's closing line.") {
+	if msg := run(t, ctx, "offer", chromedp.Text(chromedp.CSS(`.draft-offer`))); !strings.Contains(msg, "You have unsaved text from") || !strings.Contains(msg, "The person's offline line.") {
 		t.Errorf("after a reload the page offers:\n%s", msg)
 	}
 	if st := run(t, ctx, "state", chromedp.Text(chromedp.ID("save-state"))); st != "Unsaved changes" {
@@ -230,15 +247,17 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	do(t, ctx, "restore", browsertest.Click(chromedp.CSS(`.draft-offer button.primary`)), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
 	do(t, ctx, "edit both", browsertest.Click(chromedp.CSS(`.conflict-actions button:last-child`)), chromedp.WaitNotPresent(chromedp.CSS(`.conflict`)), waitSaved())
 	final, _ := serverText(t, e, id)
-	for _, s := range []string{"The agent's closing line.", "The person's closing line.", "with an agent", "The person's second line."} {
+	for _, s := range []string{"The agent's closing line.", "The person's closing line.", "with an agent", "The person's second line.", "The agent's many edits:", "The person's offline line."} {
 		if !strings.Contains(final, s) {
 			t.Errorf("after resolving, the server's text lacks %q:\n%s", s, final)
 		}
 	}
+	if got := editorText(t, ctx); got != final {
+		t.Errorf("after resolving the editor holds %q, the server %q", got, final)
+	}
 	if n := run(t, ctx, "draft gone", chromedp.Evaluate[int](`Object.keys(localStorage).filter(k => k.startsWith("foundry.draft:")).length`)); n != 0 {
 		t.Errorf("after the save %d drafts are still kept", n)
 	}
-
 	do(t, ctx, "the live stream back", liveBlockStream(false), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
 
 	// Ctrl+S saves at once; then a phone's width, stacked.
@@ -297,6 +316,59 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 		}
 	}
 	accessible(t, ctx, "note-missing")
+}
+
+// textBlocked makes the page's requests of the markdown text's updates
+// (pulls and pushes) fail, as a network that is down does (or lets them
+// through again).
+func textBlocked(block bool) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		var ps []*network.BlockPattern
+		if block {
+			ps = []*network.BlockPattern{{URLPattern: "*://*:*/api/notes/*/text*", Block: true}}
+		}
+		_, err := cdp.Call(ctx, t, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: ps})
+		return err
+	})
+}
+
+// agentFloods appends line and then n-1 dots to the markdown text, one
+// change set each, pushed as a live editor does (100 to a push): more
+// updates than the server keeps when n passes service.TextLogKeep.
+func agentFloods(t *testing.T, e *servertest.Env, id, line string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	text, _ := serverText(t, e, id)
+	c, err := e.Server.Service.ReadNoteTab(ctx, asOwner(e), service.TabArgs{NoteID: id, TabID: "markdown"})
+	if err != nil || c.TextRev == nil {
+		t.Fatalf("the markdown tab's revision: %v", err)
+	}
+	rev := *c.TextRev
+	size := len(utf16.Encode([]rune(text)))
+	var ups []json.RawMessage
+	flush := func() {
+		r, err := e.Server.Service.PushText(ctx, asOwner(e), service.PushTextArgs{NoteID: id, Rev: rev, ClientID: "agent-flood", Updates: ups})
+		if err != nil || !r.Accepted {
+			t.Fatalf("the agent's push on rev %d: accepted %v (%v)", rev, r.Accepted, err)
+		}
+		rev = r.Rev
+		ups = nil
+	}
+	for i := range n {
+		ins := "."
+		if i == 0 {
+			ins = line
+		}
+		b, _ := json.Marshal([]any{size, []any{0, ins}})
+		ups = append(ups, b)
+		size += len(utf16.Encode([]rune(ins)))
+		if len(ups) == service.MaxPushUpdates {
+			flush()
+		}
+	}
+	if len(ups) > 0 {
+		flush()
+	}
 }
 
 // liveBlockStream makes the page's requests for the live event stream

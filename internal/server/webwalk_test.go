@@ -285,8 +285,11 @@ func TestBrowserWalkNotes(t *testing.T) {
 	if _, err := e.Server.Service.EditNoteTab(bg, me, service.EditTabArgs{NoteID: big.NoteID, TabID: note.TypeMarkdown, ExpectedVersion: big.Version, Operation: "replace_text", Text: &text}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, "open the big Note", chromedp.Navigate(e.URL+"/notes/"+big.NoteID), chromedp.WaitVisible(cmContent), waitSaved())
-	w.expect(`^PUT /api/notes/` + big.NoteID + `/tabs/markdown/text$`)
+	do(t, ctx, "open the big Note", chromedp.Navigate(e.URL+"/notes/"+big.NoteID), chromedp.WaitVisible(cmContent))
+	if err := chromedp.Do(ctx, waitSaved()); err != nil {
+		t.Fatalf("the big Note: %v; %s", err, coeditState(t, ctx))
+	}
+	w.expect(`^POST /api/notes/` + big.NoteID + `/text$`)
 	do(t, ctx, "type past the limit", typeAtEnd(strings.Repeat("x", 200)), browsertest.Poll(`document.getElementById("save-state")?.innerText === "Not saved"`),
 		waitText(".error-box", "Not saved"))
 	if msg := run(t, ctx, "why", chromedp.Text(chromedp.CSS(".error-box"))); !strings.Contains(msg, "MiB") && !strings.Contains(msg, "bytes") {
@@ -413,11 +416,12 @@ func TestBrowserWalkNotes(t *testing.T) {
 	w.check(t, "an agent writing")
 
 	// The server cannot be reached while the person types: the page says
-	// the text is not saved, keeps it, and saves it once the server is back.
+	// it is offline and keeps the text, and pushes it once the server is
+	// back.
 	down := walkXServerDown(t, ctx)
 	do(t, ctx, "type while the server is away", typeAtEnd("\nTyped while the server was away."),
-		browsertest.Poll(`document.getElementById("save-state")?.innerText === "Not saved"`), waitText(".error-box", "Not saved"))
-	walkXLayouts(t, ctx, "the markdown tab, not saved")
+		browsertest.Poll(`document.getElementById("save-state")?.innerText === "Offline: kept here"`))
+	walkXLayouts(t, ctx, "the markdown tab, offline")
 	if got := editorText(t, ctx); !strings.HasSuffix(got, "Typed while the server was away.") {
 		t.Errorf("with the server away, the editor holds %q", got)
 	}

@@ -290,3 +290,18 @@ test("idle closes the streams at once; the next hello opens them after the last 
   mock.timers.tick(50);
   assert.equal(last().after, "e:4");
 });
+
+test("presence is told to the pages that follow its Note, each time, and the newest to a page that follows it later", () => {
+  const a = page(), b = page();
+  hub.hello("a", a, ["note:n1"]);
+  hub.hello("b", b, ["note:n2"]);
+  mock.timers.tick(50);
+  last().ready("e:1");
+  const peers = (name) => ({ topic: "note:n1", note_id: "n1", peers: [{ client_id: "p-1", person: { id: "u1", name }, color: "#aa3300", tab_id: "markdown", rev: 3 }] });
+  last().send("presence", peers("Ana"));
+  last().send("presence", peers("Bea"));
+  assert.deepEqual(a.of("presence").map((m) => JSON.parse(m.data).peers[0].person.name), ["Ana", "Bea"], "every presence, though it has no cursor");
+  assert.equal(b.of("presence").length, 0, "only to the pages that follow the Note");
+  hub.hello("b", b, ["note:n1", "note:n2"]);
+  assert.deepEqual(b.of("presence").map((m) => JSON.parse(m.data).peers[0].person.name), ["Bea"], "a page that follows it later hears the newest at once");
+});

@@ -1,5 +1,24 @@
 import { answer, client, guard, rawUpload, url, written, type Precondition } from "./client";
-import type { AppChange, CellRange, CellsWrite, Invite, NewSlide, NewSource, NewTab, NewToken, Note, NoteChange, Role, Room, SlideFields, TabChange, TabRef, TrashedNote } from "./types";
+import type {
+  AppChange,
+  CellRange,
+  CellsWrite,
+  Invite,
+  NewSlide,
+  NewSource,
+  NewTab,
+  NewToken,
+  Note,
+  NoteChange,
+  PresenceBody,
+  Role,
+  Room,
+  SlideFields,
+  TabChange,
+  TabRef,
+  TextPushBody,
+  TrashedNote,
+} from "./types";
 
 // Every call the web app makes, one function each, through the client
 // typed by the OpenAPI document: a call's route, parameters, headers and
@@ -45,6 +64,16 @@ export const api = {
   tab: (t: TabAt, signal?: AbortSignal) => answer(client.GET("/api/notes/{note_id}/tabs/{tab_id}", { params: { path: tabAt(t) }, signal })),
   outline: (t: TabAt, signal?: AbortSignal) =>
     answer(client.GET("/api/notes/{note_id}/tabs/{tab_id}", { params: { path: tabAt(t), query: { cells: "none" } }, signal })),
+
+  // The markdown text, edited live (the protocol of @codemirror/collab):
+  // the updates after a revision, and change sets pushed on the revision
+  // they are based on (no If-Match: the revision is the guard).
+  pullText: (id: string, after: number, signal?: AbortSignal) =>
+    answer(client.GET("/api/notes/{note_id}/text", { params: { path: { note_id: id }, query: { after } }, signal })),
+  pushText: (id: string, body: TextPushBody) => answer(client.POST("/api/notes/{note_id}/text", { params: { path: { note_id: id } }, body })),
+  // Where the person is in the Note (not a version: the others see it on
+  // their live streams for 30 s).
+  presence: (id: string, body: PresenceBody) => answer(client.POST("/api/notes/{note_id}/presence", { params: { path: { note_id: id } }, body })),
 
   setText: (t: TabAt, text: string, pre: Precondition) =>
     answer(client.PUT("/api/notes/{note_id}/tabs/{tab_id}/text", { params: { path: tabAt(t), header: guard(pre) }, body: { text } })),

@@ -87,6 +87,18 @@ export type NewSource = Schema<"AddSourceRequest">;
 export type SourceAdded = Schema<"SourceAdded">;
 export type FileAdded = Schema<"FileAdded">;
 
+// The markdown text edited live: the updates after a revision (a pull),
+// change sets pushed on a revision and the answer, and presence: where
+// each editor of the Note is (a Peer; the live stream's presence event
+// lists them all).
+export type TextUpdates = Schema<"TextUpdates">;
+export type TextUpdate = Schema<"TextUpdate">;
+export type TextPushBody = Schema<"PushTextRequest">;
+export type TextPushed = Schema<"TextPush">;
+export type PresenceBody = Schema<"PresenceRequest">;
+export type Peer = Schema<"Peer">;
+export type LivePresence = Schema<"LivePresence">;
+
 // History.
 
 export type History = Schema<"History">;

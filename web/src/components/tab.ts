@@ -1,5 +1,5 @@
-import type { TabContent } from "../api";
-import type { RemoteChange } from "../live";
+import type { Peer, TabContent } from "../api";
+import type { Presence, RemoteChange } from "../live";
 import type { SaveState } from "../save";
 
 // The contract between the Note page and the view of each tab kind (a
@@ -16,6 +16,8 @@ export type TabProps = {
   // view whose tab is in remote.changed reloads what changed, without
   // losing what the person has not saved.
   remote: RemoteChange | null;
+  peers: Peer[]; // the others in the Note (presence), but this page
+  presence: Presence | null; // where this page says the person is
   onVersion: (v: number) => void; // the Note's version the view last saw
   onState: (s: SaveState) => void; // the saving state the header shows
 };

@@ -77,6 +77,9 @@ export class Hub {
   private recent = new Set<string>();
   private pending: number | null = null;
   private gone = new Map<Topic, FromHub & { t: "gone" }>();
+  // presence is the newest presence event of each topic, for a page that
+  // follows the topic later (the stream sends it as it opens, once).
+  private presence = new Map<Topic, FromHub & { t: "presence" }>();
   private state: HubState = { state: "connecting", reason: "" };
   private ended = ""; // why the server last ended a stream
   private refusals = 0;
@@ -125,6 +128,8 @@ export class Hub {
     for (const t of c.topics) {
       const g = this.gone.get(t);
       if (g) port.post(g);
+      const p = this.presence.get(t);
+      if (p && !had?.topics.has(t)) port.post(p);
     }
     if (this.pending !== null && c.topics.has(PROPOSALS) && !had?.topics.has(PROPOSALS)) port.post({ t: "proposals", pending: this.pending });
     if (retry) this.reopen(GROW_MS);
@@ -192,6 +197,7 @@ export class Hub {
     // A topic no page follows any more is forgotten: one that ended may
     // be followed again later (a Note back in reach).
     for (const t of this.gone.keys()) if (!all.has(t)) this.gone.delete(t);
+    for (const t of this.presence.keys()) if (!all.has(t)) this.presence.delete(t);
     return [...all].filter((t) => !this.gone.has(t)).sort();
   }
 
@@ -272,6 +278,15 @@ export class Hub {
       if (this.recent.size > RECENT) this.recent.delete(this.recent.values().next().value as string);
       const topic = str(parse(m.data)?.topic);
       if (topic) this.tell(topic, { t: "write", topic, cursor: m.lastEventId, data: String(m.data) });
+    });
+    // Presence has no cursor (it is not stored): each is told as it comes.
+    es.addEventListener("presence", (ev) => {
+      const data = String((ev as MessageEvent).data);
+      const topic = str(parse(data)?.topic);
+      if (!mine() || !topic) return;
+      const m = { t: "presence" as const, topic, data };
+      this.presence.set(topic, m);
+      this.tell(topic, m);
     });
     es.addEventListener("proposals", (ev) => {
       const n = parse((ev as MessageEvent).data)?.pending;

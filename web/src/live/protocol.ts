@@ -29,12 +29,14 @@ export type HubState = { state: "connecting" | "live" | "stopped"; reason: strin
 // silence, so the page says hello again and reads what it follows anew),
 // the stream's state, and each event of a topic the page follows. A write's
 // data is the event's data as the server sent it (the page reads it as the
-// API's StreamEvent).
+// API's StreamEvent). A presence's data is the event's (the API's
+// LivePresence: who is in the Note, the whole list each time).
 export type FromHub =
   | { t: "hi" }
   | { t: "who" }
   | ({ t: "state" } & HubState)
   | { t: "write"; topic: Topic; cursor: string; data: string }
+  | { t: "presence"; topic: Topic; data: string }
   | { t: "proposals"; pending: number }
   | { t: "gone"; topic: Topic; reason: string; deleted: boolean }
   | { t: "resync"; topic: Topic; reason: string };

@@ -6,7 +6,7 @@ import { useMarkdownEditor } from "./useMarkdownEditor";
 import type { MarkdownProps } from "./types";
 
 // The markdown tab: CodeMirror beside a sanitized preview (see session.ts
-// for how it saves and takes others' writes in). Unsaved text from before
+// for how it is edited live with the others). Unsaved text from before
 // is offered first.
 export function MarkdownTab(p: MarkdownProps) {
   const [offer, setOffer] = useState<Draft | null>(() => {

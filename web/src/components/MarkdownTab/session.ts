@@ -1,31 +1,46 @@
 import { EditorView, basicSetup } from "codemirror";
-import { Transaction } from "@codemirror/state";
+import { ChangeSet, EditorSelection, EditorState, Text, Transaction, type Extension } from "@codemirror/state";
+import { collab, getSyncedVersion, receiveUpdates, sendableUpdates, type Update } from "@codemirror/collab";
 import { markdown } from "@codemirror/lang-markdown";
-import { api, errorText, queries, queryClient, type TabContent } from "../../api";
+import { api, errorText, queries, queryClient, unreachable, type Peer, type TextUpdates } from "../../api";
 import type { RemoteChange } from "../../live";
-import type { Saver, SaveState } from "../../save";
-import { clearDraft, loadDraft, saveDraft, type Draft } from "./draft";
+import type { SaveState } from "../../save";
+import { clearDraft, saveDraft, type Draft } from "./draft";
 import { merge3, textChanges } from "./merge";
 import { keepInView, listContinuation, theme, viewAnchor } from "./editor";
-import type { Base, MarkdownProps, TextConflict } from "./types";
+import { PeerColors, peerDecorations, peers, setPeers, type PeerMark } from "./peers";
+import type { MarkdownProps, TextConflict } from "./types";
 
-// A markdown tab's editing session: CodeMirror, the text it was started
-// from (base), and the saving of the person's text through the Note's
-// save path. It saves as the person types (debounced) and on Ctrl/Cmd+S,
-// based on the version of its base; the unsaved text is a local draft
-// until the server has it. A save refused because someone wrote in
-// between (412) is sent again on the new version when this tab's text did
-// not change; when it did, the person's text is kept and a merge offered.
+// A markdown tab's live editing session: CodeMirror with @codemirror/collab,
+// synced with the server's text (the authority) by its revisions.
 //
-// Live: when someone else writes this tab, the editor takes their text in
-// as a small set of changes (the cursor, selection, scroll, focus and undo
-// history stay). If the person has unsaved text, their change is merged in
-// around it at once when the two touch different lines (the person's text
-// stays unsaved and is saved on the new version); when they touch the same
-// lines the editor is left alone and the next save meets the 412 path,
-// which keeps the person's text and shows both side by side.
+// - The editor opens on the tab's text at its text_rev. What the person
+//   types is a local update, pushed promptly (PUSH_MS after the first
+//   key, then as soon as the push before answers: one push at a time)
+//   on the revision the editor has synced to. The server takes it only
+//   on its current revision; otherwise the editor pulls the updates after
+//   its revision, rebases its own over them (receiveUpdates) and pushes
+//   again. No one's typing is lost, and nothing asks the person to choose.
+// - When the page's live stream says a write changed this tab, and after
+//   a refused push, the editor pulls.
+// - Offline, the updates wait (the header says so) and go when the server
+//   answers again; they are kept as a draft in the browser until then, to
+//   survive a reload.
+// - When the server no longer keeps the updates after the editor's
+//   revision (resync: it sends the whole text), the editor takes that
+//   text. Updates of the person's not pushed yet are merged onto it line
+//   by line; only when both changed the same lines is the conflict card
+//   shown, the person's text kept in the editor until they choose.
+//
+// The others' cursors and selections (presence) are drawn in the editor
+// (peers.ts), mapped from their revision to the editor's text; the
+// person's own are posted, mapped back to the revision the editor has.
 
-const DEBOUNCE_MS = 800;
+const PUSH_MS = 100;
+const MAX_UPDATES = 100; // the most change sets one push takes
+const RETRY_MS = [1000, 2000, 4000, 8000, 10000];
+const LOG = 500; // the updates kept to map the others' positions
+const DETACHED_TRIES = 5; // pushes tried after the tab was left
 
 // Shown is what the view renders of the session.
 export type Shown = {
@@ -35,254 +50,521 @@ export type Shown = {
   state: (s: SaveState) => void;
 };
 
+type Logged = { rev: number; changes: ChangeSet };
+
+function newClientID(): string {
+  const b = new Uint8Array(9);
+  crypto.getRandomValues(b);
+  return "c-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+const textOf = (s: string) => Text.of(s.split("\n"));
+
 export class MarkdownSession {
   props: MarkdownProps;
-  base: Base;
-  private view: EditorView | null = null;
-  private saver: Saver;
+  readonly clientID: string;
   private shown: Shown;
-  private restored: Draft | null;
+  private view: EditorView | null = null;
+  private host: HTMLElement | null = null;
+  private st: EditorState; // the state while there is no view
+  private synced: Text; // the server's text at the synced revision
+  private log: Logged[] = []; // the newest updates taken, oldest first
+  private version: number; // the newest Note version learned of
   private conflict: TextConflict | null = null;
-  private inflight = false;
-  private sending = ""; // the text of the save under way, while inflight
-  private timer: number | undefined;
-  private alive = true;
-  // behind: a remote write to this tab is not in the editor yet (it was
-  // learned of while a save or a read was under way).
-  private behind = false;
-  private wanted = 0; // the newest version of this tab learned of
-  private fetching = false;
+  private merging: Draft | null = null; // a draft from before live editing, merged once mounted
+  private running = false;
+  private wantPull = false;
+  private pushTimer: number | undefined;
+  private retryTimer: number | undefined;
+  private failures = 0;
+  private offline = false;
+  private error = "";
+  private alive = false;
   private lastSeq: number;
+  private who = "";
+  private others: Peer[] = [];
+  private pulledFor = 0; // the newest peer revision a pull was asked for
+  private colors = new PeerColors();
+  private stateShown: SaveState | null = null;
 
-  constructor(props: MarkdownProps, restored: Draft | null, saver: Saver, shown: Shown) {
+  constructor(props: MarkdownProps, restored: Draft | null, shown: Shown) {
     this.props = props;
-    this.restored = restored;
-    this.base = restored ? { text: restored.base, version: restored.version } : { text: props.text, version: props.version };
-    this.saver = saver;
     this.shown = shown;
+    this.version = props.version;
     this.lastSeq = props.remote?.seq ?? 0;
+    const fromDraft = restored ? this.replay(restored) : null;
+    if (fromDraft) {
+      this.clientID = fromDraft.client;
+      this.st = fromDraft.state;
+      this.synced = textOf(restored?.base ?? "");
+    } else {
+      this.clientID = newClientID();
+      this.st = this.newState(props.text, props.textRev);
+      this.synced = this.st.doc;
+      // A draft without its updates (from before live editing) is merged
+      // onto the server's text once the editor is there.
+      if (restored) this.merging = restored;
+    }
+  }
+
+  // replay is the editor's state of a restored draft: its base at its
+  // revision, and its unconfirmed updates made again, in order, by its
+  // client.
+  private replay(d: Draft): { client: string; state: EditorState } | null {
+    if (d.rev === undefined || !d.client || !d.updates) return null;
+    try {
+      const saved = this.clientIDFor(d.client);
+      let st = this.newState(d.base, d.rev, saved);
+      for (const u of d.updates) st = st.update({ changes: ChangeSet.fromJSON(u) }).state;
+      if (st.doc.toString() !== d.text) return null;
+      return { client: saved, state: st };
+    } catch {
+      return null;
+    }
+  }
+
+  private clientIDFor(c: string): string {
+    return /^[A-Za-z0-9_-]{1,64}$/.test(c) ? c : newClientID();
+  }
+
+  private extensions(rev: number, clientID: string): Extension {
+    return [
+      basicSetup,
+      markdown(),
+      listContinuation,
+      theme,
+      peers,
+      EditorView.lineWrapping,
+      EditorView.contentAttributes.of({ "aria-label": "Markdown text of " + this.props.label, "aria-multiline": "true" }),
+      collab({ startVersion: rev, clientID }),
+      EditorView.updateListener.of((u) => this.updated(u.transactions, u.docChanged, u.selectionSet)),
+    ];
+  }
+
+  private newState(doc: string, rev: number, clientID = this.clientID, selection?: EditorSelection): EditorState {
+    return EditorState.create({ doc, selection, extensions: this.extensions(rev, clientID) });
   }
 
   // update takes the view's newest props.
   update(props: MarkdownProps) {
+    const peersChanged = props.peers !== this.props.peers;
     this.props = props;
+    if (peersChanged) this.setOthers(props.peers);
+  }
+
+  private get state(): EditorState {
+    return this.view?.state ?? this.st;
+  }
+
+  doc(): string {
+    return this.state.doc.toString();
+  }
+
+  // apply dispatches tr to the editor (or, with the tab left, to its
+  // state).
+  private apply(tr: Transaction) {
+    if (this.view) this.view.dispatch(tr);
+    else {
+      this.st = tr.state;
+      this.updated([tr], tr.docChanged, tr.selection !== undefined);
+    }
+  }
+
+  // updated is every change of the editor's state.
+  private updated(trs: readonly Transaction[], docChanged: boolean, selectionSet: boolean) {
+    const local = trs.some((tr) => tr.docChanged && !tr.annotation(Transaction.remote));
+    if (docChanged) {
+      this.shown.text(this.state.doc.toString());
+      this.keep();
+    }
+    if (local && !this.conflict) this.schedulePush();
+    if (docChanged || selectionSet) this.tellWhere();
+    this.showState();
   }
 
   private setState(s: SaveState) {
+    if (s === this.stateShown) return;
+    this.stateShown = s;
     this.shown.state(s);
     this.props.onState(s);
+  }
+
+  private showState() {
+    const pending = sendableUpdates(this.state).length > 0;
+    // The host says how far the editor is synced (for tests and tools).
+    const host = this.host;
+    if (host) {
+      host.dataset.rev = String(getSyncedVersion(this.state));
+      host.dataset.pending = String(sendableUpdates(this.state).length);
+    }
+    if (this.conflict) this.setState("conflict");
+    else if (this.error) this.setState("error");
+    else if (this.offline) this.setState(pending ? "offline" : "saved");
+    else this.setState(pending ? "saving" : "saved");
   }
 
   private setConflict(c: TextConflict | null) {
     this.conflict = c;
     this.shown.conflict(c);
+    this.showState();
   }
 
-  doc(): string {
-    return this.view?.state.doc.toString() ?? "";
+  private setError(e: string) {
+    this.error = e;
+    this.shown.error(e);
+    this.showState();
   }
 
-  private setDoc(t: string) {
-    const v = this.view;
-    if (v) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: t } });
+  private seen(v: number | undefined) {
+    if (typeof v !== "number" || v <= this.version) return;
+    this.version = v;
+    this.props.onVersion(v);
   }
 
-  // settled is the text the server holds once the save under way, if any,
-  // is answered: until then the base is the text before it.
-  private settled(): string {
-    return this.inflight ? this.sending : this.base.text;
-  }
-
-  private keep(t: string) {
+  // keep saves the person's unconfirmed updates as a draft, or clears it
+  // when the server has everything.
+  private keep() {
     const { noteId, tabId } = this.props;
-    if (t === this.settled() && !this.conflict) clearDraft(noteId, tabId);
-    else saveDraft(noteId, tabId, { text: t, base: this.base.text, version: this.base.version, at: new Date().toISOString() });
+    const un = sendableUpdates(this.state);
+    if (un.length === 0 && !this.conflict) {
+      clearDraft(noteId, tabId);
+      return;
+    }
+    saveDraft(noteId, tabId, {
+      text: this.doc(),
+      base: this.synced.toString(),
+      version: this.version,
+      rev: getSyncedVersion(this.state),
+      client: this.clientID,
+      updates: un.map((u) => u.changes.toJSON()),
+      at: new Date().toISOString(),
+    });
   }
 
-  private read(): Promise<TabContent> {
-    const { noteId, tabId } = this.props;
-    return queryClient.fetchQuery({ ...queries.tab(noteId, tabId), staleTime: 0 });
+  // --- syncing -----------------------------------------------------------
+
+  private schedulePush() {
+    if (this.pushTimer !== undefined || this.running) return;
+    this.pushTimer = window.setTimeout(() => {
+      this.pushTimer = undefined;
+      this.kick();
+    }, PUSH_MS);
   }
 
-  // retry is the error box's Try again: a save waiting for the server goes
-  // at once, any other is made again.
+  // kick runs the sync loop now, unless it runs already (it then does
+  // what was asked before it stops).
+  private kick = () => {
+    window.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (!this.running) void this.loop();
+  };
+
+  private async loop() {
+    this.running = true;
+    let step = "";
+    try {
+      for (;;) {
+        if (this.conflict) break;
+        if (this.wantPull) {
+          if (!this.alive && sendableUpdates(this.state).length === 0) break;
+          step = "pull";
+          this.wantPull = false;
+          await this.pull();
+        } else if (sendableUpdates(this.state).length > 0) {
+          step = "push";
+          window.clearTimeout(this.pushTimer);
+          this.pushTimer = undefined;
+          await this.push();
+        } else break;
+        this.failures = 0;
+        if (this.offline || this.error) {
+          this.offline = false;
+          this.setError("");
+        }
+      }
+    } catch (e) {
+      if (step === "pull") this.wantPull = true;
+      this.failed(e);
+    } finally {
+      this.running = false;
+      this.showState();
+    }
+  }
+
+  private failed(e: unknown) {
+    const detached = !this.alive;
+    if (unreachable(e)) {
+      this.offline = true;
+      this.failures++;
+      if (detached && this.failures >= DETACHED_TRIES) return; // the draft keeps it
+      const wait = RETRY_MS[Math.min(this.failures - 1, RETRY_MS.length - 1)];
+      this.retryTimer = window.setTimeout(this.kick, wait);
+      return;
+    }
+    if (detached) return;
+    this.setError(errorText(e));
+  }
+
+  // retry is the error box's Try again.
   retry = () => {
-    if (this.inflight) this.saver.retryNow();
-    else this.save();
+    this.failures = 0;
+    this.setError("");
+    this.wantPull = true;
+    this.kick();
   };
 
+  // save is Ctrl/Cmd+S: push what waits at once.
   save = () => {
-    window.clearTimeout(this.timer);
-    if (!this.alive || this.inflight || this.conflict || !this.view) return;
-    const t = this.doc();
-    const { noteId, tabId } = this.props;
-    if (t === this.base.text) {
-      clearDraft(noteId, tabId);
-      this.setState("saved");
-      return;
-    }
-    this.inflight = true;
-    this.sending = t;
-    this.setState("saving");
-    this.shown.error("");
-    const sent = { text: t, version: this.base.version };
-    let found: TextConflict | null = null;
-    void this.saver
-      .run({
-        version: () => sent.version,
-        send: (pre) => api.setText({ id: noteId, tab_id: tabId }, sent.text, pre),
-        retrying: (e) => {
-          if (!this.alive) return;
-          this.setState("error");
-          this.shown.error(e.message);
-        },
-        // Someone wrote in between. If this tab's text is what the person
-        // started from, only another tab changed: the same text goes on the
-        // new version. Otherwise the person's text is kept and a merge
-        // offered.
-        conflict: async (c) => {
-          const cur = await this.read();
-          if (!this.alive) return "stop";
-          const theirs = cur.text ?? "";
-          this.props.onVersion(cur.version);
-          if (theirs === this.base.text) {
-            this.base = { text: theirs, version: cur.version };
-            sent.version = cur.version;
-            return "again";
-          }
-          found = { theirs, version: cur.version, who: c.who(this.props.me, tabId) || "someone", base: this.base.text };
-          return "stop";
-        },
-      })
-      .then((out) => {
-        this.inflight = false;
-        if (out.ok) {
-          if (this.alive) this.shown.error("");
-          this.saved(sent.text, out.value.version);
-        } else if (!this.alive) {
-          return;
-        } else if ("conflict" in out && found) {
-          this.setConflict(found);
-          this.keep(this.doc());
-          this.setState("conflict");
-        } else {
-          this.setState("error");
-          this.shown.error(errorText("error" in out ? out.error : "This tab changed meanwhile: read it again."));
-        }
-      });
+    window.clearTimeout(this.pushTimer);
+    this.pushTimer = undefined;
+    this.kick();
   };
 
-  private saved(text: string, version: number) {
+  private async push() {
+    const ups = sendableUpdates(this.state);
+    const batch = ups.slice(0, this.changing(ups.slice(0, MAX_UPDATES)));
+    const rev = getSyncedVersion(this.state);
+    const r = await api.pushText(this.props.noteId, { rev, client_id: this.clientID, updates: batch.map((u) => u.changes.toJSON()) });
+    this.seen(r.version);
+    if (!r.accepted || getSyncedVersion(this.state) !== rev) {
+      // The text moved on: pull, rebase, push again.
+      this.wantPull = true;
+      return;
+    }
+    // Taken as revisions rev+1…: the editor's first updates are confirmed
+    // (nothing was taken in meanwhile: one push or pull at a time).
+    this.take(batch.map((u, i) => ({ rev: rev + i + 1, update: { changes: u.changes, clientID: this.clientID } })));
+    if (r.rev > rev + batch.length) this.wantPull = true;
+  }
+
+  // changing is how many of ups go in one push: the most whose changes,
+  // taken together, leave a text other than the synced one. The server
+  // counts no revision for a push that ends on the text it had (a key
+  // typed and taken back before the push went), so such updates go in
+  // two pushes: the first changes the text, the next changes it back.
+  private changing(ups: readonly Update[]): number {
+    const from = this.synced;
+    let t = from;
+    let k = 0;
+    ups.forEach((u, i) => {
+      t = u.changes.apply(t);
+      if (!t.eq(from)) k = i + 1;
+    });
+    return Math.max(1, k);
+  }
+
+  private async pull() {
+    const after = getSyncedVersion(this.state);
+    const r = await api.pullText(this.props.noteId, after);
+    this.seen(r.version);
+    if (getSyncedVersion(this.state) !== after) {
+      this.wantPull = true;
+      return;
+    }
+    if (r.resync) {
+      this.resync(r);
+      return;
+    }
+    const ups = [...r.updates].filter((u) => u.rev > after).sort((a, b) => a.rev - b.rev);
+    const taken: { rev: number; update: Update }[] = [];
+    for (const u of ups) {
+      if (u.rev !== after + taken.length + 1) break; // not contiguous: pull again
+      let changes: ChangeSet;
+      try {
+        changes = ChangeSet.fromJSON(u.changes);
+      } catch {
+        break;
+      }
+      if (u.client_id !== this.clientID && u.actor?.name) this.who = u.actor.name;
+      taken.push({ rev: u.rev, update: { changes, clientID: u.client_id } });
+    }
+    if (taken.length > 0 && !this.take(taken)) return;
+    if (taken.length < ups.length || r.rev > after + taken.length) this.wantPull = true;
+  }
+
+  // take applies updates the server made at their revisions (each the
+  // next after the editor's), the editor's own ones among them confirmed.
+  // A change set that does not fit the text is a bug somewhere: the text
+  // is read again whole.
+  private take(ups: { rev: number; update: Update }[]): boolean {
+    let synced = this.synced;
+    try {
+      for (const u of ups) synced = u.update.changes.apply(synced);
+      const v = this.view;
+      const anchor = v ? viewAnchor(v) : null;
+      const tr = receiveUpdates(this.state, ups.map((u) => u.update));
+      this.apply(tr);
+      if (v && anchor && tr.docChanged) keepInView(v, { pos: tr.changes.mapPos(anchor.pos, 1), top: anchor.top });
+    } catch (e) {
+      console.error("markdown: an update does not fit the text; reading it again", e);
+      void this.reread();
+      return false;
+    }
+    this.synced = synced;
+    for (const u of ups) this.log.push({ rev: u.rev, changes: u.update.changes });
+    if (this.log.length > LOG) this.log.splice(0, this.log.length - LOG);
+    this.keep();
+    this.drawPeers();
+    this.tellWhere();
+    return true;
+  }
+
+  // reread takes the tab's whole text again, as a resync.
+  private async reread() {
     const { noteId, tabId } = this.props;
-    this.base = { text, version };
-    this.props.onVersion(version);
-    if (!this.alive) {
-      // Saved after the tab was closed: the draft is no longer needed if
-      // it is this text.
-      if (loadDraft(noteId, tabId)?.text === text) clearDraft(noteId, tabId);
-      return;
-    }
-    if (this.behind) {
-      if (this.wanted > this.base.version) this.catchUp();
-      else this.behind = false;
-    }
-    if (this.doc() === this.base.text) {
-      clearDraft(noteId, tabId);
-      this.setState("saved");
-    } else {
-      this.keep(this.doc());
-      this.setState("unsaved");
-      this.timer = window.setTimeout(this.save, DEBOUNCE_MS);
+    try {
+      const cur = await queryClient.fetchQuery({ ...queries.tab(noteId, tabId), staleTime: 0 });
+      this.resync({ note_id: noteId, rev: cur.text_rev ?? 0, version: cur.version, updates: [], resync: true, text: cur.text ?? "" });
+    } catch (e) {
+      this.failed(e);
     }
   }
 
-  // catchUp brings the editor to the server's text of this tab, keeping
-  // what the person has not saved (see the top of this file).
-  private catchUp() {
-    if (!this.alive) return;
-    if (this.inflight || this.fetching || this.conflict) {
-      this.behind = true;
-      return;
-    }
-    this.behind = false;
-    this.fetching = true;
-    this.read()
-      .then((cur) => {
-        this.fetching = false;
-        const v = this.view;
-        if (!this.alive || !v) return;
-        if (this.inflight || this.conflict) {
-          this.behind = true;
-          return;
-        }
-        if (cur.version > this.base.version) this.takeIn(v, cur);
-        if (this.behind || cur.version < this.wanted) this.catchUp();
-      })
-      .catch(() => {
-        this.fetching = false;
-        // The next write, or the next save's 412, catches up.
-      });
-  }
-
-  private takeIn(v: EditorView, cur: TabContent) {
-    const theirs = cur.text ?? "";
+  // resync takes the server's whole text at r.rev: the person's updates
+  // not on the server yet are merged onto it when they touch other lines
+  // than what changed, and put before the person otherwise.
+  private resync(r: TextUpdates) {
+    const theirs = r.text ?? "";
     const mine = this.doc();
-    let target: string | null = null;
-    if (mine === this.base.text) target = theirs;
-    else {
-      const m = merge3(this.base.text, theirs, mine);
-      if (m.clean) target = m.text;
+    const base = this.synced.toString();
+    if (sendableUpdates(this.state).length === 0) {
+      this.reset(theirs, r.rev);
+      return;
     }
-    if (target === null) return;
-    // The base moves first: the update listener then sees the editor's
-    // text against the server's.
-    this.base = { text: theirs, version: cur.version };
-    this.props.onVersion(cur.version);
-    const changes = textChanges(mine, target);
-    if (changes.length) {
-      // Not in the person's undo history: Ctrl+Z undoes their own typing,
-      // mapped over this change, never the other writer's.
-      const anchor = viewAnchor(v);
-      const tr = v.state.update({ changes, annotations: [Transaction.addToHistory.of(false), Transaction.remote.of(true)] });
-      v.dispatch(tr);
-      if (anchor) keepInView(v, { pos: tr.changes.mapPos(anchor.pos, 1), top: anchor.top });
-    } else {
-      this.keep(mine);
-      this.setState(mine === theirs ? "saved" : "unsaved");
+    const m = merge3(base, theirs, mine);
+    if (m.clean) {
+      this.reset(theirs, r.rev);
+      this.local(theirs, m.text);
+      return;
     }
+    this.setConflict({ theirs, version: r.version, rev: r.rev, who: this.who || "Someone", base });
+    this.keep();
+  }
+
+  // reset makes the editor hold text at rev, synced, its selection kept
+  // where it was in the text as far as the text is the same.
+  private reset(text: string, rev: number) {
+    const old = this.state;
+    let selection: EditorSelection | undefined;
+    try {
+      const ch = old.changes(textChanges(old.doc.toString(), text));
+      selection = old.selection.map(ch);
+    } catch {
+      selection = undefined;
+    }
+    const st = this.newState(text, rev, this.clientID, selection);
+    if (this.view) this.view.setState(st);
+    else this.st = st;
+    this.synced = st.doc;
+    this.log = [];
+    this.shown.text(text);
+    this.keep();
+    this.drawPeers();
+    this.tellWhere();
+    this.showState();
+  }
+
+  // local makes the editor's text, from, into to as the person's own
+  // change (pushed as theirs).
+  private local(from: string, to: string) {
+    const changes = textChanges(from, to);
+    if (changes.length) this.apply(this.state.update({ changes, userEvent: "input" }));
   }
 
   // heard is a write the page learned of.
   heard(remote: RemoteChange) {
     if (remote.seq <= this.lastSeq) return;
     this.lastSeq = remote.seq;
-    if (remote.changed.length > 0 && !remote.changed.includes(this.props.tabId)) return;
-    // This page's own save: the editor has it already.
-    if (remote.version <= this.base.version) return;
-    this.wanted = Math.max(this.wanted, remote.version);
-    if (remote.mine && this.inflight) {
-      this.behind = true; // may be this save: decided when it answers
-      return;
-    }
-    this.catchUp();
+    this.seen(remote.version);
+    if (remote.kind !== "resync" && remote.changed.length > 0 && !remote.changed.includes(this.props.tabId)) return;
+    if (!remote.mine && remote.who.name) this.who = remote.who.name;
+    this.wantPull = true;
+    this.kick();
   }
 
-  // settle ends a conflict: the server's text becomes the base, and the
-  // editor holds t, saved on the server's version.
+  // settle ends a conflict: the server's text becomes the editor's, and
+  // t is put on it as the person's change.
   settle(t: string) {
     const c = this.conflict;
     if (!c) return;
-    this.base = { text: c.theirs, version: c.version };
+    this.conflict = null;
+    this.reset(c.theirs, c.rev);
+    this.local(c.theirs, t);
     this.setConflict(null);
-    if (this.doc() !== t) this.setDoc(t);
-    this.keep(t);
-    this.save();
+    this.keep();
+    this.kick();
   }
 
-  // mount makes the editor in host (once per tab: its text then lives in
-  // it) and answers how to take it down.
+  // --- presence ----------------------------------------------------------
+
+  // tellWhere posts the person's cursor and selection, at the revision
+  // the editor has synced to (mapped back over the updates not confirmed
+  // yet).
+  private tellWhere() {
+    const p = this.props.presence;
+    if (!p || !this.alive) return;
+    const st = this.state;
+    let { anchor, head } = st.selection.main;
+    const un = sendableUpdates(st);
+    for (let i = un.length - 1; i >= 0; i--) {
+      const inv = un[i].changes.invertedDesc;
+      anchor = inv.mapPos(anchor, -1);
+      head = inv.mapPos(head, -1);
+    }
+    p.at(this.props.tabId, { rev: getSyncedVersion(st), selection: { anchor, head } });
+  }
+
+  private setOthers(list: Peer[]) {
+    this.others = list;
+    this.drawPeers();
+  }
+
+  // posAt is where a peer's position at revision rev is in the editor's
+  // text.
+  private posAt(rev: number, pos: number): number {
+    const st = this.state;
+    const synced = getSyncedVersion(st);
+    let p = pos;
+    if (rev < synced) {
+      const i = this.log.findIndex((l) => l.rev === rev + 1);
+      if (i >= 0) for (const l of this.log.slice(i)) p = l.changes.mapPos(Math.min(p, l.changes.length), 1);
+    } else if (rev > synced && rev > this.pulledFor) {
+      // The peer has updates this editor has not taken yet: pull them.
+      this.pulledFor = rev;
+      this.wantPull = true;
+      queueMicrotask(this.kick);
+    }
+    p = Math.max(0, Math.min(p, this.synced.length));
+    for (const u of sendableUpdates(st)) p = u.changes.mapPos(Math.min(p, u.changes.length), 1);
+    return Math.min(p, st.doc.length);
+  }
+
+  private drawPeers() {
+    const v = this.view;
+    if (!v) return;
+    const marks: PeerMark[] = [];
+    for (const o of this.others) {
+      if (o.tab_id !== this.props.tabId || !o.selection) continue;
+      this.colors.add(o.color);
+      marks.push({
+        client: o.client_id,
+        name: o.person?.name || "Someone",
+        color: o.color,
+        anchor: this.posAt(o.rev, o.selection.anchor ?? 0),
+        head: this.posAt(o.rev, o.selection.head ?? o.selection.anchor ?? 0),
+      });
+    }
+    const doc = v.state.doc;
+    v.dispatch({ effects: setPeers.of(peerDecorations(marks, doc.length, (pos) => doc.lineAt(pos).number)) });
+  }
+
+  // --- the view ----------------------------------------------------------
+
+  // mount makes the editor in host and answers how to take it down (the
+  // session's state outlives it: what is not pushed yet still goes).
   mount(host: HTMLDivElement): () => void {
     this.alive = true;
+    this.host = host;
     // The editor lives in a shadow root: there CodeMirror's styles go into
     // a constructed style sheet, which the page's policy (no inline
     // styles) allows, rather than into a <style> element, which it blocks.
@@ -290,38 +572,28 @@ export class MarkdownSession {
     const parent = document.createElement("div");
     parent.className = "md-editor-root";
     shadow.replaceChildren(parent);
-    const v = new EditorView({
-      doc: this.restored ? this.restored.text : this.props.text,
-      parent,
-      root: shadow,
-      extensions: [
-        basicSetup,
-        markdown(),
-        listContinuation,
-        theme,
-        EditorView.lineWrapping,
-        EditorView.contentAttributes.of({ "aria-label": "Markdown text of " + this.props.label, "aria-multiline": "true" }),
-        EditorView.updateListener.of((u) => {
-          if (!u.docChanged) return;
-          const t = u.state.doc.toString();
-          this.shown.text(t);
-          this.keep(t);
-          if (this.conflict) return;
-          // Typing back to the base while a save is under way is not
-          // saved: the save puts its own text on the server.
-          if (t !== this.settled()) this.setState("unsaved");
-          else this.setState(this.inflight ? "saving" : "saved");
-          window.clearTimeout(this.timer);
-          this.timer = window.setTimeout(this.save, DEBOUNCE_MS);
-        }),
-      ],
-    });
+    const v = new EditorView({ state: this.st, parent, root: shadow });
     this.view = v;
-    // A restored draft is saved at once (it may meet a conflict).
-    if (this.restored) {
-      this.setState("unsaved");
-      this.timer = window.setTimeout(this.save, 0);
+    this.colors.attach(shadow);
+    this.shown.text(this.doc());
+    const d = this.merging;
+    this.merging = null;
+    if (d) {
+      // A draft from before live editing: merged onto the server's text
+      // when the two changed other lines, else the conflict card.
+      const m = merge3(d.base, this.props.text, d.text);
+      if (m.clean) this.local(this.props.text, m.text);
+      else {
+        this.apply(this.state.update({ changes: textChanges(this.props.text, d.text), userEvent: "input" }));
+        this.setConflict({ theirs: this.props.text, version: this.props.version, rev: this.props.textRev, who: "Someone", base: d.base });
+      }
     }
+    this.drawPeers();
+    this.tellWhere();
+    this.showState();
+    // What was written since the read, and what waits from a draft.
+    this.wantPull = true;
+    this.kick();
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "s") {
         e.preventDefault();
@@ -329,15 +601,23 @@ export class MarkdownSession {
       }
     };
     window.addEventListener("keydown", onKey);
+    window.addEventListener("online", this.kick);
     return () => {
-      // Leaving the tab saves what is not saved yet (the draft keeps it
-      // if that fails).
-      if (!this.conflict && !this.inflight && this.doc() !== this.base.text) this.save();
       this.alive = false;
       window.removeEventListener("keydown", onKey);
-      window.clearTimeout(this.timer);
+      window.removeEventListener("online", this.kick);
+      this.st = v.state;
       v.destroy();
       this.view = null;
+      // Leaving the tab pushes what is not pushed yet (the draft keeps it
+      // if that fails).
+      if (!this.conflict && sendableUpdates(this.st).length > 0) {
+        this.failures = 0;
+        this.kick();
+      } else {
+        window.clearTimeout(this.retryTimer);
+        window.clearTimeout(this.pushTimer);
+      }
     };
   }
 }

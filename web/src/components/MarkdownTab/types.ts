@@ -1,4 +1,5 @@
-import type { RemoteChange } from "../../live";
+import type { Peer } from "../../api";
+import type { Presence, RemoteChange } from "../../live";
 import type { SaveState } from "../../save";
 
 export type MarkdownProps = {
@@ -7,16 +8,22 @@ export type MarkdownProps = {
   label: string;
   text: string; // the server's text
   version: number; // the Note's version that text is
+  textRev: number; // the text's revision that text is
   me: string;
+  peers: Peer[]; // the others in the Note
+  presence: Presence | null; // where this page says the person is
   remote?: RemoteChange | null; // the newest write the page learned of
   onVersion: (v: number) => void;
   onState: (s: SaveState) => void;
 };
 
-// TextConflict is a save refused because someone wrote this tab in
-// between: their text (at version), who wrote it, and the text both
-// started from.
-export type TextConflict = { theirs: string; version: number; who: string; base: string };
+// TextConflict is text of the person's that could not be put on the
+// server's text as it is: the server's text (at version and text
+// revision rev) no longer says what changed since the person's base (a
+// resync: more changes were made meanwhile than the server keeps, or a
+// draft from before live editing), and the two changed the same lines.
+// who wrote theirs, as far as the page knows.
+export type TextConflict = { theirs: string; version: number; rev: number; who: string; base: string };
 
 // Base is the server's text the editor's text was started from, and the
 // Note's version that text is.

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState, type RefObject } from "react";
-import { useSave, type SaveState } from "../../save";
+import type { SaveState } from "../../save";
 import type { Draft } from "./draft";
 import { merge3 } from "./merge";
 import { preview } from "./preview";
@@ -7,15 +7,14 @@ import { MarkdownSession } from "./session";
 import type { MarkdownProps, TextConflict } from "./types";
 
 // useMarkdownEditor is a markdown tab's editor: its session (made once per
-// tab), the editor mounted in host, the page's live changes handed to it,
-// and what the view shows.
+// tab), the editor mounted in host, the page's live changes and the
+// others' presence handed to it, and what the view shows.
 export function useMarkdownEditor(p: MarkdownProps, restored: Draft | null, host: RefObject<HTMLDivElement | null>) {
   const [text, setText] = useState(restored ? restored.text : p.text);
   const [conflict, setConflict] = useState<TextConflict | null>(null);
   const [error, setError] = useState("");
   const [state, setState] = useState<SaveState>("saved");
-  const { saver } = useSave({ version: p.version, onVersion: p.onVersion });
-  const [session] = useState(() => new MarkdownSession(p, restored, saver, { text: setText, conflict: setConflict, error: setError, state: setState }));
+  const [session] = useState(() => new MarkdownSession(p, restored, { text: setText, conflict: setConflict, error: setError, state: setState }));
   useEffect(() => {
     session.update(p);
   });

@@ -1,5 +1,6 @@
 import { useRef, useState, type DragEvent, type KeyboardEvent, type RefObject } from "react";
-import type { TabRef } from "../../api";
+import type { Peer, TabRef } from "../../api";
+import { validColor } from "../../live";
 import { Menu } from "./Menu";
 import { RenameTab } from "./RenameTab";
 import { fixedTypes, type StripWrites } from "./types";
@@ -11,12 +12,14 @@ type Props = {
   tabRefs: RefObject<Record<string, HTMLButtonElement | null>>;
   open: (t: TabRef, focus?: boolean) => void;
   onDelete: (t: TabRef) => void;
+  peers: Peer[]; // the others in the Note: a dot in their colour on their tab
+  meId: string;
 };
 
 // TabStrip is the Note's tabs (exact tab IDs; arrows move, Alt+Shift+arrows
 // and dragging reorder, F2 and a double click rename, Delete deletes) and
 // its two menus: the open tab's actions, and adding a tab.
-export function TabStrip({ tabs, current, writes, tabRefs, open, onDelete }: Props) {
+export function TabStrip({ tabs, current, writes, tabRefs, open, onDelete, peers, meId }: Props) {
   const [renaming, setRenaming] = useState<string | null>(null);
   const [addOpen, setAddOpen] = useState(false);
   const [actionsOpen, setActionsOpen] = useState(false);
@@ -129,6 +132,11 @@ export function TabStrip({ tabs, current, writes, tabRefs, open, onDelete }: Pro
                 {typeIcon(t.type)}
               </span>
               {t.label || t.type}
+              {peers
+                .filter((p) => p.tab_id === t.tab_id && p.person?.id !== meId)
+                .map((p) => (
+                  <span key={p.client_id} className="tab-peer" aria-hidden="true" title={p.person?.name} style={{ backgroundColor: validColor(p.color) }} />
+                ))}
             </button>
           );
         })}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { errorText, queries, type TabContent, type TabRef } from "../../api";
-import type { RemoteChange } from "../../live";
+import { errorText, queries, type Peer, type TabContent, type TabRef } from "../../api";
+import type { Presence, RemoteChange } from "../../live";
 import type { SaveState } from "../../save";
 import { ErrorBox, Loading } from "../../ui";
 import { MarkdownTab } from "../MarkdownTab";
@@ -11,7 +11,17 @@ import { SourcesTab } from "../SourcesTab";
 import { FilesTab } from "../FilesTab";
 import type { TabProps } from "../tab";
 
-type Props = { noteId: string; tab: TabRef; me: string; meId: string; remote: RemoteChange | null; onVersion: (v: number) => void; onState: (s: SaveState) => void };
+type Props = {
+  noteId: string;
+  tab: TabRef;
+  me: string;
+  meId: string;
+  remote: RemoteChange | null;
+  peers: Peer[];
+  presence: Presence | null;
+  onVersion: (v: number) => void;
+  onState: (s: SaveState) => void;
+};
 
 // TabView opens one tab: its content read afresh (a sheet tab without its
 // cells: the grid reads those in blocks as they come into view, so a large
@@ -38,7 +48,17 @@ export function TabView(p: Props) {
 // Opened is the tab's view on the content it opened with: the view owns
 // its working copy from then on.
 function Opened({ content, ...p }: Props & { content: TabContent }) {
-  const tp: TabProps = { noteId: p.noteId, content, me: p.me, meId: p.meId, remote: p.remote, onVersion: p.onVersion, onState: p.onState };
+  const tp: TabProps = {
+    noteId: p.noteId,
+    content,
+    me: p.me,
+    meId: p.meId,
+    remote: p.remote,
+    peers: p.peers,
+    presence: p.presence,
+    onVersion: p.onVersion,
+    onState: p.onState,
+  };
   switch (content.type) {
     case "markdown":
       return (
@@ -48,8 +68,11 @@ function Opened({ content, ...p }: Props & { content: TabContent }) {
           label={content.label || "Note"}
           text={content.text ?? ""}
           version={content.version}
+          textRev={content.text_rev ?? 0}
           me={p.me}
           remote={p.remote}
+          peers={p.peers}
+          presence={p.presence}
           onVersion={p.onVersion}
           onState={p.onState}
         />

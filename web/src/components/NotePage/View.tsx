@@ -9,6 +9,7 @@ import { LiveGone, LiveMarker } from "../../live";
 import { TabStrip } from "./TabStrip";
 import { Menu } from "./Menu";
 import { NoteTitle } from "./NoteTitle";
+import { People } from "./People";
 import { trashed } from "../../NotesPage";
 import { useNotePage } from "./useNotePage";
 import type { NotePageProps } from "./types";
@@ -24,6 +25,7 @@ const stateText: Record<SaveState, string> = {
   saved: "Saved",
   saving: "Saving…",
   unsaved: "Unsaved changes",
+  offline: "Offline: kept here",
   conflict: "Conflict",
   error: "Not saved",
 };
@@ -103,6 +105,7 @@ export function NotePage(props: NotePageProps) {
         <NoteTitle id={note.id} title={note.title} version={page.version} editing={titling} onDone={doneTitling} onVersion={page.seen} onFailed={page.setNotice} />
         <div className="note-status">
           <LiveMarker writer={page.live.writer} />
+          <People peers={page.peers} tabs={tabs} meId={meId} />
           <span className="version">Version {page.version}</span>
           {viewing ? null : (
             <span className={"save-state is-" + page.save} role="status" aria-live="polite" id="save-state">
@@ -148,9 +151,20 @@ export function NotePage(props: NotePageProps) {
         />
       ) : (
         <>
-          <TabStrip tabs={tabs} current={current} writes={writes} tabRefs={page.tabRefs} open={page.open} onDelete={setDeleting} />
+          <TabStrip tabs={tabs} current={current} writes={writes} tabRefs={page.tabRefs} open={page.open} onDelete={setDeleting} peers={page.peers} meId={meId} />
           <div className="tabpanel" role="tabpanel" id="tabpanel" aria-labelledby={"tab-" + current.tab_id}>
-            <TabView key={current.tab_id} noteId={note.id} tab={current} me={me} meId={meId} remote={page.tabRemote} onVersion={page.seen} onState={page.setSave} />
+            <TabView
+              key={current.tab_id}
+              noteId={note.id}
+              tab={current}
+              me={me}
+              meId={meId}
+              remote={page.tabRemote}
+              peers={page.peers}
+              presence={page.presence}
+              onVersion={page.seen}
+              onState={page.setSave}
+            />
           </div>
         </>
       )}

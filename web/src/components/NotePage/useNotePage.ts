@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { queries, type TabRef } from "../../api";
-import { useLive, type RemoteChange } from "../../live";
+import { useLive, usePresence, type RemoteChange } from "../../live";
 import { navigate } from "../../router";
 import type { SaveState } from "../../save";
 import { useStripWrites } from "./useStripWrites";
@@ -67,6 +67,18 @@ export function useNotePage({ id, me, meId }: NotePageProps) {
   useEffect(() => {
     openRef.current = current ?? null;
   });
+
+  // Presence: the others in the Note, and the tab this page is in (its
+  // view says where in it); the history is no tab.
+  const { presence, peers } = usePresence(id);
+  const inTab = hist === null ? (current?.tab_id ?? "") : "";
+  useEffect(() => {
+    if (inTab) presence.open(inTab);
+  }, [presence, inTab]);
+  const goneNote = live.gone?.deleted === true;
+  useEffect(() => {
+    if (goneNote) presence.stop();
+  }, [presence, goneNote]);
 
   useEffect(() => {
     if (note) document.title = (hist !== null ? "History · " : "") + `${note.title} · Foundry`;
@@ -151,6 +163,8 @@ export function useNotePage({ id, me, meId }: NotePageProps) {
     live,
     tabRemote,
     writes,
+    presence,
+    peers,
   };
 }
 

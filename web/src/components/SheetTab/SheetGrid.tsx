@@ -1,13 +1,15 @@
 import { useEffect, useRef, useState } from "react";
 import { defineGrid } from "./grid";
-import { api } from "../../api";
+import { api, type Peer } from "../../api";
+import { validColor, type Presence } from "../../live/presence";
 import { type Cell, cellName, cellText, clipboardRange, colName, parseCell, sameCell, toTSV } from "./cells";
 import { Writer } from "./writer";
 
 // SheetGrid is one sheet in a virtualized grid (RevoGrid: only the cells
 // in view are in the DOM). The cells come in blocks of 100 × 100 as the
 // person scrolls; every edit and paste is a guarded write of at most
-// 100 × 100 cells through the tab's Writer.
+// 100 × 100 cells through the tab's Writer. The cell the person selects is
+// their presence; the others' selected cells are outlined in their colour.
 
 export const BLOCK = 100; // rows and columns of one read or write (the API's limit)
 const ROW_PX = 30;
@@ -31,7 +33,12 @@ type Props = {
   reloadWho: string; // who made that change, to name them
   onVersion: (v: number) => void;
   onNotice: (text: string) => void;
+  peers: Peer[]; // the others in the Note
+  presence: Presence | null;
 };
+
+// PeerCell is another person's selected cell as the grid draws it.
+type PeerCell = { name: string; color: string };
 
 type Model = Record<string, Cell>;
 
@@ -83,7 +90,25 @@ export function SheetGrid(p: Props) {
     mine: Map<string, { v: Cell; at: number }>; // cells this page saved lately, by "row,col"
     theirs: Map<string, Cell>; // what someone else wrote in a cell the person was editing
     replaced: string[]; // of those, the ones a read found replaced by someone else
-  }>({ grid: null, models: [], cols: 0, blocks: new Map(), gen: 0, top: 0, left: 0, timer: 0, before: new Map(), editing: "", held: false, skipped: false, mine: new Map(), theirs: new Map(), replaced: [] });
+    peers: Map<string, PeerCell>; // "row,col" of the others' selected cells
+  }>({
+    grid: null,
+    models: [],
+    cols: 0,
+    blocks: new Map(),
+    gen: 0,
+    top: 0,
+    left: 0,
+    timer: 0,
+    before: new Map(),
+    editing: "",
+    held: false,
+    skipped: false,
+    mine: new Map(),
+    theirs: new Map(),
+    replaced: [],
+    peers: new Map(),
+  });
 
   // editorOpen says whether the grid's cell editor is open.
   const editorOpen = () => !!st.current.grid?.querySelector("revogr-edit");
@@ -109,6 +134,13 @@ export function SheetGrid(p: Props) {
       name: colName(c),
       size: COL_PX,
       cellTemplate: (_h: unknown, p: { model: Record<string, unknown>; prop: string | number }) => cellText(p.model[p.prop]),
+      // Another person's selected cell: outlined in their colour (a style
+      // the grid sets through the CSSOM, which the page's policy allows).
+      cellProperties: (p: { rowIndex: number }) => {
+        const o = st.current.peers.get(p.rowIndex + "," + c);
+        if (!o) return undefined;
+        return { class: { "peer-cell": true }, "data-peer": o.name, title: o.name, style: { boxShadow: `inset 0 0 0 2px ${o.color}` } };
+      },
     }));
 
   // grow makes the grid at least rows × cols (and a margin to type into).
@@ -373,6 +405,14 @@ export function SheetGrid(p: Props) {
       });
     };
 
+    // The cell the person selects is where they are, for the others.
+    const onFocus = () => {
+      void g.getFocused().then((f) => {
+        const { presence, tabId, sheetId } = props.current;
+        if (f && presence) presence.at(tabId, { cell: { sheet_id: sheetId, row: f.cell.y, col: f.cell.x } });
+      });
+    };
+
     const onCopy = (e: Event) => {
       const d = (e as CustomEvent).detail as { event: ClipboardEvent; data?: unknown[][] };
       if (!d?.event?.clipboardData || !d.data) return;
@@ -423,6 +463,7 @@ export function SheetGrid(p: Props) {
     g.addEventListener("beforepaste", onPaste);
     g.addEventListener("beforecopyapply", onCopy);
     g.addEventListener("viewportscroll", onScroll);
+    g.addEventListener("afterfocus", onFocus);
     el.appendChild(g);
     setReady(true);
     ensureVisible();
@@ -436,6 +477,7 @@ export function SheetGrid(p: Props) {
       g.removeEventListener("beforepaste", onPaste);
       g.removeEventListener("beforecopyapply", onCopy);
       g.removeEventListener("viewportscroll", onScroll);
+      g.removeEventListener("afterfocus", onFocus);
       g.remove();
       s.grid = null;
       s.blocks.clear();
@@ -449,6 +491,23 @@ export function SheetGrid(p: Props) {
     const g = st.current.grid;
     if (g) g.setAttribute("aria-label", "Cells of sheet " + p.sheetName);
   }, [p.sheetName]);
+
+  // The others' selected cells in this sheet, drawn again as they move.
+  const { peers, tabId, sheetId } = p;
+  useEffect(() => {
+    const next = new Map<string, PeerCell>();
+    for (const o of peers) {
+      if (o.tab_id !== tabId || o.cell?.sheet_id !== sheetId) continue;
+      next.set((o.cell.row ?? 0) + "," + (o.cell.col ?? 0), { name: o.person?.name || "Someone", color: validColor(o.color) });
+    }
+    const s = st.current;
+    const same = next.size === s.peers.size && [...next].every(([k, v]) => s.peers.get(k)?.name === v.name && s.peers.get(k)?.color === v.color);
+    if (same) return;
+    s.peers = next;
+    redraw();
+    // redraw is made anew each render and reads the grid through refs.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [peers, tabId, sheetId]);
 
   // Someone else changed the tab: what is in view is read again; the rest
   // when it comes into view. The selection and an open editor stay.

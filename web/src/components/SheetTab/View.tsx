@@ -78,6 +78,8 @@ export function SheetTab(p: TabProps) {
           reloadWho={s.reloadWho}
           onVersion={onVersion}
           onNotice={s.setNotice}
+          peers={p.peers}
+          presence={p.presence}
         />
       </div>
     </div>
