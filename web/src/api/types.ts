@@ -110,6 +110,8 @@ export type Restored = Schema<"Restored">;
 
 // The live stream, GET /api/events?note_id=…: one write event's data.
 export type NoteEvent = Schema<"StreamEvent">;
+// A write event of GET /api/live: the same, with what it did to the text.
+export type LiveWrite = Schema<"LiveWrite">;
 
 // Connections.
 

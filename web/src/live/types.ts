@@ -1,4 +1,4 @@
-import type { Actor } from "../api";
+import type { Actor, TextUpdate } from "../api";
 
 // RemoteChange is one write to the open Note that the page learned of from
 // the live event stream (GET /api/events): its version, the tab IDs it
@@ -11,6 +11,9 @@ export type RemoteChange = {
   changed: string[];
   who: Actor;
   mine: boolean; // written by the person signed in here (this page or another)
+  // text is what the write did to the markdown text, as its updates, when
+  // the event carried them (else an editor pulls them).
+  text?: TextUpdate[];
 };
 
 // Writer is who wrote the Note last, while that is recent.

@@ -1,5 +1,5 @@
 import { useEffect, useEffectEvent, useRef, useState } from "react";
-import { keys, queries, queryClient, type Actor, type NoteEvent } from "../api";
+import { keys, queries, queryClient, type Actor, type LiveWrite } from "../api";
 import { pageLive } from "./connection";
 import { noteTopic, type FromHub, type HubState } from "./protocol";
 import type { Gone, Live, RemoteChange, Writer } from "./types";
@@ -20,14 +20,21 @@ const WRITING_MS = 8000;
 
 // Invalidation tells the query cache what writes changed, once for every
 // write that arrived in one task (a reopened stream can send a burst).
-type Invalidation = { noteId: string; deleted: boolean; stale: Set<string>; gone: Set<string> };
+type Invalidation = { noteId: string; deleted: boolean; stale: Set<string>; gone: Set<string>; textOnly: boolean };
 
 function invalidation(noteId: string): Invalidation {
-  return { noteId, deleted: false, stale: new Set(), gone: new Set() };
+  return { noteId, deleted: false, stale: new Set(), gone: new Set(), textOnly: true };
 }
+
+// TEXT_READ_MS is how often, at most, people typing in the markdown tab
+// make the tab strip and the history be read again: a live editor pushes
+// every keystroke or so, and neither changes with the text.
+const TEXT_READ_MS = 2000;
+const textReads = new Map<string, number>(); // Note → the timer of its pending read
 
 function add(inv: Invalidation, r: RemoteChange) {
   if (r.kind === "note_deleted") inv.deleted = true;
+  if (r.kind !== "text_edited" || r.changed.some((t) => t !== "markdown")) inv.textOnly = false;
   // A deleted tab is not read again (its view closes as the strip is read
   // again).
   for (const t of r.changed) (r.kind === "tab_deleted" ? inv.gone : inv.stale).add(t);
@@ -41,6 +48,28 @@ function invalidate(inv: Invalidation) {
   }
   for (const t of inv.gone) void queryClient.cancelQueries({ queryKey: keys.tab(id, t) });
   for (const t of inv.stale) if (!inv.gone.has(t)) void queryClient.invalidateQueries({ queryKey: keys.tab(id, t), refetchType: "none" });
+  if (inv.textOnly) {
+    if (!textReads.has(id))
+      textReads.set(
+        id,
+        window.setTimeout(() => {
+          textReads.delete(id);
+          readNote(id);
+        }, TEXT_READ_MS),
+      );
+    return;
+  }
+  const pending = textReads.get(id);
+  if (pending !== undefined) {
+    window.clearTimeout(pending);
+    textReads.delete(id);
+  }
+  readNote(id);
+}
+
+// readNote reads the Note's tab strip and history again, and marks the
+// Notes list stale.
+function readNote(id: string) {
   void queryClient.invalidateQueries({ queryKey: keys.note(id), exact: true });
   void queryClient.invalidateQueries({ queryKey: keys.history(id), exact: true });
   void queryClient.invalidateQueries({ queryKey: keys.allNotes, refetchType: "none" });
@@ -98,7 +127,7 @@ export function useLive(noteId: string, meId: string, onChange?: (r: RemoteChang
       heard(r);
     };
     const onWrite = (data: string) => {
-      const e = parse<NoteEvent>(data);
+      const e = parse<LiveWrite>(data);
       if (typeof e?.version !== "number") return;
       const who = { kind: e.actor?.kind ?? "unknown", id: e.actor?.id ?? "", name: e.actor?.name ?? "" };
       const mine = who.kind === "person" && who.id === meId;
@@ -106,7 +135,7 @@ export function useLive(noteId: string, meId: string, onChange?: (r: RemoteChang
       // a new topic after an earlier event) is no one writing now.
       const known = queryClient.getQueryData(queries.note(noteId).queryKey)?.version ?? 0;
       seq.current += 1;
-      const r: RemoteChange = { seq: seq.current, version: e.version, kind: e.kind ?? "", changed: Array.isArray(e.changed) ? e.changed : [], who, mine };
+      const r: RemoteChange = { seq: seq.current, version: e.version, kind: e.kind ?? "", changed: Array.isArray(e.changed) ? e.changed : [], who, mine, text: Array.isArray(e.text) ? e.text : undefined };
       changed(r);
       tell(r);
       if (!mine && e.version > known) {

@@ -2,7 +2,7 @@ import { EditorView, basicSetup } from "codemirror";
 import { ChangeSet, EditorSelection, EditorState, Text, Transaction, type Extension } from "@codemirror/state";
 import { collab, getSyncedVersion, receiveUpdates, sendableUpdates, type Update } from "@codemirror/collab";
 import { markdown } from "@codemirror/lang-markdown";
-import { api, errorText, queries, queryClient, unreachable, type Peer, type TextUpdates } from "../../api";
+import { api, errorText, queries, queryClient, unreachable, type Peer, type TextUpdate, type TextUpdates } from "../../api";
 import type { RemoteChange } from "../../live";
 import type { SaveState } from "../../save";
 import { clearDraft, saveDraft, type Draft } from "./draft";
@@ -74,6 +74,7 @@ export class MarkdownSession {
   private merging: Draft | null = null; // a draft from before live editing, merged once mounted
   private running = false;
   private wantPull = false;
+  private inbox: TextUpdate[] = []; // updates the live stream carried, taken by the sync loop
   private pushTimer: number | undefined;
   private retryTimer: number | undefined;
   private failures = 0;
@@ -265,6 +266,7 @@ export class MarkdownSession {
     try {
       for (;;) {
         if (this.conflict) break;
+        if (this.inbox.length > 0) this.takeInbox();
         if (this.wantPull) {
           if (!this.alive && sendableUpdates(this.state).length === 0) break;
           step = "pull";
@@ -365,9 +367,17 @@ export class MarkdownSession {
       this.resync(r);
       return;
     }
-    const ups = [...r.updates].filter((u) => u.rev > after).sort((a, b) => a.rev - b.rev);
+    const { taken, all } = this.contiguous(r.updates, after);
+    if (taken.length > 0 && !this.take(taken)) return;
+    if (taken.length < all || r.rev > after + taken.length) this.wantPull = true;
+  }
+
+  // contiguous is ups (any order, any revisions) as the updates that
+  // follow revision after one by one, and how many were after it.
+  private contiguous(ups: readonly TextUpdate[], after: number): { taken: { rev: number; update: Update }[]; all: number } {
+    const next = [...ups].filter((u) => u.rev > after).sort((a, b) => a.rev - b.rev);
     const taken: { rev: number; update: Update }[] = [];
-    for (const u of ups) {
+    for (const u of next) {
       if (u.rev !== after + taken.length + 1) break; // not contiguous: pull again
       let changes: ChangeSet;
       try {
@@ -378,8 +388,18 @@ export class MarkdownSession {
       if (u.client_id !== this.clientID && u.actor?.name) this.who = u.actor.name;
       taken.push({ rev: u.rev, update: { changes, clientID: u.client_id } });
     }
+    return { taken, all: next.length };
+  }
+
+  // takeInbox takes the updates the live stream carried, between pushes
+  // and pulls (the sync loop's own turn): those that follow the editor's
+  // revision go in as a pull's would; a gap asks for a pull.
+  private takeInbox() {
+    const ups = this.inbox;
+    this.inbox = [];
+    const { taken, all } = this.contiguous(ups, getSyncedVersion(this.state));
     if (taken.length > 0 && !this.take(taken)) return;
-    if (taken.length < ups.length || r.rev > after + taken.length) this.wantPull = true;
+    if (taken.length < all) this.wantPull = true;
   }
 
   // take applies updates the server made at their revisions (each the
@@ -478,7 +498,10 @@ export class MarkdownSession {
     this.seen(remote.version);
     if (remote.kind !== "resync" && remote.changed.length > 0 && !remote.changed.includes(this.props.tabId)) return;
     if (!remote.mine && remote.who.name) this.who = remote.who.name;
-    this.wantPull = true;
+    // The event carries the write's updates when they were few enough:
+    // then no pull is needed.
+    if (remote.text && remote.text.length > 0 && remote.kind !== "resync") this.inbox.push(...remote.text);
+    else this.wantPull = true;
     this.kick();
   }
 
