@@ -271,7 +271,8 @@ type TabSheet struct {
 // say their size, and with ?cells=none hold no cells.
 type TabView struct {
 	service.TabContent
-	Sheets []TabSheet `json:"sheets,omitempty"`
+	Sheets  []TabSheet `json:"sheets,omitempty"`
+	TextRev *int64     `json:"text_rev,omitempty" description:"The markdown text's revision: what a live editor starts from (POST and GET …/text)"`
 }
 
 var getTabDoc = doc{summary: "One tab's data and the Note version", req: GetTabRequest{}, resp: TabView{}}
@@ -295,7 +296,7 @@ func (h *handler) getTab(w http.ResponseWriter, r *http.Request, c *caller) {
 }
 
 func tabView(res service.TabContent, cells bool) TabView {
-	out := TabView{TabContent: res}
+	out := TabView{TabContent: res, TextRev: res.TextRev}
 	if res.Sheets == nil {
 		return out
 	}

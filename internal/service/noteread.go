@@ -187,8 +187,9 @@ type TabContent struct {
 	Label   string  `json:"label"`
 	Text    *string `json:"text,omitempty"` // markdown
 	// TextRev is the text's revision (markdown): what a live editor
-	// syncs from (collab.go).
-	TextRev *int64        `json:"text_rev,omitempty"`
+	// syncs from (collab.go). The people's door shows it; an agent's
+	// published answer has no such field.
+	TextRev *int64        `json:"-"`
 	Slides  []note.Slide  `json:"slides,omitzero"`  // slides
 	Sheets  []note.Sheet  `json:"sheets,omitzero"`  // sheet
 	Sources []note.Source `json:"sources,omitzero"` // sources

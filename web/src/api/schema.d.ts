@@ -1393,7 +1393,6 @@ export interface components {
             sources?: components["schemas"]["Source"][];
             tab_id: string;
             text?: string;
-            text_rev?: number;
             type: string;
             /** Format: int64 */
             version: number;
@@ -1457,6 +1456,7 @@ export interface components {
             sources?: components["schemas"]["Source"][];
             tab_id: string;
             text?: string;
+            /** @description The markdown text's revision: what a live editor starts from (POST and GET …/text) */
             text_rev?: number;
             type: string;
             /** Format: int64 */
