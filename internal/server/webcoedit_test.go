@@ -99,7 +99,8 @@ func remoteCaret(name string) chromedp.Action[chromedp.Void] {
 }
 
 func TestBrowserCoEditMarkdown(t *testing.T) {
-	t.Parallel()
+	// Not parallel: two people typing for 30 s keep two pages busy, and
+	// the other browser tests run beside none of it.
 	e, ana := startBrowserEnv(t, server.Config{})
 	bea := browsertest.New(t) // a browser of her own: her own cookies
 	member := roomsEMember(t, e, "Bea", "bea@example.org", "member")

@@ -72,7 +72,8 @@ func steps(ctx context.Context, what string, a ...chromedp.Action[chromedp.Void]
 // write one cell at once: the later write stays, and the person whose
 // value went is told who replaced it and with what.
 func TestBrowserCoEditSheet(t *testing.T) {
-	t.Parallel()
+	// Not parallel: two people typing for 30 s keep two pages busy, and
+	// the other browser tests run beside none of it.
 	e, ada, bo := coeditPair(t)
 	id, tab := sheetxNote(t, e, "Budget together")
 	first := strings.SplitN(sheetxSheets(t, e, id, tab)[0], "=", 2)[0]
@@ -139,7 +140,8 @@ func TestBrowserCoEditSheet(t *testing.T) {
 // Then both write one field: the later write stays and the one whose
 // text went is told who replaced it.
 func TestBrowserCoEditSlides(t *testing.T) {
-	t.Parallel()
+	// Not parallel: two people typing for 30 s keep two pages busy, and
+	// the other browser tests run beside none of it.
 	e, ada, bo := coeditPair(t)
 	ctx := context.Background()
 	n, err := e.Server.Service.CreateNote(ctx, asOwner(e), service.CreateNoteArgs{Title: "Deck together", Approved: true})

@@ -105,10 +105,10 @@ func sheetxNoOverflow(t *testing.T, ctx context.Context, name string) {
 // sheetxWait polls ok (bounded) until it holds.
 func sheetxWait(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 15 s", what)
+			t.Fatalf("%s: not within 30 s", what)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -285,7 +285,13 @@ func TestBrowserWalkNotes(t *testing.T) {
 	if _, err := e.Server.Service.EditNoteTab(bg, me, service.EditTabArgs{NoteID: big.NoteID, TabID: note.TypeMarkdown, ExpectedVersion: big.Version, Operation: "replace_text", Text: &text}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, "open the big Note", chromedp.Navigate(e.URL+"/notes/"+big.NoteID), chromedp.WaitVisible(cmContent))
+	// A 1 MiB Note takes about 10 s to show on an idle two-core machine
+	// (as it did before the text was live): this step has a minute.
+	bigCtx, cancelBig := context.WithTimeout(ctx, time.Minute)
+	defer cancelBig()
+	if err := chromedp.Do(bigCtx, chromedp.Navigate(e.URL+"/notes/"+big.NoteID), chromedp.WaitVisible(cmContent)); err != nil {
+		t.Fatalf("open the big Note: %v", err)
+	}
 	if err := chromedp.Do(ctx, waitSaved()); err != nil {
 		t.Fatalf("the big Note: %v; %s", err, coeditState(t, ctx))
 	}
