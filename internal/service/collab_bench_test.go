@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func BenchmarkPushKeystroke(b *testing.B) {
 	rev := int64(0)
 	b.ResetTimer()
 	for i := range b.N {
-		up := []json.RawMessage{json.RawMessage(`[` + itoa(pos+i) + `,[0,"x"],` + itoa(len(text)-pos) + `]`)}
+		up := []json.RawMessage{json.RawMessage(`[` + strconv.Itoa(pos+i) + `,[0,"x"],` + strconv.Itoa(len(text)-pos) + `]`)}
 		res, err := svc.PushText(ctx, person, service.PushTextArgs{NoteID: n.NoteID, Rev: rev, ClientID: "bench", Updates: up})
 		if err != nil || !res.Accepted {
 			b.Fatalf("push %d: %+v %v", i, res, err)
@@ -49,9 +50,4 @@ func BenchmarkPushKeystroke(b *testing.B) {
 		bytes += v.Bytes
 	}
 	b.ReportMetric(float64(bytes)/float64(b.N), "history-B/push")
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

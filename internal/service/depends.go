@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf16"
 
 	"foundry/internal/changeset"
 	"foundry/internal/note"
@@ -256,14 +255,14 @@ func editChanges(text string, edits []note.TextEdit) (changeset.ChangeSet, bool)
 			return changeset.ChangeSet{}, false
 		}
 	}
-	cs := changeset.Empty(len16(text))
+	cs := changeset.Empty(changeset.Len16(text))
 	for _, e := range edits {
 		if strings.ContainsRune(e.NewText, '\r') {
 			return changeset.ChangeSet{}, false
 		}
 		at := strings.Index(text, e.OldText)
-		from := len16(text[:at])
-		one, err := changeset.Of([]changeset.Change{{From: from, To: from + len16(e.OldText), Insert: e.NewText}}, len16(text))
+		from := changeset.Len16(text[:at])
+		one, err := changeset.Of([]changeset.Change{{From: from, To: from + changeset.Len16(e.OldText), Insert: e.NewText}}, changeset.Len16(text))
 		if err != nil {
 			return changeset.ChangeSet{}, false
 		}
@@ -273,13 +272,4 @@ func editChanges(text string, edits []note.TextEdit) (changeset.ChangeSet, bool)
 		text = text[:at] + e.NewText + text[at+len(e.OldText):]
 	}
 	return cs, true
-}
-
-// len16 is the length of s in UTF-16 code units, a change set's unit.
-func len16(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
 }

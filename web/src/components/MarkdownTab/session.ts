@@ -324,7 +324,7 @@ export class MarkdownSession {
 
   private async push() {
     const ups = sendableUpdates(this.state);
-    const batch = ups.slice(0, this.changing(ups.slice(0, MAX_UPDATES)));
+    const batch = ups.slice(0, MAX_UPDATES);
     const rev = getSyncedVersion(this.state);
     const r = await api.pushText(this.props.noteId, { rev, client_id: this.clientID, updates: batch.map((u) => u.changes.toJSON()) });
     this.seen(r.version);
@@ -337,22 +337,6 @@ export class MarkdownSession {
     // (nothing was taken in meanwhile: one push or pull at a time).
     this.take(batch.map((u, i) => ({ rev: rev + i + 1, update: { changes: u.changes, clientID: this.clientID } })));
     if (r.rev > rev + batch.length) this.wantPull = true;
-  }
-
-  // changing is how many of ups go in one push: the most whose changes,
-  // taken together, leave a text other than the synced one. The server
-  // counts no revision for a push that ends on the text it had (a key
-  // typed and taken back before the push went), so such updates go in
-  // two pushes: the first changes the text, the next changes it back.
-  private changing(ups: readonly Update[]): number {
-    const from = this.synced;
-    let t = from;
-    let k = 0;
-    ups.forEach((u, i) => {
-      t = u.changes.apply(t);
-      if (!t.eq(from)) k = i + 1;
-    });
-    return Math.max(1, k);
   }
 
   private async pull() {
