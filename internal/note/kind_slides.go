@@ -176,9 +176,9 @@ func slideKey(tab, slide string) string { return "s/" + tab + "/" + slide }
 // The sources and files tabs are fixed; their lists live on the Doc and are
 // stored as one part each ("src", "fil"). Sources are added with
 // add_note_source, files by people: no edit operation works on them.
-var sourcesKind = listKind("src", func(d *Doc) *[]Source { return &d.Sources }, func(c *Content, l []Source) { c.Sources = l })
+var sourcesKind = listKind(sourcesKey, func(d *Doc) *[]Source { return &d.Sources }, func(c *Content, l []Source) { c.Sources = l })
 
-var filesKind = listKind("fil", func(d *Doc) *[]File { return &d.Files }, func(c *Content, l []File) { c.Files = l })
+var filesKind = listKind(filesKey, func(d *Doc) *[]File { return &d.Files }, func(c *Content, l []File) { c.Files = l })
 
 func listKind[T comparable](key string, list func(d *Doc) *[]T, read func(c *Content, l []T)) kind {
 	return kind{

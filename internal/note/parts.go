@@ -58,6 +58,9 @@ type Writes struct {
 	Head  []byte // the new head; nil when it did not change
 	Parts []PartWrite
 	Bytes int // the Note's size as stored after the write
+	// Search are the units of the search index the write changed, when
+	// the caller asked for them (SearchChanges).
+	Search []SearchUnit
 }
 
 // layout is how a Doc is stored: the head's bytes, the markdown chunks and

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"foundry/internal/problem"
+	"foundry/internal/store"
 )
 
 // A cursor is base64url("<kind>:<value>") of a value this server wrote. A
@@ -29,6 +30,7 @@ const (
 	shapeID     cursorShape = iota // a resource ID, as the list's AfterID
 	shapeSeq                       // an event sequence number, 0 … MaxInt64
 	shapeOffset                    // a position in a list, 0 … MaxCursorOffset
+	shapeSearch                    // a place in search_notes' order (store.SearchCursor)
 )
 
 // cursorKinds lists every cursor kind the server writes and its shape.
@@ -41,6 +43,7 @@ var cursorKinds = map[string]cursorShape{
 	"a":       shapeOffset, // list_room_apps
 	"sources": shapeOffset, // list_note_attachments
 	"files":   shapeOffset, // list_note_attachments
+	"s":       shapeSearch, // search_notes
 }
 
 func encodeCursor(kind, v string) string {
@@ -87,6 +90,9 @@ func validCursorValue(shape cursorShape, v string) bool {
 		return canonicalUint(v, 1<<63-1)
 	case shapeOffset:
 		return canonicalUint(v, MaxCursorOffset)
+	case shapeSearch:
+		c, err := store.ParseSearchCursor(v)
+		return err == nil && c.UpdatedUS >= 0 && validCursorValue(shapeID, c.NoteID) && c.Key != "" && len(c.Key) <= 400 && c.String() == v
 	}
 	return false
 }

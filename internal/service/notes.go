@@ -85,7 +85,8 @@ func (s *Service) CreateNoteFrom(ctx context.Context, c Caller, a CreateNoteArgs
 				// The Note the key made is there but the key has expired.
 				return nil, problem.New(problem.KeyReused, "idempotency_key", "this key already created Note %s; use a fresh key for a new Note", id)
 			}
-			return &store.Change{Kind: "note_created", Parts: w.Parts, Result: mustJSON(res), NamedBlobs: addedHashes(map[string]bool{}, &d)}, nil
+			return &store.Change{Kind: "note_created", Parts: w.Parts, Result: mustJSON(res), NamedBlobs: addedHashes(map[string]bool{}, &d),
+				Search: searchDocs(note.SearchUnits(&d)), SearchReset: true}, nil
 		},
 	}
 	out, err := s.guardedWrite(ctx, m)
@@ -171,6 +172,7 @@ func (s *Service) DeleteNote(ctx context.Context, c Caller, a NoteArgs) (NoteWri
 		func(cur *store.Resource, d *note.Doc, ch *store.Change) (NoteWritten, []string, error) {
 			off := false
 			ch.Approved = &off
+			ch.SearchReset = true // a deleted Note leaves the index; UntrashNote puts it back
 			ch.Objects = []store.Object{{Workspace: cur.Workspace, Kind: KindNoteDeleted, ID: cur.ID, Parent: cur.ID,
 				Doc: mustJSON(trashMark{By: c.actor(), Version: cur.Version + 1, Title: cur.Title, Approved: cur.Approved})}}
 			return NoteWritten{}, nil, nil

@@ -77,5 +77,6 @@ func (s *Service) editInTx(cur *store.Resource, tx store.TxReader, sizeField str
 	if err := note.CheckSize(w.Bytes, base.StoredBytes(), sizeField); err != nil {
 		return nil, note.Writes{}, err
 	}
+	w.Search = note.SearchChanges(base, &d, w)
 	return &d, w, nil
 }

@@ -153,6 +153,9 @@ func noteWrite[T any, PT noteResult[T]](ctx context.Context, s *Service, c Calle
 			nw.Version++
 			nw.ChangedTabIDs = nonNilIDs(changed)
 			ch.Doc, ch.Parts, ch.Changed, ch.Result = w.Head, w.Parts, changed, mustJSON(res)
+			if !ch.SearchReset {
+				ch.Search = searchDocs(w.Search)
+			}
 			written = d
 			return ch, nil
 		},

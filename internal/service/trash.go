@@ -168,7 +168,12 @@ func (s *Service) UntrashNote(ctx context.Context, c Caller, a NoteArgs) (NoteUn
 			var mark trashMark
 			_ = json.Unmarshal(o.Doc, &mark)
 			res := NoteUntrashed{NoteWritten: NoteWritten{NoteID: a.NoteID, Version: cur.Version + 1, ChangedTabIDs: []string{}}, Title: cur.Title, Approved: mark.Approved}
-			ch := &store.Change{Kind: KindNoteUntrashed, Result: mustJSON(res), DropObjects: []store.ObjectKey{{Kind: KindNoteDeleted, ID: a.NoteID}}}
+			d, err := s.noteInTx(cur, tx)
+			if err != nil {
+				return nil, err
+			}
+			ch := &store.Change{Kind: KindNoteUntrashed, Result: mustJSON(res), DropObjects: []store.ObjectKey{{Kind: KindNoteDeleted, ID: a.NoteID}},
+				Search: searchDocs(note.SearchUnits(d)), SearchReset: true}
 			if mark.Approved {
 				ch.Approved = &mark.Approved
 			}

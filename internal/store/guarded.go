@@ -134,6 +134,11 @@ func Guarded(ctx context.Context, q Querier, d Dialect, m Mutation, now time.Tim
 			return Outcome{}, nil, fmt.Errorf("delete %s: %w", o.Kind, err)
 		}
 	}
+	if len(ch.Search) > 0 || ch.SearchReset {
+		if err := writeSearch(ctx, q, d, cur.Workspace, cur.ID, ch.Search, ch.SearchReset); err != nil {
+			return Outcome{}, nil, err
+		}
+	}
 	if err := markBlobs(ctx, q, d, cur.Workspace, ch.Blobs, ch.NamedBlobs); err != nil {
 		return Outcome{}, nil, err
 	}

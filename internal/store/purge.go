@@ -74,6 +74,12 @@ func (b *Base) Purge(ctx context.Context, workspace, typ, id string) (PurgeRepor
 				return fmt.Errorf("purge %s %s: %w", typ, id, err)
 			}
 		}
+		if err := dropSearch(ctx, q, b.D, id); err != nil {
+			return fmt.Errorf("purge %s %s: %w", typ, id, err)
+		}
+		if _, err := q.ExecContext(ctx, b.D.Q(`DELETE FROM search_indexed WHERE resource_id = ?`), id); err != nil {
+			return fmt.Errorf("purge %s %s: %w", typ, id, err)
+		}
 		if _, err := q.ExecContext(ctx, b.D.Q(`DELETE FROM objects WHERE workspace_id = ? AND (parent_id = ? OR id = ?)`), workspace, id, id); err != nil {
 			return fmt.Errorf("purge %s %s: objects: %w", typ, id, err)
 		}

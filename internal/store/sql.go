@@ -36,6 +36,9 @@ type Dialect struct {
 	// (see Blobs): PostgreSQL keeps them in rows; SQLite keeps them as files
 	// in the data folder and needs none.
 	blobTables string
+	// searchTables is the migration that makes the full-text index
+	// (search.go).
+	searchTables string
 	// nowUS is the time of the statement in microseconds since the epoch.
 	nowUS string
 }
@@ -45,12 +48,12 @@ type Dialect struct {
 const MigrationLock = 7204302
 
 var (
-	SQLite = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`, titleIndex: sqliteTitleIndex, blobTables: `SELECT 1`,
+	SQLite = Dialect{Name: "sqlite", docName: `json_extract(doc, '$.name')`, titleIndex: sqliteTitleIndex, blobTables: `SELECT 1`, searchTables: sqliteSearchTables,
 		nowUS: `CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)`}
 	Postgres = Dialect{Name: "postgres", dollar: true, ForUpdate: " FOR UPDATE",
 		BootstrapLock: []string{`SET LOCAL lock_timeout = 0`, `SET LOCAL statement_timeout = 0`,
 			`SELECT pg_advisory_xact_lock(` + strconv.Itoa(MigrationLock) + `)`},
-		docName: `(doc::json ->> 'name')`, blobTables: postgresBlobTables,
+		docName: `(doc::json ->> 'name')`, blobTables: postgresBlobTables, searchTables: postgresSearchTables,
 		nowUS: `CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)`}
 )
 
@@ -83,7 +86,7 @@ func (d Dialect) jsonStrings() string {
 }
 
 // migrations are applied in order, each once; {{serial}}, {{doc_name}} and
-// {{without_rowid}} (and {{now_us}}, {{title_index}}, {{blob_tables}}) are the only words that differ between the two databases.
+// {{without_rowid}} (and {{now_us}}, {{title_index}}, {{blob_tables}}, {{search_tables}}) are the only words that differ between the two databases.
 var migrations = []string{
 	`CREATE TABLE workspaces (
 		id TEXT PRIMARY KEY,
@@ -328,6 +331,7 @@ var migrations = []string{
 	// before the trash were kept for good: their 30 days start now, so an
 	// upgrade removes nothing at once.
 	`UPDATE objects SET created_us = {{now_us}} WHERE kind = 'note_deleted'`,
+	`{{search_tables}}`,
 }
 
 // postgresBlobTables keeps each blob as rows of at most BlobChunk bytes
@@ -420,7 +424,7 @@ func Migrate(ctx context.Context, db *sql.DB, d Dialect) error {
 				continue
 			}
 		}
-		stmt := strings.NewReplacer("{{serial}}", serial, "{{doc_name}}", d.docName, "{{without_rowid}}", withoutRowid, "{{title_index}}", d.titleIndex, "{{blob_tables}}", d.blobTables, "{{now_us}}", d.nowUS).Replace(migrations[i])
+		stmt := strings.NewReplacer("{{serial}}", serial, "{{doc_name}}", d.docName, "{{without_rowid}}", withoutRowid, "{{title_index}}", d.titleIndex, "{{blob_tables}}", d.blobTables, "{{search_tables}}", d.searchTables, "{{now_us}}", d.nowUS).Replace(migrations[i])
 		for _, s := range statements(stmt) {
 			if have, err := columnExists(ctx, tx, d, s); err != nil || have {
 				if err != nil {

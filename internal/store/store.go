@@ -161,6 +161,13 @@ type Change struct {
 	// one indexed is marked referenced in the same transaction; one not
 	// indexed is left as it is (see BlobIndex).
 	NamedBlobs []string
+	// Search are the units of the Note's full-text index this write
+	// changed (see search.go), stored in the same transaction; with
+	// SearchReset every unit the Note had goes first, and the Note counts
+	// as indexed whole (a new Note, one back from the trash, one deleted:
+	// then Search is empty).
+	Search      []SearchDoc
+	SearchReset bool
 	// Unchanged marks an answer that changes nothing (e.g. a source that is
 	// already attached): the key is recorded so a resend replays it, but the
 	// version, history and feed stay as they are.
@@ -342,6 +349,18 @@ type Store interface {
 	// reclaims them after its grace period; a blob another resource of the
 	// workspace names, now or in its history, stays referenced.
 	Purge(ctx context.Context, workspace, typ, id string) (PurgeReport, error)
+
+	// Search finds the units of a workspace's Notes whose words match a
+	// query (see SearchQuery and SearchHit for what and in which order).
+	Search(ctx context.Context, q SearchQuery) ([]SearchHit, error)
+	// IndexNote replaces Note id's whole index with docs, if it is still
+	// at version (answering false otherwise, having done nothing), and
+	// marks it indexed at SearchFormat.
+	IndexNote(ctx context.Context, id string, version int64, docs []SearchDoc) (bool, error)
+	// Unindexed pages, by ID after afterID, through every workspace's
+	// Notes not indexed whole at SearchFormat (ID, workspace and version
+	// only).
+	Unindexed(ctx context.Context, afterID string, limit int) ([]Resource, error)
 
 	// Events are the feed of (typ, id) after cursor after, oldest first, at
 	// most limit: what polls and live updates read.

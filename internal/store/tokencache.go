@@ -133,6 +133,18 @@ func (c *tokenCache) Parts(ctx context.Context, typ string, id string, after int
 	return c.s.Parts(ctx, typ, id, after)
 }
 
+func (c *tokenCache) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	return c.s.Search(ctx, q)
+}
+
+func (c *tokenCache) IndexNote(ctx context.Context, id string, version int64, docs []SearchDoc) (bool, error) {
+	return c.s.IndexNote(ctx, id, version, docs)
+}
+
+func (c *tokenCache) Unindexed(ctx context.Context, afterID string, limit int) ([]Resource, error) {
+	return c.s.Unindexed(ctx, afterID, limit)
+}
+
 func (c *tokenCache) StoreParts(ctx context.Context, typ string, id string, version int64, doc []byte, ws []parts.Write) (bool, error) {
 	return c.s.StoreParts(ctx, typ, id, version, doc, ws)
 }

@@ -56,9 +56,10 @@ func TestBlobsFromBeforeTheIndex(t *testing.T) {
 	for _, q := range []string{
 		`DROP INDEX blobs_unreferenced`,
 		`ALTER TABLE blobs DROP COLUMN put_us, DROP COLUMN referenced`,
-		// The blob index's migration and the two after it (the sign-in
-		// counters' and the trash's, which run again harmlessly) are undone.
-		`DELETE FROM schema_migrations WHERE version >= ` + strconv.Itoa(store.SchemaVersion()-2),
+		// The blob index's migration and the three after it (the sign-in
+		// counters', the trash's and the search index's, which run again
+		// harmlessly) are undone.
+		`DELETE FROM schema_migrations WHERE version >= ` + strconv.Itoa(store.SchemaVersion()-3),
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
