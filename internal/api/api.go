@@ -169,6 +169,7 @@ func (h *handler) routes() []route {
 		{"POST", "/api/tokens", sessionOnly, "", MaxBody, createTokenDoc, h.createToken},
 		{"DELETE", "/api/tokens/{id}", sessionOnly, "", MaxBody, revokeTokenDoc, h.revokeToken},
 		{"GET", "/api/notes", sessionOrToken, read, MaxBody, listNotesDoc, h.listNotes},
+		{"GET", "/api/search", sessionOrToken, read, MaxBody, searchDoc, h.search},
 		{"POST", "/api/notes", sessionOrToken, write, MaxBody, createNoteDoc, h.createNote},
 		{"GET", "/api/notes/{note_id}", sessionOrToken, read, MaxBody, getNoteDoc, h.getNote},
 		{"PATCH", "/api/notes/{note_id}", sessionOrToken, write, MaxBody, updateNoteDoc, h.updateNote},

@@ -175,6 +175,12 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	id := created.body["id"].(string)
 	v.check("GET", "/api/notes", e.do(t, req{method: "GET", path: "/api/notes?limit=1"}))
 	v.check("GET", "/api/notes", e.do(t, req{method: "GET", path: "/api/notes?cursor=x"}))
+	// The demo Note: a title hit, a slide, a cell; then a page cursor and refusals.
+	for _, q := range []string{"welcome", "welcome&limit=1", "welcome&tab_type=slides", "nothingmatchesthis", "%22%22", "x&tab_type=grid", "x&limit=0", "x&cursor=nope"} {
+		v.check("GET", "/api/search", e.do(t, req{method: "GET", path: "/api/search?query=" + q}))
+	}
+	v.check("GET", "/api/search", e.do(t, req{method: "GET", path: "/api/search"}))
+	v.check("GET", "/api/search", e.do(t, req{method: "GET", path: "/api/search?query=welcome", bearer: tok}))
 	v.check("GET", "/api/notes/{note_id}", e.do(t, req{method: "GET", path: "/api/notes/" + id}))
 	v.check("GET", "/api/notes/{note_id}", e.do(t, req{method: "GET", path: "/api/notes/note_nope", bearer: tok}))
 	md := e.markdownTab(t, id)

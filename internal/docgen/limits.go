@@ -10,6 +10,7 @@ import (
 	"foundry/internal/mcpserver"
 	"foundry/internal/note"
 	"foundry/internal/room"
+	"foundry/internal/search"
 	"foundry/internal/server"
 	"foundry/internal/service"
 	"foundry/internal/urlnorm"
@@ -34,6 +35,9 @@ func limits() []limit {
 			[]string{"note.MaxTitleRunes", "note.MaxTitleBytes"}},
 		{"title filter of a list of Notes", count(service.MaxQueryRunes) + " characters, no control characters", "`query`",
 			[]string{"service.MaxQueryRunes"}},
+		{"search (`search_notes`, `GET /api/search`)", fmt.Sprintf("query 1–%d characters, at most %d words and phrases, a prefix* of %d or more characters; %d hits a page by default (limit as a list page); snippets ≤ %d characters; the first %s words of a unit (a chunk of text, a slide, a block of cells) are indexed, each cut to %d characters",
+			search.MaxQueryRunes, search.MaxTerms, search.MinPrefixRunes, service.DefaultSearchPage, search.MaxSnippetRunes, count(search.MaxUnitWords), search.MaxWordRunes), "`query`, `tab_type`",
+			[]string{"search.MaxQueryRunes", "search.MaxTerms", "search.MinPrefixRunes", "service.DefaultSearchPage", "search.MaxSnippetRunes", "search.MaxUnitWords", "search.MaxWordRunes"}},
 		{"deleted Note in the trash", fmt.Sprintf("kept %d days, then removed for good with its history (restorable until then; at most %d purged a pass)", service.TrashDays, service.PurgeLimit), "`note_id`",
 			[]string{"service.TrashDays", "service.PurgeLimit"}},
 		{"tab label", chars(note.MaxLabelRunes, note.MaxLabelBytes), "`label`",

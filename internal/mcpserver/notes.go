@@ -11,7 +11,7 @@ import (
 
 func noteTools(svc *service.Service) []*Tool {
 	return []*Tool{
-		listNotes(svc), listNoteTabs(svc), readNoteTab(svc), readSheetRange(svc), listNoteAttachments(svc),
+		listNotes(svc), searchNotes(svc), listNoteTabs(svc), readNoteTab(svc), readSheetRange(svc), listNoteAttachments(svc),
 		createNoteTab(svc), editNoteTab(svc), editNoteText(svc), addNoteSource(svc),
 	}
 }
@@ -34,6 +34,14 @@ func listNotes(svc *service.Service) *Tool {
 		Description: "List the approved Notes this connection can reach, by title; page with cursor.",
 		Input:       object(nil, props{"query": str(0, 200), "cursor": cursorField(), "limit": limitField()}),
 	}, svc.ListNotes)
+}
+
+func searchNotes(svc *service.Service) *Tool {
+	return toolFor(spec{Toolset: ToolsetNotes, Name: "search_notes", Scope: auth.ScopeRead, Output: []string{"hits"},
+		Description: "Full-text search of the approved Notes this connection can reach: every word must match (\"quoted phrase\", prefix*). Each hit names the tab, where (line, slide, cell), a snippet with «matches», and the version for read_note_tab or a write.",
+		Input: object([]string{"query"}, props{"query": str(1, 200), "tab_type": enum("markdown", "slides", "sheet", "sources", "files"),
+			"cursor": cursorField(), "limit": limitField()}),
+	}, svc.SearchNotes)
 }
 
 func listNoteTabs(svc *service.Service) *Tool {

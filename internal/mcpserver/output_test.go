@@ -24,6 +24,7 @@ func TestResultsHoldToTheirOutputSchemas(t *testing.T) {
 	files := `{"src/App.tsx":"export default () => null"}`
 	args := map[string]string{
 		"list_notes":               `{}`,
+		"search_notes":             `{"query":"welcome"}`,
 		"list_note_tabs":           fmt.Sprintf(`{"note_id":%q}`, e.noteID),
 		"read_note_tab":            fmt.Sprintf(`{"note_id":%q,"tab_id":%q}`, e.noteID, byType["slides"]),
 		"read_sheet_range":         fmt.Sprintf(`{"note_id":%q,"tab_id":%q,"start_row":0,"start_col":0,"rows":2,"cols":2}`, e.noteID, byType["sheet"]),
@@ -41,7 +42,7 @@ func TestResultsHoldToTheirOutputSchemas(t *testing.T) {
 		"list_repositories":        `{}`,
 		"poll_resource_events":     fmt.Sprintf(`{"resource_type":"note","resource_id":%q,"cursor":%q}`, e.noteID, cursor),
 	}
-	order := []string{"list_notes", "list_note_tabs", "read_note_tab", "read_sheet_range", "list_note_attachments", "create_note_tab", "edit_note_tab", "add_note_source",
+	order := []string{"list_notes", "search_notes", "list_note_tabs", "read_note_tab", "read_sheet_range", "list_note_attachments", "create_note_tab", "edit_note_tab", "add_note_source",
 		"edit_note_text", "list_rooms", "read_room", "list_room_apps", "read_room_app_status", "propose_room_snippet_app", "propose_room_repo_app", "list_repositories", "poll_resource_events"}
 	if len(order) != len(e.tools) {
 		t.Fatalf("%d tools, %d covered here: add the new tool's call", len(e.tools), len(order))

@@ -55,12 +55,12 @@ type SearchHit struct {
 	Where    SearchWhere `json:"where"`
 	// Snippet is at most 200 characters around the match, each matched
 	// word or phrase between « and ».
-	Snippet string `json:"snippet"`
+	Snippet string `json:"snippet" description:"At most 200 characters around the match, each matched word or phrase between « and »"`
 }
 
 // SearchResults are a page of hits.
 type SearchResults struct {
-	Hits       []SearchHit `json:"hits"`
+	Hits       []SearchHit `json:"hits" nullable:"false"`
 	NextCursor string      `json:"next_cursor,omitempty"`
 }
 

@@ -743,6 +743,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Full-text search of the Notes the caller can open: the same hits search_notes answers */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tokens": {
         parameters: {
             query?: never;
@@ -1312,6 +1329,40 @@ export interface components {
         };
         RoomsList: {
             rooms: components["schemas"]["RoomSummary"][];
+        };
+        SearchHit: {
+            note_id: string;
+            /** @description At most 200 characters around the match, each matched word or phrase between « and » */
+            snippet: string;
+            tab_id: string;
+            tab_label: string;
+            tab_type: string;
+            title: string;
+            /** Format: int64 */
+            version: number;
+            where: components["schemas"]["SearchWhere"];
+        };
+        SearchResults: {
+            hits: components["schemas"]["SearchHit"][];
+            next_cursor?: string;
+        };
+        SearchWhere: {
+            /** @description cell: A1 style */
+            cell?: string;
+            /** @description cell: from 0 */
+            col?: number;
+            /** @enum {string} */
+            field: "title" | "text" | "slide_title" | "slide_body" | "slide_notes" | "cell" | "source" | "file";
+            /** @description source or file: its ID */
+            item_id?: string;
+            /** @description text: the line, from 1 */
+            line?: number;
+            /** @description cell: from 0, as read_sheet_range counts */
+            row?: number;
+            sheet_id?: string;
+            slide_id?: string;
+            /** @description slides: the slide's position, from 0 */
+            slide_index?: number;
         };
         Selection: {
             anchor?: number;
@@ -3718,6 +3769,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Bundle"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    getSearch: {
+        parameters: {
+            query: {
+                /** @description Words that must all match (folded: case and accents); "a phrase"; a prefix* */
+                query: string;
+                /** @description Only hits in tabs of this type (no title hits) */
+                tab_type?: "markdown" | "slides" | "sheet" | "sources" | "files";
+                /** @description next_cursor of the page before */
+                cursor?: string;
+                limit?: null | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
                 };
             };
             400: components["responses"]["Problem"];
