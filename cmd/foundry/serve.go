@@ -221,13 +221,34 @@ func serveFlags(fs *flag.FlagSet) func([]string) error {
 		// once every call has answered, before the store closes.
 		stopBlobs := sync.OnceFunc(srv.Blobs.Start())
 		defer stopBlobs()
+		// Notes written before the search index existed are indexed in the
+		// background, a Note per transaction, while writes go on.
+		stopIndex := sync.OnceFunc(indexInBackground(ctx, srv, log))
+		defer stopIndex()
 		hs := server.HTTPServer(srv.Handler, ln.Addr().String())
 		hs.ErrorLog = server.ErrorLog(log)
 		server.TrackConnections(srv.Metrics, hs)
 		log.Info("Foundry is serving", "mcp", *publicURL+"/mcp", "data", where(cfg), "version", version)
 		served = true
 		return srv.Serve(ctx, hs, ln, server.ServeOptions{DrainDelay: *drainDelay, ShutdownTimeout: *shutdownTimeout, Logger: log,
-			Drained: func(context.Context) { stopBlobs(); stopBackups() }})
+			Drained: func(context.Context) { stopBlobs(); stopBackups(); stopIndex() }})
+	}
+}
+
+// indexInBackground runs service.IndexNotes until it is done or the
+// returned func is called (which waits for it).
+func indexInBackground(ctx context.Context, srv *server.Server, log *slog.Logger) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := service.IndexNotes(ctx, srv.Store, log); err != nil && ctx.Err() == nil {
+			log.Error("search index: indexing older Notes stopped; the next start goes on", "err", err)
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }
 

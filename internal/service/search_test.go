@@ -12,6 +12,8 @@ import (
 	"foundry/internal/problem"
 	"foundry/internal/service"
 	"foundry/internal/store"
+	"foundry/internal/store/postgres"
+	"foundry/internal/store/sqlite"
 )
 
 // searchOf runs a search and fails the test on an error.
@@ -300,25 +302,199 @@ func TestSearchHostileQueries(t *testing.T) {
 	})
 }
 
-// TestSearchIndexesOlderNotes: a Note the index does not hold (written
-// before it existed) is found once IndexNotes ran.
+// TestSearchIndexesOlderNotes: Notes the index does not hold (written
+// before it existed) are found once IndexNotes ran, which goes on while
+// people write; a Note in the trash stays out.
 func TestSearchIndexesOlderNotes(t *testing.T) {
 	eachStore(t, func(t *testing.T, f *fixture) {
 		ctx := context.Background()
-		if _, err := f.svc.EditNoteTab(ctx, f.person, service.EditTabArgs{NoteID: f.noteID, TabID: note.TypeMarkdown, Operation: "replace_text", Text: ptr("capybara\n"), ExpectedVersion: f.version(t)}); err != nil {
+		var ids []string
+		for i := range 30 {
+			n, err := f.svc.CreateNote(ctx, f.op, service.CreateNoteArgs{Title: fmt.Sprintf("Older %d", i), Approved: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := int64(1)
+			if _, err := f.svc.EditNoteTab(ctx, f.person, service.EditTabArgs{NoteID: n.NoteID, TabID: note.TypeMarkdown, Operation: "replace_text", Text: ptr(fmt.Sprintf("capybara number%d\n", i)), ExpectedVersion: v}); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, n.NoteID)
+		}
+		if _, err := f.svc.DeleteNote(ctx, f.person, service.NoteArgs{NoteID: ids[0], Guard: service.Guard{ExpectedVersion: 2}}); err != nil {
 			t.Fatal(err)
 		}
-		// Forget the Note's index, as a database from before it would.
-		if _, err := f.svc.Store.IndexNote(ctx, f.noteID, f.version(t), nil); err != nil {
+		// Forget the whole index, as a database from before it has none.
+		b := baseOf(t, f.svc.Store)
+		err := b.Tx(ctx, func(q store.Querier) error {
+			stmts := []string{`DELETE FROM search_indexed`, `DELETE FROM search_docs`}
+			if b.D.Name == "sqlite" {
+				stmts = append(stmts, `INSERT INTO search_terms (search_terms) VALUES ('delete-all')`)
+			}
+			for _, s := range stmts {
+				if _, err := q.ExecContext(ctx, s); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 		if n := len(searchOf(t, f, f.person, "capybara")); n != 0 {
-			t.Fatalf("the emptied index still finds the Note (%d)", n)
+			t.Fatalf("the emptied index still finds %d", n)
+		}
+		// A person writes while the index is built: a bounded loop.
+		stop := make(chan struct{})
+		wrote := make(chan int)
+		go func() {
+			k := 0
+			defer func() { wrote <- k }()
+			for ; k < 200; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id := ids[1+k%29]
+				r, err := f.svc.Store.Head(ctx, store.TypeNote, id)
+				if err != nil {
+					return
+				}
+				if _, err := f.svc.EditNoteTab(ctx, f.person, service.EditTabArgs{NoteID: id, TabID: note.TypeMarkdown, Operation: "replace_text",
+					Text: ptr(fmt.Sprintf("capybara number%d edit%d\n", 1+k%29, k)), ExpectedVersion: r.Version}); err != nil {
+					return
+				}
+			}
+		}()
+		n, err := service.IndexNotes(ctx, f.svc.Store, nil)
+		close(stop)
+		k := <-wrote
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 31 {
+			t.Errorf("IndexNotes indexed %d Notes, want the 31 there are", n)
 		}
 		left, err := f.svc.Store.Unindexed(ctx, "", 10)
 		if err != nil || len(left) != 0 {
-			t.Fatalf("IndexNote marks the Note indexed: %v %v", left, err)
+			t.Errorf("after IndexNotes, %d Notes are left unindexed (%v)", len(left), err)
 		}
-		_ = store.SearchFormat
+		got := map[string]bool{}
+		for _, h := range searchOf(t, f, f.person, "capybara") {
+			got[h.NoteID] = true
+		}
+		if len(got) != 29 || got[ids[0]] {
+			t.Errorf("after indexing a person finds %d Notes (the trashed one: %v), want the 29 not in the trash", len(got), got[ids[0]])
+		}
+		if k > 0 {
+			last := k - 1
+			if hits := searchOf(t, f, f.person, fmt.Sprintf("edit%d", last)); len(hits) != 1 {
+				t.Errorf("the last write during indexing (edit%d) is found %d times, want 1", last, len(hits))
+			}
+		}
+		t.Logf("%d writes ran while %d Notes were indexed", k, n)
 	})
+}
+
+// baseOf is the shared SQL of a test's store.
+func baseOf(t *testing.T, st store.Store) *store.Base {
+	switch s := st.(type) {
+	case *sqlite.Store:
+		return &s.Base
+	case *postgres.Store:
+		return &s.Base
+	}
+	t.Fatalf("no SQL under %T", st)
+	return nil
+}
+
+// TestSearchStoresAgree: the same Notes, written in the same order to
+// SQLite and PostgreSQL, give the same hits in the same order for every
+// query of a battery (words, accents, CJK, emoji, phrases, prefixes,
+// several words).
+func TestSearchStoresAgree(t *testing.T) {
+	vocab := []string{"budget", "Budgét", "quarter", "pangolin", "北京", "大学", "🚀", "naïve", "über", "शिक्षा", "مرحبا", "forecast", "forest", "for", "zebra", "plan", "plans"}
+	seed := func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		rnd := uint32(7)
+		next := func(n int) int {
+			rnd = rnd*1664525 + 1013904223
+			return int(rnd>>8) % n
+		}
+		words := func(n int) string {
+			var b strings.Builder
+			for i := range n {
+				if i > 0 {
+					b.WriteString([]string{" ", " ", ", ", "\n"}[next(4)])
+				}
+				b.WriteString(vocab[next(len(vocab))])
+			}
+			return b.String()
+		}
+		for i := range 40 {
+			n, err := f.svc.CreateNote(ctx, f.op, service.CreateNoteArgs{Title: fmt.Sprintf("Note %d %s", i, vocab[next(len(vocab))]), Approved: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := int64(1)
+			if _, err := f.svc.EditNoteTab(ctx, f.person, service.EditTabArgs{NoteID: n.NoteID, TabID: note.TypeMarkdown, Operation: "replace_text", Text: ptr(words(20 + next(60))), ExpectedVersion: v}); err != nil {
+				t.Fatal(err)
+			}
+			v++
+			if i%3 == 0 {
+				sh, err := f.svc.CreateNoteTab(ctx, f.person, service.CreateTabArgs{NoteID: n.NoteID, ExpectedVersion: v, TabType: note.TypeSheet})
+				if err != nil {
+					t.Fatal(err)
+				}
+				v++
+				if _, err := f.svc.EditNoteTab(ctx, f.person, service.EditTabArgs{NoteID: n.NoteID, TabID: sh.TabID, Operation: "sheet_set_range", ExpectedVersion: v,
+					StartRow: ptr(next(50)), StartCol: ptr(next(40)), Values: [][]any{{words(2), float64(next(1000))}, {words(1), words(3)}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	queries := []string{`"budget quarter"`, "plan*", "for*", "fore*", "budget pangolin", "北京", "北京大学", "🚀 plan", "naive", "UBER", "शिक्षा", "مرحبا", "zebra forest", "for", "quarter", "5*", "pla"}
+	for _, w := range vocab {
+		queries = append(queries, w)
+	}
+	answers := map[string][]string{}
+	run := func(t *testing.T, f *fixture) []string {
+		seed(t, f)
+		var out []string
+		for _, q := range queries {
+			res, err := f.svc.SearchNotes(context.Background(), f.person, service.SearchArgs{Query: q, Page: service.Page{Limit: 50}})
+			if err != nil {
+				t.Fatalf("%q: %v", q, err)
+			}
+			for _, h := range res.Hits {
+				w := fmt.Sprintf("%s %d %v %v %s", h.Where.Field, h.Where.Line, h.Where.Cell, h.Where.SlideIndex != nil, h.Snippet)
+				out = append(out, q+" → "+h.Title+" / "+h.TabType+" / "+w)
+			}
+		}
+		return out
+	}
+	eachStore(t, func(t *testing.T, f *fixture) {
+		answers[t.Name()] = run(t, f)
+	})
+	a, b := answers["TestSearchStoresAgree/sqlite"], answers["TestSearchStoresAgree/postgres"]
+	if b == nil {
+		t.Skip("PostgreSQL not set (FOUNDRY_TEST_POSTGRES_URL): nothing to compare SQLite with")
+	}
+	if len(a) < 100 {
+		t.Fatalf("the battery found only %d hits: it does not test much", len(a))
+	}
+	for i := range max(len(a), len(b)) {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			t.Fatalf("hit %d differs:\n sqlite:   %s\n postgres: %s", i, x, y)
+		}
+	}
+	t.Logf("%d hits, the same on both stores", len(a))
 }
