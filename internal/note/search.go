@@ -86,8 +86,10 @@ func SearchUnits(d *Doc) []SearchUnit {
 		case TypeSheet:
 			for j := range t.Sheets {
 				sh := &t.Sheets[j]
-				for _, b := range sheetBlocks(sh) {
-					add(SearchUnit{Key: blockKey(t.ID, sh.ID, b[0], b[1]), TabType: TypeSheet, Text: joinSpots(blockSpots(sh, b[0], b[1]))})
+				for r, row := range sh.Cells {
+					for bc := 0; bc*BlockCols < len(row); bc++ {
+						add(SearchUnit{Key: rowUnitKey(t.ID, sh.ID, r, bc), TabType: TypeSheet, Text: segmentText(segment(row, bc))})
+					}
 				}
 			}
 		}
@@ -137,6 +139,10 @@ func SearchChanges(base, next *Doc, w Writes) []SearchUnit {
 	}
 	for _, p := range w.Parts {
 		if strings.HasPrefix(p.Key, "m/") {
+			continue
+		}
+		if strings.HasPrefix(p.Key, "c/") {
+			out = blockChanges(out, base, next, p.Key)
 			continue
 		}
 		typ, was := unitOf(base, p.Key)
@@ -228,17 +234,28 @@ func SearchSpots(d *Doc, key string) (*Tab, []Spot, bool) {
 		}
 	case strings.HasPrefix(key, "c/"):
 		rest := strings.Split(key[2:], "/")
-		if len(rest) != 3 {
+		if len(rest) != 4 {
 			return nil, nil, false
 		}
 		t := d.tabByID(rest[0], TypeSheet)
 		br, bc, ok := blockIndex(rest[2])
-		if t == nil || !ok {
+		ri, err := strconv.Atoi(rest[3])
+		if t == nil || !ok || err != nil || ri < 0 || ri >= BlockRows {
 			return nil, nil, false
 		}
 		for j := range t.Sheets {
-			if t.Sheets[j].ID == rest[1] {
-				return t, blockSpots(&t.Sheets[j], br, bc), true
+			if sh := &t.Sheets[j]; sh.ID == rest[1] {
+				r := br*BlockRows + ri
+				if r >= len(sh.Cells) {
+					return nil, nil, false
+				}
+				var spots []Spot
+				for k, v := range segment(sh.Cells[r], bc) {
+					if text := cellText(v); text != "" {
+						spots = append(spots, Spot{Field: SpotCell, SheetID: sh.ID, Row: r, Col: bc*BlockCols + k, Text: text})
+					}
+				}
+				return t, spots, true
 			}
 		}
 	}
@@ -278,36 +295,72 @@ func slideSpots(s Slide, i int) []Spot {
 	}
 }
 
-// sheetBlocks are the blocks of sh that hold a cell.
-func sheetBlocks(sh *Sheet) [][2]int {
-	seen := map[[2]int]bool{}
-	var out [][2]int
-	for r, row := range sh.Cells {
-		for bc := 0; bc*BlockCols < len(row); bc++ {
-			b := [2]int{r / BlockRows, bc}
-			if seen[b] {
+// A sheet's units are the rows of its blocks: "<block key>/<row in the
+// block>", BlockCols cells each, so a one-cell write re-indexes the
+// cell's row of its block and nothing else.
+func rowUnitKey(tab, sheet string, r, bc int) string {
+	return blockKey(tab, sheet, r/BlockRows, bc) + "/" + strconv.Itoa(r%BlockRows)
+}
+
+// segmentText is the unit text of one row segment: its cells' texts, one
+// per line.
+func segmentText(seg []any) string {
+	var b []byte
+	for _, v := range seg {
+		switch v := v.(type) {
+		case string:
+			if v == "" {
 				continue
 			}
-			for _, v := range segment(row, bc) {
-				if cellText(v) != "" {
-					seen[b] = true
-					out = append(out, b)
-					break
+			if len(b) > 0 {
+				b = append(b, '\n')
+			}
+			b = append(b, v...)
+		case float64:
+			if len(b) > 0 {
+				b = append(b, '\n')
+			}
+			b = strconv.AppendFloat(b, v, 'f', -1, 64)
+		}
+	}
+	return string(b)
+}
+
+// blockChanges appends the row units of block key (a part a write wrote
+// or removed) whose cells differ between base and next.
+func blockChanges(out []SearchUnit, base, next *Doc, key string) []SearchUnit {
+	rest := strings.Split(key[2:], "/")
+	if len(rest) != 3 {
+		return out
+	}
+	br, bc, ok := blockIndex(rest[2])
+	if !ok {
+		return out
+	}
+	rowsOf := func(d *Doc) [][]any {
+		if t := d.tabByID(rest[0], TypeSheet); t != nil {
+			for j := range t.Sheets {
+				if t.Sheets[j].ID == rest[1] {
+					return t.Sheets[j].Cells
 				}
 			}
 		}
+		return nil
 	}
-	return out
-}
-
-func blockSpots(sh *Sheet, br, bc int) []Spot {
-	var out []Spot
-	for r := br * BlockRows; r < min(len(sh.Cells), (br+1)*BlockRows); r++ {
-		row := sh.Cells[r]
-		for c := bc * BlockCols; c < min(len(row), (bc+1)*BlockCols); c++ {
-			if text := cellText(row[c]); text != "" {
-				out = append(out, Spot{Field: SpotCell, SheetID: sh.ID, Row: r, Col: c, Text: text})
-			}
+	old, now := rowsOf(base), rowsOf(next)
+	at := func(rows [][]any, r int) []any {
+		if r < len(rows) {
+			return segment(rows[r], bc)
+		}
+		return nil
+	}
+	for r := br * BlockRows; r < (br+1)*BlockRows; r++ {
+		a, b := at(old, r), at(now, r)
+		if sameSegment(a, b) {
+			continue
+		}
+		if was, is := segmentText(a), segmentText(b); was != is {
+			out = append(out, SearchUnit{Key: rowUnitKey(rest[0], rest[1], r, bc), TabType: TypeSheet, Text: is})
 		}
 	}
 	return out

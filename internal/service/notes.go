@@ -86,7 +86,7 @@ func (s *Service) CreateNoteFrom(ctx context.Context, c Caller, a CreateNoteArgs
 				return nil, problem.New(problem.KeyReused, "idempotency_key", "this key already created Note %s; use a fresh key for a new Note", id)
 			}
 			return &store.Change{Kind: "note_created", Parts: w.Parts, Result: mustJSON(res), NamedBlobs: addedHashes(map[string]bool{}, &d),
-				Search: searchDocs(note.SearchUnits(&d)), SearchReset: true}, nil
+				Search: searchDocs(s.searchUnits(&d)), SearchReset: !s.searchOff}, nil
 		},
 	}
 	out, err := s.guardedWrite(ctx, m)

@@ -77,6 +77,8 @@ func (s *Service) editInTx(cur *store.Resource, tx store.TxReader, sizeField str
 	if err := note.CheckSize(w.Bytes, base.StoredBytes(), sizeField); err != nil {
 		return nil, note.Writes{}, err
 	}
-	w.Search = note.SearchChanges(base, &d, w)
+	if !s.searchOff {
+		w.Search = note.SearchChanges(base, &d, w)
+	}
 	return &d, w, nil
 }

@@ -182,6 +182,14 @@ func (s *Service) searchHit(ctx context.Context, c Caller, q search.Query, h sto
 	return out, true, nil
 }
 
+// searchUnits are d's units to index (none when the index is off).
+func (s *Service) searchUnits(d *note.Doc) []note.SearchUnit {
+	if s.searchOff {
+		return nil
+	}
+	return note.SearchUnits(d)
+}
+
 // searchDocs are the store's rows for units: their words cut and folded.
 func searchDocs(units []note.SearchUnit) []store.SearchDoc {
 	if len(units) == 0 {

@@ -32,6 +32,9 @@ type Service struct {
 	// not yet in a Note included (storage.go); 0: no limit.
 	MaxWorkspaceBytes int64
 	uploads           uploading // bytes of uploads being stored, per workspace (storage.go)
+	// searchOff leaves the search index out of writes: only for measuring
+	// what the index costs a write (the benchmarks set it).
+	searchOff bool
 }
 
 // New returns a Service over s.

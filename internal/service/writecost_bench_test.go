@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"foundry/internal/auth"
@@ -17,16 +18,20 @@ import (
 // on a durable SQLite store (Foundry's default options), without HTTP or
 // MCP: what a write costs the server beside the protocol. Two writes, each
 // on its own Note: replace_text of a short markdown text, and one cell of a
-// 100 × 100 sheet. Reports, per write, the CPU of this process (getrusage,
-// user + system), the bytes it made the kernel write (write_bytes of
-// /proc/self/io: WAL frames, checkpoints, temporary files) and the time.
+// 100 × 100 sheet, each with the search index kept (index) and without it
+// (noindex: what the index costs a write). Reports, per write, the CPU of
+// this process (getrusage, user + system), the bytes it made the kernel
+// write (write_bytes of /proc/self/io: WAL frames, checkpoints, temporary
+// files) and the time.
 //
 //	go test ./internal/service/ -run '^$' -bench BenchmarkSmallWriteInProcess -benchtime=2000x -count=1
 func BenchmarkSmallWriteInProcess(b *testing.B) {
-	for _, kind := range []string{"replace_text", "sheet_set_range"} {
+	for _, kind := range []string{"replace_text/index", "replace_text/noindex", "sheet_set_range/index", "sheet_set_range/noindex"} {
 		b.Run(kind, func(b *testing.B) {
 			ctx := context.Background()
 			svc, o := benchService(b)
+			kind, index, _ := strings.Cut(kind, "/")
+			service.SetSearchOff(svc, index == "noindex")
 			tab := note.TypeMarkdown
 			n, err := svc.CreateNoteFrom(ctx, service.Operator(o), service.CreateNoteArgs{Title: "Bench", Approved: true}, func(d *note.Doc) error {
 				if kind == "replace_text" {

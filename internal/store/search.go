@@ -172,36 +172,30 @@ func writeSearchDoc(ctx context.Context, q Querier, d Dialect, ws, id string, do
 			ON CONFLICT (resource_id, key) DO UPDATE SET tab_type = excluded.tab_type, terms = excluded.terms`, ws, id, doc.Key, doc.TabType, tsvector(doc.Terms))
 		return err
 	}
+	// SQLite: the unit's row keeps its rid for good (a unit's tab type
+	// never changes under its key), and its words are replaced under it.
 	var rid int64
 	if !fresh {
 		err := q.QueryRowContext(ctx, `SELECT rid FROM search_docs WHERE resource_id = ? AND key = ?`, id, doc.Key).Scan(&rid)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			rid = 0
-		case err != nil:
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 	}
-	if rid != 0 {
+	switch {
+	case doc.Terms == "" && rid == 0:
+		return nil
+	case doc.Terms == "":
 		if _, err := q.ExecContext(ctx, `DELETE FROM search_terms WHERE rowid = ?`, rid); err != nil {
 			return err
 		}
-		if doc.Terms == "" {
-			_, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE rid = ?`, rid)
-			return err
-		}
-		if _, err := q.ExecContext(ctx, `UPDATE search_docs SET tab_type = ? WHERE rid = ?`, doc.TabType, rid); err != nil {
-			return err
-		}
-	} else {
-		if doc.Terms == "" {
-			return nil
-		}
+		_, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE rid = ?`, rid)
+		return err
+	case rid == 0:
 		if err := q.QueryRowContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type) VALUES (?, ?, ?, ?) RETURNING rid`, ws, id, doc.Key, doc.TabType).Scan(&rid); err != nil {
 			return err
 		}
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO search_terms (rowid, terms) VALUES (?, ?)`, rid, doc.Terms)
+	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO search_terms (rowid, terms) VALUES (?, ?)`, rid, doc.Terms)
 	return err
 }
 
