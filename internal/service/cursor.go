@@ -92,7 +92,7 @@ func validCursorValue(shape cursorShape, v string) bool {
 		return canonicalUint(v, MaxCursorOffset)
 	case shapeSearch:
 		c, err := store.ParseSearchCursor(v)
-		return err == nil && c.UpdatedUS >= 0 && validCursorValue(shapeID, c.NoteID) && c.Key != "" && len(c.Key) <= 400 && c.String() == v
+		return err == nil && c.String() == v
 	}
 	return false
 }

@@ -53,9 +53,11 @@ type SearchQuery struct {
 	Limit        int
 }
 
-// SearchHit is one matching unit. Hits come title units first, then by
-// the Note's last change, newest first, then by Note ID and unit key: the
-// same order on both stores.
+// SearchHit is one matching unit. Hits come title units first, then the
+// other units, each the unit written last first (by its rid, which every
+// write of a unit takes anew): the same order on both stores for the same
+// writes, and one SQLite's FTS5 reads in, stopping at the page's end,
+// without sorting every match.
 type SearchHit struct {
 	NoteID  string
 	Key     string
@@ -65,31 +67,29 @@ type SearchHit struct {
 
 // SearchCursor is a place in the order of hits.
 type SearchCursor struct {
-	Body      bool // not a title unit
-	UpdatedUS int64
-	NoteID    string
-	Key       string
+	Body bool  // not a title unit
+	RID  int64 // the unit's rid
 }
 
 // String encodes c for a page's cursor.
 func (c SearchCursor) String() string {
-	b, _ := json.Marshal([]any{c.Body, c.UpdatedUS, c.NoteID, c.Key})
-	return string(b)
+	k := "t"
+	if c.Body {
+		k = "b"
+	}
+	return k + strconv.FormatInt(c.RID, 10)
 }
 
 // ParseSearchCursor reads what SearchCursor.String wrote.
 func ParseSearchCursor(s string) (SearchCursor, error) {
-	var a []json.RawMessage
-	var c SearchCursor
-	if err := json.Unmarshal([]byte(s), &a); err != nil || len(a) != 4 {
-		return c, errors.New("not a search cursor")
+	if len(s) < 2 || (s[0] != 't' && s[0] != 'b') {
+		return SearchCursor{}, errors.New("not a search cursor")
 	}
-	for i, p := range []any{&c.Body, &c.UpdatedUS, &c.NoteID, &c.Key} {
-		if err := json.Unmarshal(a[i], p); err != nil {
-			return c, errors.New("not a search cursor")
-		}
+	n, err := strconv.ParseInt(s[1:], 10, 64)
+	if err != nil || n < 1 || strconv.FormatInt(n, 10) != s[1:] {
+		return SearchCursor{}, errors.New("not a search cursor")
 	}
-	return c, nil
+	return SearchCursor{Body: s[0] == 'b', RID: n}, nil
 }
 
 // postgresSearchTables and sqliteSearchTables are the index's tables.
@@ -102,12 +102,13 @@ const (
 		tab_type TEXT NOT NULL,
 		UNIQUE (resource_id, key)
 	);
-	CREATE VIRTUAL TABLE IF NOT EXISTS search_terms USING fts5(terms, content = '', contentless_delete = 1, tokenize = 'ascii');
+	CREATE VIRTUAL TABLE IF NOT EXISTS search_terms USING fts5(title, body, content = '', contentless_delete = 1, tokenize = 'ascii');
 	CREATE TABLE IF NOT EXISTS search_indexed (
 		resource_id TEXT PRIMARY KEY,
 		format INTEGER NOT NULL
 	)`
 	postgresSearchTables = `CREATE TABLE IF NOT EXISTS search_docs (
+		rid BIGSERIAL UNIQUE,
 		workspace_id TEXT NOT NULL,
 		resource_id TEXT NOT NULL,
 		key TEXT NOT NULL,
@@ -159,45 +160,51 @@ func writeSearch(ctx context.Context, q Querier, d Dialect, ws, id string, docs 
 	return nil
 }
 
+// writeSearchDoc replaces one unit: its old row goes, and a new one (with
+// a new rid: the unit is now the one written last) holds its words.
 func writeSearchDoc(ctx context.Context, q Querier, d Dialect, ws, id string, doc SearchDoc, fresh bool) error {
 	if d.Name == "postgres" {
-		if doc.Terms == "" {
-			if fresh {
-				return nil
+		if !fresh {
+			if _, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE resource_id = $1 AND key = $2`, id, doc.Key); err != nil {
+				return err
 			}
-			_, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE resource_id = $1 AND key = $2`, id, doc.Key)
-			return err
 		}
-		_, err := q.ExecContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type, terms) VALUES ($1, $2, $3, $4, $5::tsvector)
-			ON CONFLICT (resource_id, key) DO UPDATE SET tab_type = excluded.tab_type, terms = excluded.terms`, ws, id, doc.Key, doc.TabType, tsvector(doc.Terms))
+		if doc.Terms == "" {
+			return nil
+		}
+		_, err := q.ExecContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type, terms) VALUES ($1, $2, $3, $4, $5::tsvector)`,
+			ws, id, doc.Key, doc.TabType, tsvector(doc.Terms))
 		return err
 	}
-	// SQLite: the unit's row keeps its rid for good (a unit's tab type
-	// never changes under its key), and its words are replaced under it.
-	var rid int64
 	if !fresh {
-		err := q.QueryRowContext(ctx, `SELECT rid FROM search_docs WHERE resource_id = ? AND key = ?`, id, doc.Key).Scan(&rid)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		var rid int64
+		err := q.QueryRowContext(ctx, `DELETE FROM search_docs WHERE resource_id = ? AND key = ? RETURNING rid`, id, doc.Key).Scan(&rid)
+		switch {
+		case err == nil:
+			if _, err := q.ExecContext(ctx, `DELETE FROM search_terms WHERE rowid = ?`, rid); err != nil {
+				return err
+			}
+		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
 	}
-	switch {
-	case doc.Terms == "" && rid == 0:
+	if doc.Terms == "" {
 		return nil
-	case doc.Terms == "":
-		if _, err := q.ExecContext(ctx, `DELETE FROM search_terms WHERE rowid = ?`, rid); err != nil {
-			return err
-		}
-		_, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE rid = ?`, rid)
-		return err
-	case rid == 0:
-		if err := q.QueryRowContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type) VALUES (?, ?, ?, ?) RETURNING rid`, ws, id, doc.Key, doc.TabType).Scan(&rid); err != nil {
-			return err
-		}
 	}
-	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO search_terms (rowid, terms) VALUES (?, ?)`, rid, doc.Terms)
+	var rid int64
+	if err := q.QueryRowContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type) VALUES (?, ?, ?, ?) RETURNING rid`, ws, id, doc.Key, doc.TabType).Scan(&rid); err != nil {
+		return err
+	}
+	title, body := "", doc.Terms
+	if doc.Key == titleUnit {
+		title, body = body, ""
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO search_terms (rowid, title, body) VALUES (?, ?, ?)`, rid, title, body)
 	return err
 }
+
+// titleUnit is the key of a Note's title unit (note.TitleUnit).
+const titleUnit = "t"
 
 // dropSearch removes every unit of resource id from the index.
 func dropSearch(ctx context.Context, q Querier, d Dialect, id string) error {
@@ -246,24 +253,66 @@ func matchText(d Dialect, q search.Query) string {
 	return b.String()
 }
 
-// Search implements Store.Search.
+// Search implements Store.Search: the title units, then the others, each
+// newest first, as many as the page holds.
 func (b *Base) Search(ctx context.Context, sq SearchQuery) ([]SearchHit, error) {
 	if len(sq.Query.Terms) == 0 || (sq.IDs != nil && len(sq.IDs) == 0) {
 		return nil, nil
 	}
+	limit := max(1, sq.Limit)
+	var out []SearchHit
+	for _, body := range []bool{false, true} {
+		if sq.After != nil && sq.After.Body && !body {
+			continue
+		}
+		if !body && sq.TabType != "" {
+			continue // titles are in no tab
+		}
+		var after int64
+		if sq.After != nil && sq.After.Body == body {
+			after = sq.After.RID
+		}
+		hits, err := b.searchUnits(ctx, sq, body, after, limit-len(out))
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		out = append(out, hits...)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// searchUnits is one tier of Search: title units, or the others, with a
+// rid below after (0: any), at most limit.
+func (b *Base) searchUnits(ctx context.Context, sq SearchQuery, body bool, after int64, limit int) ([]SearchHit, error) {
 	var query strings.Builder
 	args := []any{}
+	match := matchText(b.D, sq.Query)
 	if b.D.Name == "postgres" {
-		query.WriteString(`SELECT d.resource_id, d.key, d.tab_type, r.updated_us FROM search_docs d
+		query.WriteString(`SELECT d.rid, d.resource_id, d.key, d.tab_type FROM search_docs d
 			JOIN resources r ON r.type = 'note' AND r.id = d.resource_id
 			WHERE d.terms @@ ?::tsquery AND d.workspace_id = ?`)
+		if body {
+			query.WriteString(` AND d.key <> 't'`)
+		} else {
+			query.WriteString(` AND d.key = 't'`)
+		}
 	} else {
-		query.WriteString(`SELECT d.resource_id, d.key, d.tab_type, r.updated_us FROM search_terms f
-			JOIN search_docs d ON d.rid = f.rowid
-			JOIN resources r ON r.type = 'note' AND r.id = d.resource_id
+		// FTS5 reads its matches by rowid, newest first, and the page
+		// ends the read (CROSS JOIN keeps it the outer loop).
+		col := "title"
+		if body {
+			col = "body"
+		}
+		match = "{" + col + "} : (" + match + ")"
+		query.WriteString(`SELECT d.rid, d.resource_id, d.key, d.tab_type FROM search_terms f
+			CROSS JOIN search_docs d ON d.rid = f.rowid
+			CROSS JOIN resources r ON r.type = 'note' AND r.id = d.resource_id
 			WHERE search_terms MATCH ? AND d.workspace_id = ?`)
 	}
-	args = append(args, matchText(b.D, sq.Query), sq.Workspace)
+	args = append(args, match, sq.Workspace)
 	if sq.ApprovedOnly {
 		query.WriteString(` AND r.approved = 1`)
 	}
@@ -273,28 +322,35 @@ func (b *Base) Search(ctx context.Context, sq SearchQuery) ([]SearchHit, error) 
 		args = append(args, string(ids))
 	}
 	if sq.TabType != "" {
-		query.WriteString(` AND d.tab_type = ? AND d.key <> 't'`)
+		query.WriteString(` AND d.tab_type = ?`)
 		args = append(args, sq.TabType)
 	}
-	body := `(d.key <> 't')`
-	if c := sq.After; c != nil {
-		// After c in the order: body, updated_us descending, note, key.
-		query.WriteString(` AND (` + body + ` > ? OR (` + body + ` = ? AND (r.updated_us < ? OR (r.updated_us = ? AND (d.resource_id > ? OR (d.resource_id = ? AND d.key > ?))))))`)
-		args = append(args, c.Body, c.Body, c.UpdatedUS, c.UpdatedUS, c.NoteID, c.NoteID, c.Key)
+	if after > 0 {
+		if b.D.Name == "postgres" {
+			query.WriteString(` AND d.rid < ?`)
+		} else {
+			query.WriteString(` AND f.rowid < ?`)
+		}
+		args = append(args, after)
 	}
-	query.WriteString(` ORDER BY ` + body + `, r.updated_us DESC, d.resource_id, d.key LIMIT ` + strconv.Itoa(max(1, sq.Limit)))
+	if b.D.Name == "postgres" {
+		query.WriteString(` ORDER BY d.rid DESC`)
+	} else {
+		query.WriteString(` ORDER BY f.rowid DESC`)
+	}
+	query.WriteString(` LIMIT ` + strconv.Itoa(limit))
 	rows, err := b.R.QueryContext(ctx, b.D.Q(query.String()), args...)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []SearchHit
 	for rows.Next() {
 		var h SearchHit
-		if err := rows.Scan(&h.NoteID, &h.Key, &h.TabType, &h.Cursor.UpdatedUS); err != nil {
+		if err := rows.Scan(&h.Cursor.RID, &h.NoteID, &h.Key, &h.TabType); err != nil {
 			return nil, err
 		}
-		h.Cursor.Body, h.Cursor.NoteID, h.Cursor.Key = h.Key != "t", h.NoteID, h.Key
+		h.Cursor.Body = body
 		out = append(out, h)
 	}
 	return out, rows.Err()
