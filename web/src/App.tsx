@@ -11,6 +11,7 @@ import { ApprovalsPage, PendingBadge, usePendingCount } from "./components/Appro
 import { RoomsPage } from "./RoomsPage";
 import { RoomPage } from "./RoomPage";
 import { SettingsPage } from "./components/SettingsPage";
+import { Search } from "./components/Search";
 
 // App is the one QueryClient's provider around the signed-in person's
 // pages.
@@ -90,6 +91,7 @@ function Shell({ me }: { me: Me }) {
           <span>Foundry</span>
         </Link>
         {me.workspace.name ? <span className="workspace">{me.workspace.name}</span> : null}
+        <Search />
         <div className="account">
           <span className="who">
             <span className="sr-only">Signed in as </span>

@@ -24,16 +24,22 @@ export function takeNotice(): string {
   return n;
 }
 
+// onNavigate calls fn after every change of the page's address: a
+// navigate (a link, a replace) and the browser's back and forward. It
+// answers how to stop.
+export function onNavigate(fn: () => void): () => void {
+  listeners.add(fn);
+  window.addEventListener("popstate", fn);
+  return () => {
+    listeners.delete(fn);
+    window.removeEventListener("popstate", fn);
+  };
+}
+
 export function usePath(): string {
   const [path, setPath] = useState(location.pathname);
   useEffect(() => {
-    const update = () => setPath(location.pathname);
-    listeners.add(update);
-    window.addEventListener("popstate", update);
-    return () => {
-      listeners.delete(update);
-      window.removeEventListener("popstate", update);
-    };
+    return onNavigate(() => setPath(location.pathname));
   }, []);
   return path;
 }

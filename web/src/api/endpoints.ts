@@ -13,6 +13,7 @@ import type {
   PresenceBody,
   Role,
   Room,
+  SearchQuery,
   SlideFields,
   TabChange,
   TabRef,
@@ -44,6 +45,10 @@ export const api = {
   deleteNote: (n: Pick<Note, "id" | "version">) =>
     written(client.DELETE("/api/notes/{note_id}", { params: { path: noteAt(n), header: guard({ version: n.version }) } })),
   duplicateNote: (id: string) => answer(client.POST("/api/notes/{note_id}/duplicate", { params: { path: { note_id: id } } })),
+
+  // Full-text search of the workspace's Notes: a page of hits, each a
+  // place in a tab with a snippet.
+  search: (query: SearchQuery, signal?: AbortSignal) => answer(client.GET("/api/search", { params: { query }, signal })),
 
   // The trash: deleted Notes, restorable until their purge date.
   trash: (cursor: string, signal?: AbortSignal) => answer(client.GET("/api/trash", { params: { query: { cursor: cursor || undefined, limit: 50 } }, signal })),

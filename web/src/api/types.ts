@@ -99,6 +99,12 @@ export type PresenceBody = Schema<"PresenceRequest">;
 export type Peer = Schema<"Peer">;
 export type LivePresence = Schema<"LivePresence">;
 
+// Search: GET /api/search, a page of hits, each a place in a tab with a
+// snippet (the matched words between « and »).
+export type SearchQuery = Query<"/api/search", "get">;
+export type SearchResults = Schema<"SearchResults">;
+export type SearchHit = Schema<"SearchHit">;
+
 // History.
 
 export type History = Schema<"History">;

@@ -1,6 +1,7 @@
 import type { Peer, TabContent } from "../api";
 import type { Presence, RemoteChange } from "../live";
 import type { SaveState } from "../save";
+import type { Target } from "./target";
 
 // The contract between the Note page and the view of each tab kind (a
 // module of its own, which both import, so that neither imports the other
@@ -20,4 +21,7 @@ export type TabProps = {
   presence: Presence | null; // where this page says the person is
   onVersion: (v: number) => void; // the Note's version the view last saw
   onState: (s: SaveState) => void; // the saving state the header shows
+  // target is the place in this tab the address points at (a search
+  // hit): the view shows it and puts the focus there, once per key.
+  target: Target | null;
 };

@@ -565,6 +565,18 @@ export class MarkdownSession {
     v.dispatch({ effects: setPeers.of(peerDecorations(marks, doc.length, (pos) => doc.lineAt(pos).number)) });
   }
 
+  // reveal puts the cursor at the start of line n (1-based; the last line
+  // when the text has fewer), that line in the middle of the window, and
+  // the focus in the editor. Without the editor (the tab left), nothing.
+  reveal(n: number) {
+    const v = this.view;
+    if (!v) return;
+    const doc = v.state.doc;
+    const line = doc.line(Math.max(1, Math.min(Math.floor(n), doc.lines)));
+    v.dispatch({ selection: { anchor: line.from }, effects: EditorView.scrollIntoView(line.from, { y: "center" }), userEvent: "select" });
+    v.focus();
+  }
+
   // --- the view ----------------------------------------------------------
 
   // mount makes the editor in host and answers how to take it down (the

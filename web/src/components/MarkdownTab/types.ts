@@ -1,6 +1,7 @@
 import type { Peer } from "../../api";
 import type { Presence, RemoteChange } from "../../live";
 import type { SaveState } from "../../save";
+import type { Target } from "../target";
 
 export type MarkdownProps = {
   noteId: string;
@@ -13,6 +14,7 @@ export type MarkdownProps = {
   peers: Peer[]; // the others in the Note
   presence: Presence | null; // where this page says the person is
   remote?: RemoteChange | null; // the newest write the page learned of
+  target?: Target | null; // the place the address points at: its line is shown, with the cursor on it
   onVersion: (v: number) => void;
   onState: (s: SaveState) => void;
 };

@@ -26,6 +26,12 @@ export function useMarkdownEditor(p: MarkdownProps, restored: Draft | null, host
   useEffect(() => {
     if (remote) session.heard(remote);
   }, [session, remote]);
+  // The line the address points at (once the editor is mounted, above).
+  const line = p.target?.line;
+  const key = p.target?.key;
+  useEffect(() => {
+    if (line !== undefined) session.reveal(line);
+  }, [session, line, key]);
 
   const html = useMemo(() => preview(text), [text]);
   const merged = useMemo(() => (conflict ? merge3(conflict.base, conflict.theirs, text) : null), [conflict, text]);

@@ -10,6 +10,7 @@ import { SheetTab } from "../SheetTab";
 import { SourcesTab } from "../SourcesTab";
 import { FilesTab } from "../FilesTab";
 import type { TabProps } from "../tab";
+import type { Target } from "../target";
 
 type Props = {
   noteId: string;
@@ -19,6 +20,7 @@ type Props = {
   remote: RemoteChange | null;
   peers: Peer[];
   presence: Presence | null;
+  target: Target | null;
   onVersion: (v: number) => void;
   onState: (s: SaveState) => void;
 };
@@ -58,6 +60,7 @@ function Opened({ content, ...p }: Props & { content: TabContent }) {
     presence: p.presence,
     onVersion: p.onVersion,
     onState: p.onState,
+    target: p.target,
   };
   switch (content.type) {
     case "markdown":
@@ -73,6 +76,7 @@ function Opened({ content, ...p }: Props & { content: TabContent }) {
           remote={p.remote}
           peers={p.peers}
           presence={p.presence}
+          target={p.target}
           onVersion={p.onVersion}
           onState={p.onState}
         />

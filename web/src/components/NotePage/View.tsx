@@ -162,6 +162,7 @@ export function NotePage(props: NotePageProps) {
               remote={page.tabRemote}
               peers={page.peers}
               presence={page.presence}
+              target={page.target}
               onVersion={page.seen}
               onState={page.setSave}
             />

@@ -2,7 +2,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { queries, type TabRef } from "../../api";
 import { useLive, usePresence, type RemoteChange } from "../../live";
-import { navigate } from "../../router";
+import { navigate, onNavigate } from "../../router";
+import { targetOf, type Target } from "../target";
 import type { SaveState } from "../../save";
 import { useStripWrites } from "./useStripWrites";
 import type { NotePageProps } from "./types";
@@ -18,14 +19,16 @@ function historyFromURL(): string | null {
 }
 
 // useNotePage is the Note page's state: the Note and its strip (a query,
-// read again on every write the live stream reports), the open tab and
-// the history view (in the URL), the newest version seen, and what the
-// open tab's view hears of the live stream.
+// read again on every write the live stream reports), the open tab, the
+// place in it the address points at (a search hit) and the history view
+// (in the URL), the newest version seen, and what the open tab's view
+// hears of the live stream.
 export function useNotePage({ id, me, meId }: NotePageProps) {
   const strip = useQuery(queries.note(id));
   const note = strip.data;
   const [tab, setTab] = useState(tabFromURL);
   const [hist, setHist] = useState(historyFromURL);
+  const [target, setTarget] = useState<Target | null>(() => targetOf(location.search));
   const [seenVersion, setSeenVersion] = useState(0);
   const [save, setSave] = useState<SaveState>("saved");
   const [notice, setNotice] = useState("");
@@ -53,14 +56,19 @@ export function useNotePage({ id, me, meId }: NotePageProps) {
     }
   });
 
-  useEffect(() => {
-    const onPop = () => {
-      setTab(tabFromURL());
-      setHist(historyFromURL());
-    };
-    window.addEventListener("popstate", onPop);
-    return () => window.removeEventListener("popstate", onPop);
-  }, []);
+  // The page follows its address: back and forward, and a link to this
+  // Note (a search hit) while it is open.
+  const notePath = "/notes/" + encodeURIComponent(id);
+  useEffect(
+    () =>
+      onNavigate(() => {
+        if (location.pathname !== notePath) return;
+        setTab(tabFromURL());
+        setHist(historyFromURL());
+        setTarget(targetOf(location.search));
+      }),
+    [notePath],
+  );
 
   const tabs = useMemo(() => (note ? [...note.tabs].sort((a, b) => a.position - b.position) : []), [note]);
   const current = tabs.find((t) => t.tab_id === tab) ?? tabs[0];
@@ -84,7 +92,6 @@ export function useNotePage({ id, me, meId }: NotePageProps) {
     if (note) document.title = (hist !== null ? "History · " : "") + `${note.title} · Foundry`;
   }, [note, hist]);
 
-  const notePath = "/notes/" + encodeURIComponent(id);
   const focus = useCallback((t: string) => tabRefs.current[t]?.focus(), []);
   const openId = useCallback(
     (t: string) => {
@@ -148,6 +155,8 @@ export function useNotePage({ id, me, meId }: NotePageProps) {
     retry: () => void strip.refetch(),
     tabs,
     current,
+    // The place the address points at, when it is in the open tab.
+    target: target && current && target.tab === current.tab_id && hist === null ? target : null,
     version,
     seen,
     save,

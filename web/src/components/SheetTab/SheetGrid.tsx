@@ -4,6 +4,7 @@ import { api, type Peer } from "../../api";
 import { validColor, type Presence } from "../../live/presence";
 import { type Cell, cellName, cellText, clipboardRange, colName, parseCell, sameCell, toTSV } from "./cells";
 import { Writer } from "./writer";
+import type { Target } from "../target";
 
 // SheetGrid is one sheet in a virtualized grid (RevoGrid: only the cells
 // in view are in the DOM). The cells come in blocks of 100 × 100 as the
@@ -35,6 +36,7 @@ type Props = {
   onNotice: (text: string) => void;
   peers: Peer[]; // the others in the Note
   presence: Presence | null;
+  target: Target | null; // a cell the address points at (a search hit): selected and scrolled to
 };
 
 // PeerCell is another person's selected cell as the grid draws it.
@@ -63,6 +65,8 @@ type RevoGridEl = HTMLElement & {
   theme: string;
   refresh: (t?: string) => Promise<void>;
   getFocused: () => Promise<{ cell: { x: number; y: number } } | null>;
+  scrollToCoordinate: (cell: { x?: number; y?: number }) => Promise<void>;
+  setCellsFocus: (start?: { x: number; y: number }, end?: { x: number; y: number }) => Promise<void>;
 };
 
 let defined = false;
@@ -492,6 +496,33 @@ export function SheetGrid(p: Props) {
     if (g) g.setAttribute("aria-label", "Cells of sheet " + p.sheetName);
   }, [p.sheetName]);
 
+  // The cell the address points at: the grid scrolls to it and selects
+  // it, once it has drawn itself, and the others see the person there.
+  const row = p.target?.row;
+  const col = p.target?.col;
+  const key = p.target?.key;
+  useEffect(() => {
+    const g = st.current.grid;
+    if (!g || row === undefined || col === undefined) return;
+    let stop = false;
+    grow(row + 1, col + 1);
+    const land = async () => {
+      for (let i = 0; i < 300 && !stop && !g.querySelector("revogr-data"); i++) await nextFrame();
+      if (stop) return;
+      await g.scrollToCoordinate({ x: col, y: row });
+      await g.setCellsFocus({ x: col, y: row }, { x: col, y: row });
+      const { presence, tabId, sheetId } = props.current;
+      presence?.at(tabId, { cell: { sheet_id: sheetId, row, col } });
+    };
+    void land();
+    return () => {
+      stop = true;
+    };
+    // grow reads the grid through refs; the place is its row, column and
+    // key (a new visit to the same cell goes there again).
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [row, col, key]);
+
   // The others' selected cells in this sheet, drawn again as they move.
   const { peers, tabId, sheetId } = p;
   useEffect(() => {
@@ -525,6 +556,10 @@ export function SheetGrid(p: Props) {
       {!ready && <p className="muted">Opening the sheet…</p>}
     </div>
   );
+}
+
+function nextFrame(): Promise<void> {
+  return new Promise((r) => requestAnimationFrame(() => r()));
 }
 
 function parseStored(v: unknown): Cell {

@@ -80,6 +80,7 @@ export function SheetTab(p: TabProps) {
           onNotice={s.setNotice}
           peers={p.peers}
           presence={p.presence}
+          target={p.target && p.target.row !== undefined && (!p.target.sheet || p.target.sheet === sel.sheet_id) ? p.target : null}
         />
       </div>
     </div>

@@ -12,7 +12,7 @@ import { MAX_SHEETS, refOf } from "./types";
 // Writer that saves the edits through the Note's save path. The writer
 // outlives the view: what the person typed is saved even when they leave
 // the tab before it is.
-export function useSheet({ noteId, content, remote, onVersion, onState }: TabProps) {
+export function useSheet({ noteId, content, remote, onVersion, onState, target }: TabProps) {
   const tabId = content.tab_id;
   // Someone else wrote this tab: the grid reads what is in view again (it
   // hears remote itself), and the sheets' names and sizes are read again
@@ -21,7 +21,14 @@ export function useSheet({ noteId, content, remote, onVersion, onState }: TabPro
   const touches = (r: RemoteChange) => !r.mine && r.changed.includes(tabId);
   const { q: outline } = useFollowedTab({ noteId, content, remote, touches });
   const sheets = (outline.data.sheets ?? []).map(refOf);
-  const [current, setCurrent] = useState<string>(() => content.sheets?.[0]?.sheet_id ?? "");
+  const [current, setCurrent] = useState<string>(() => target?.sheet || content.sheets?.[0]?.sheet_id || "");
+  // The address points at a cell of another sheet (a search hit): that
+  // sheet is shown.
+  const [sentTo, setSentTo] = useState(target?.key ?? 0);
+  if (target && target.key !== sentTo) {
+    setSentTo(target.key);
+    if (target.sheet) setCurrent(target.sheet);
+  }
   const [notice, setNotice] = useState("");
   const [renaming, setRenaming] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);

@@ -41,6 +41,18 @@ export function SlidesTab(p: TabProps) {
     if (deck.titleFocus) document.getElementById("sl-field-title")?.focus();
   }, [deck.titleFocus]);
 
+  // The slide the address points at (a search hit) is selected, its card
+  // focused and scrolled into view.
+  const want = p.target?.slide;
+  const wantKey = p.target?.key;
+  useEffect(() => {
+    if (!want || !session.snapshot().base.some((s) => s.slide_id === want)) return;
+    session.select(want);
+    const card = cards.current[want];
+    card?.focus();
+    card?.scrollIntoView({ block: "nearest" });
+  }, [session, want, wantKey]);
+
   // Drag and drop: dropAt is the gap (0…n) the dragged card would land in.
   const onDragOver = (e: DragEvent<HTMLLIElement>, i: number) => {
     if (!dragging) return;
