@@ -17,7 +17,7 @@ import (
 
 // Full-text search of Notes (search_notes, GET /api/search, ⌘K): one use
 // case for every door. The store finds the units whose words match, in
-// the order it keeps (title hits first, then the Notes changed last), and
+// the order it keeps (title hits first, then the units written last), and
 // only among the Notes the caller reaches; each hit is then read from the
 // Note as it is now, to say where in the unit the words are (the line,
 // the slide's field, the cell) and to cut a snippet around them.
