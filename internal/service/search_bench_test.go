@@ -96,7 +96,9 @@ func BenchmarkSearchBackfill(b *testing.B) {
 	}
 }
 
-func forgetIndex(b *testing.B, base *store.Base) {
+// forgetIndex empties the whole index, as a database from before it has
+// none.
+func forgetIndex(b testing.TB, base *store.Base) {
 	ctx := context.Background()
 	err := base.Tx(ctx, func(q store.Querier) error {
 		stmts := []string{`DELETE FROM search_indexed`, `DELETE FROM search_docs`}

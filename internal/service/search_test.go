@@ -324,22 +324,7 @@ func TestSearchIndexesOlderNotes(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Forget the whole index, as a database from before it has none.
-		b := baseOf(t, f.svc.Store)
-		err := b.Tx(ctx, func(q store.Querier) error {
-			stmts := []string{`DELETE FROM search_indexed`, `DELETE FROM search_docs`}
-			if b.D.Name == "sqlite" {
-				stmts = append(stmts, `INSERT INTO search_terms (search_terms) VALUES ('delete-all')`)
-			}
-			for _, s := range stmts {
-				if _, err := q.ExecContext(ctx, s); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		forgetIndex(t, baseOf(t, f.svc.Store))
 		if n := len(searchOf(t, f, f.person, "capybara")); n != 0 {
 			t.Fatalf("the emptied index still finds %d", n)
 		}

@@ -54,10 +54,10 @@ type SearchQuery struct {
 }
 
 // SearchHit is one matching unit. Hits come title units first, then the
-// other units, each the unit written last first (by its rid, which every
-// write of a unit takes anew): the same order on both stores for the same
-// writes, and one SQLite's FTS5 reads in, stopping at the page's end,
-// without sorting every match.
+// other units, each the unit indexed last first (by its rid, taken when a
+// unit is first indexed and kept while it is edited): the same order on
+// both stores for the same writes, and one SQLite's FTS5 reads in,
+// stopping at the page's end, without sorting every match.
 type SearchHit struct {
 	NoteID  string
 	Key     string
@@ -160,46 +160,47 @@ func writeSearch(ctx context.Context, q Querier, d Dialect, ws, id string, docs 
 	return nil
 }
 
-// writeSearchDoc replaces one unit: its old row goes, and a new one (with
-// a new rid: the unit is now the one written last) holds its words.
+// writeSearchDoc replaces one unit's words. A unit keeps its row, and so
+// its rid, from the write that first indexed it until it is empty.
 func writeSearchDoc(ctx context.Context, q Querier, d Dialect, ws, id string, doc SearchDoc, fresh bool) error {
 	if d.Name == "postgres" {
-		if !fresh {
-			if _, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE resource_id = $1 AND key = $2`, id, doc.Key); err != nil {
-				return err
-			}
-		}
 		if doc.Terms == "" {
-			return nil
+			if fresh {
+				return nil
+			}
+			_, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE resource_id = $1 AND key = $2`, id, doc.Key)
+			return err
 		}
-		_, err := q.ExecContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type, terms) VALUES ($1, $2, $3, $4, $5::tsvector)`,
-			ws, id, doc.Key, doc.TabType, tsvector(doc.Terms))
+		_, err := q.ExecContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type, terms) VALUES ($1, $2, $3, $4, $5::tsvector)
+			ON CONFLICT (resource_id, key) DO UPDATE SET terms = excluded.terms`, ws, id, doc.Key, doc.TabType, tsvector(doc.Terms))
 		return err
 	}
+	var rid int64
 	if !fresh {
-		var rid int64
-		err := q.QueryRowContext(ctx, `DELETE FROM search_docs WHERE resource_id = ? AND key = ? RETURNING rid`, id, doc.Key).Scan(&rid)
-		switch {
-		case err == nil:
-			if _, err := q.ExecContext(ctx, `DELETE FROM search_terms WHERE rowid = ?`, rid); err != nil {
-				return err
-			}
-		case !errors.Is(err, sql.ErrNoRows):
+		err := q.QueryRowContext(ctx, `SELECT rid FROM search_docs WHERE resource_id = ? AND key = ?`, id, doc.Key).Scan(&rid)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 	}
-	if doc.Terms == "" {
+	switch {
+	case doc.Terms == "" && rid == 0:
 		return nil
-	}
-	var rid int64
-	if err := q.QueryRowContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type) VALUES (?, ?, ?, ?) RETURNING rid`, ws, id, doc.Key, doc.TabType).Scan(&rid); err != nil {
+	case doc.Terms == "":
+		if _, err := q.ExecContext(ctx, `DELETE FROM search_terms WHERE rowid = ?`, rid); err != nil {
+			return err
+		}
+		_, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE rid = ?`, rid)
 		return err
+	case rid == 0:
+		if err := q.QueryRowContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type) VALUES (?, ?, ?, ?) RETURNING rid`, ws, id, doc.Key, doc.TabType).Scan(&rid); err != nil {
+			return err
+		}
 	}
 	title, body := "", doc.Terms
 	if doc.Key == titleUnit {
 		title, body = body, ""
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO search_terms (rowid, title, body) VALUES (?, ?, ?)`, rid, title, body)
+	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO search_terms (rowid, title, body) VALUES (?, ?, ?)`, rid, title, body)
 	return err
 }
 
