@@ -537,7 +537,7 @@ func TestToolsetsAndReadOnlyPerConnection(t *testing.T) {
 	notes := list("?toolsets=notes")
 	ro := list("?readonly=1")
 	events := list("?toolsets=events&readonly=1")
-	if len(all) != 17 || len(notes) != 9 || fmt.Sprint(events) != "[poll_resource_events]" {
+	if len(all) != 18 || len(notes) != 10 || fmt.Sprint(events) != "[poll_resource_events]" {
 		t.Fatalf("all %d tools, notes %d, events %v", len(all), len(notes), events)
 	}
 	for _, n := range notes {
@@ -552,7 +552,7 @@ func TestToolsetsAndReadOnlyPerConnection(t *testing.T) {
 			}
 		}
 	}
-	if len(ro) != 11 {
-		t.Fatalf("read-only lists %d tools, want 11: %v", len(ro), ro)
+	if len(ro) != 12 {
+		t.Fatalf("read-only lists %d tools, want 12: %v", len(ro), ro)
 	}
 }

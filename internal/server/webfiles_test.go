@@ -114,6 +114,7 @@ func TestFilesNeverReachAgents(t *testing.T) {
 	// Every read tool, with every argument that names this Note.
 	calls := map[string][]map[string]any{
 		"list_notes":            {{}, {"query": "Welcome"}},
+		"search_notes":          {{"query": "welcome"}, {"query": "txt", "tab_type": "files"}},
 		"list_note_tabs":        {{"note_id": e.NoteID}},
 		"list_note_attachments": {{"note_id": e.NoteID, "kind": "files"}, {"note_id": e.NoteID, "kind": "sources"}},
 		"poll_resource_events":  {{"resource_type": "note", "resource_id": e.NoteID}},
