@@ -440,9 +440,7 @@ func TestSearchStoresAgree(t *testing.T) {
 		}
 	}
 	queries := []string{`"budget quarter"`, "plan*", "for*", "fore*", "budget pangolin", "北京", "北京大学", "🚀 plan", "naive", "UBER", "शिक्षा", "مرحبا", "zebra forest", "for", "quarter", "5*", "pla"}
-	for _, w := range vocab {
-		queries = append(queries, w)
-	}
+	queries = append(queries, vocab...)
 	answers := map[string][]string{}
 	run := func(t *testing.T, f *fixture) []string {
 		seed(t, f)
