@@ -483,11 +483,13 @@ func TestBrowserRoomLauncher(t *testing.T) {
 		try { for (let i = 0; i < 6; i++) await s.set("part" + i, "y".repeat(200000)); } catch (e) { fill = e.message; }
 		for (let i = 0; i < 6; i++) await s.remove("part" + i);
 		await new Promise(r => setTimeout(r, 1100));
+		const t0 = performance.now();
 		const flood = await Promise.allSettled(Array.from({length: 700}, () => s.keys()));
+		const floodMS = performance.now() - t0;
 		const slowed = flood.filter(r => r.status === "rejected" && /calls in a second/.test(r.reason.message)).length;
 		await new Promise(r => setTimeout(r, 1100));
 		const after = (await s.keys()).join(",");
-		return {back: JSON.stringify(back), gone: gone === undefined, longKey, quota, fill, slowed, after};
+		return {back: JSON.stringify(back), gone: gone === undefined, longKey, quota, fill, slowed, floodMS, after};
 	})()`, chromedp.EvalAwaitPromise))
 	if rt["back"] != `{"title":"Plan ✓","items":[1,2,{"deep":null}]}` || rt["gone"] != true {
 		t.Errorf("storage round trip: %v", rt)
@@ -495,8 +497,12 @@ func TestBrowserRoomLauncher(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(rt["longKey"]), "256") {
 		t.Errorf("a 257-character key: %q, want a refusal naming the limit", rt["longKey"])
 	}
-	if n, _ := rt["slowed"].(float64); n < 100 || n > 600 || rt["after"] != "count" {
-		t.Errorf("700 storage calls at once: %v refused as too fast (want the ones past 500), then keys %q", rt["slowed"], rt["after"])
+	// A machine too busy to answer 500 calls a second gets none refused:
+	// only a flood answered faster than that must meet the limit.
+	n, _ := rt["slowed"].(float64)
+	ms, _ := rt["floodMS"].(float64)
+	if (n < 100 && !(n == 0 && ms >= 1400)) || n > 600 || rt["after"] != "count" {
+		t.Errorf("700 storage calls at once, answered in %.0f ms: %v refused as too fast (want the ones past 500), then keys %q", ms, rt["slowed"], rt["after"])
 	}
 	for _, k := range []string{"quota", "fill"} {
 		if !strings.Contains(fmt.Sprint(rt[k]), "1 MiB") {
