@@ -301,6 +301,27 @@ func writeCorpusXLSX(t *testing.T, c *corpus, path string) {
 	}
 }
 
+// assertNoCachedValues checks that the file given to LibreOffice holds
+// formulas only, so every value read back is one LibreOffice computed.
+func assertNoCachedValues(t *testing.T, path string, n int) {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i := 0; i < n; i++ {
+		cell := CellName(i, corpusFormulaCol)
+		formula, err := f.GetCellFormula("Sheet1", cell)
+		if err != nil || formula == "" {
+			t.Fatalf("%s: no formula written (%v)", cell, err)
+		}
+		if v, _ := f.GetCellValue("Sheet1", cell, excelize.Options{RawCellValue: true}); v != "" {
+			t.Fatalf("%s: the input file caches the value %q", cell, v)
+		}
+	}
+}
+
 // readComputed reads the values LibreOffice saved for the formula cells.
 func readComputed(t *testing.T, path string, n int) []Value {
 	t.Helper()
@@ -355,6 +376,7 @@ func TestLibreOfficeRecompute(t *testing.T) {
 	}
 	in := filepath.Join(dir, "corpus.xlsx")
 	writeCorpusXLSX(t, c, in)
+	assertNoCachedValues(t, in, len(c.Cases))
 	outDir := filepath.Join(dir, "out")
 	cmd := exec.Command(soffice, "-env:UserInstallation=file://"+profile, "--headless", "--norestore",
 		"--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", outDir, in)

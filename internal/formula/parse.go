@@ -59,11 +59,13 @@ type (
 // Parse compiles src, which starts with "=". Unknown function names are not
 // an error: they evaluate to #NAME?.
 func Parse(src string) (f *Formula, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, err = nil, fmt.Errorf("formula %q: cannot be read", clip(src))
-		}
-	}()
+	if recoverPanics {
+		defer func() {
+			if r := recover(); r != nil {
+				f, err = nil, fmt.Errorf("formula %q: cannot be read", clip(src))
+			}
+		}()
+	}
 	fail := func(format string, a ...any) (*Formula, error) {
 		return nil, fmt.Errorf("formula %q: %s", clip(src), fmt.Sprintf(format, a...))
 	}
@@ -306,7 +308,7 @@ func (p *parser) expr(minPrec, depth int) (node, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
 	}
-	left, err := p.unary(depth + 1)
+	left, err := p.unary(depth)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +322,7 @@ func (p *parser) expr(minPrec, depth int) (node, error) {
 			return left, nil
 		}
 		p.pos++
-		right, err := p.expr(prec+1, depth+1)
+		right, err := p.expr(prec+1, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -335,7 +337,9 @@ func (p *parser) unary(depth int) (node, error) {
 		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
 	}
 	t := p.peek()
-	if t != nil && t.TType == efp.TokenTypeOperatorPrefix {
+	// A sign where an operand belongs is a prefix (the tokenizer leaves a
+	// leading "+" as an infix one).
+	if t != nil && (t.TType == efp.TokenTypeOperatorPrefix || t.TType == efp.TokenTypeOperatorInfix && (t.TValue == "+" || t.TValue == "-")) {
 		p.pos++
 		x, err := p.unary(depth + 1)
 		if err != nil {
@@ -346,7 +350,7 @@ func (p *parser) unary(depth int) (node, error) {
 		}
 		return x, nil
 	}
-	x, err := p.primary(depth + 1)
+	x, err := p.primary(depth)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +362,7 @@ func (p *parser) unary(depth int) (node, error) {
 		switch {
 		case t.TType == efp.TokenTypeOperatorInfix && t.TSubType == efp.TokenSubTypeIntersection:
 			p.pos++
-			y, err := p.primary(depth + 1)
+			y, err := p.primary(depth)
 			if err != nil {
 				return nil, err
 			}
