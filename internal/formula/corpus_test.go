@@ -187,6 +187,16 @@ func TestLibreOfficeCorpus(t *testing.T) {
 	if len(c.Cases) < 150 {
 		t.Errorf("the corpus has %d cases, want at least 150", len(c.Cases))
 	}
+	// Every function is in the corpus at least once.
+	var all strings.Builder
+	for _, cs := range c.Cases {
+		all.WriteString(strings.ToUpper(cs.Formula))
+	}
+	for _, name := range Functions() {
+		if !regexp.MustCompile(`(^|[^A-Z0-9.])` + regexp.QuoteMeta(name) + `\(`).MatchString(all.String()) {
+			t.Errorf("no corpus formula calls %s", name)
+		}
+	}
 	ctx := newCorpusCtx(t, c)
 	agree, differ := 0, 0
 	for i, cs := range c.Cases {

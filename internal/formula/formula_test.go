@@ -54,6 +54,8 @@ func TestParseErrors(t *testing.T) {
 		"= SUM( A1 , 2 ) ",
 		"=_xlfn.CONCAT(\"a\",\"b\")",
 		"=sum(a1:a3)",
+		"=SUM(A1,\n\tA2)",
+		"=IFERROR(#n/a,1)",
 	} {
 		if _, err := Parse(src); err != nil {
 			t.Errorf("Parse(%.40q): %v", src, err)
@@ -532,6 +534,8 @@ func TestErrorsPropagate(t *testing.T) {
 		{"=#N/A", ErrNA},
 		{"=#REF!+1", ErrRef},
 		{"=#NULL!", ErrNull},
+		{"=#n/a", ErrNA},
+		{"=SUM(A1,\r\nA2)", 3.0},
 		{`=#DIV/0!&"x"`, ErrDiv0},
 		{"=-D1", ErrDiv0},
 		{"=D1%", ErrDiv0},
@@ -624,6 +628,7 @@ func TestShift(t *testing.T) {
 		{"=IFERROR(A1,#N/A)+TRUE", 1, 0, "=IFERROR(A2,#N/A)+TRUE"},
 		{"=1E+3+A1", 1, 0, "=1E+3+A2"},
 		{"=A1", 0, 0, "=A1"},
+		{"=IF(#n/a,\nA1)", 1, 0, "=IF(#n/a,\nA2)"},
 		{"=SUM(B2:", 1, 1, "=SUM(B2:"}, // does not parse: unchanged
 		{"not a formula", 1, 1, "not a formula"},
 	}
@@ -675,7 +680,7 @@ func TestEvalBounds(t *testing.T) {
 	ctx := &bigCtx{}
 	for src, want := range map[string]Value{
 		"=SUM(A:A)":                        float64(MaxRow + 1), // a million cells is fine
-		"=SUM(A:Z)":                        ErrNum, // 27 million cells: over the bound
+		"=SUM(A:Z)":                        ErrNum,              // 27 million cells: over the bound
 		"=SUMPRODUCT(A:A,B:B)":             float64(MaxRow + 1),
 		"=SUMPRODUCT(A:A,B:B,C:C,D:D,E:E)": ErrNum, // arrays over the bound
 		"=SUM(1:1)":                        float64(MaxCol + 1),

@@ -79,7 +79,8 @@ func Parse(src string) (f *Formula, err error) {
 	if strings.TrimSpace(body[1:]) == "" {
 		return fail(`nothing after "="`)
 	}
-	if msg := prescan(body); msg != "" {
+	body, msg := prescan(body)
+	if msg != "" {
 		return fail("%s", msg)
 	}
 	ps := efp.ExcelParser()
@@ -163,19 +164,25 @@ func (f *Formula) String() string { return f.src }
 var knownErrorLiterals = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#SPILL!", "#CALC!", "#GETTING_DATA"}
 
 // prescan finds what the tokenizer silently drops: an unterminated string or
-// sheet name, an unknown error literal, brackets.
-func prescan(s string) string {
+// sheet name, an unknown error literal, brackets. It returns s with line
+// breaks and tabs outside strings made spaces and error literals upper case
+// (#n/a is #N/A), which is what the tokenizer expects.
+func prescan(s string) (string, string) {
+	b := []byte(s)
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
+		case '\n', '\r', '\t':
+			b[i] = ' '
+
 		case '"', '\'':
 			q := s[i]
 			j := i + 1
 			for {
 				if j >= len(s) {
 					if q == '"' {
-						return "a string is not closed with \""
+						return s, "a string is not closed with \""
 					}
-					return "a sheet name is not closed with '"
+					return s, "a sheet name is not closed with '"
 				}
 				if s[j] == q {
 					if j+1 < len(s) && s[j+1] == q {
@@ -190,20 +197,21 @@ func prescan(s string) string {
 		case '#':
 			ok := false
 			for _, e := range knownErrorLiterals {
-				if strings.HasPrefix(s[i:], e) {
+				if len(s)-i >= len(e) && strings.EqualFold(s[i:i+len(e)], e) {
 					ok = true
+					copy(b[i:], e)
 					i += len(e) - 1
 					break
 				}
 			}
 			if !ok {
-				return fmt.Sprintf("unknown error literal at %q", clip(s[i:]))
+				return s, fmt.Sprintf("unknown error literal at %q", clip(s[i:]))
 			}
 		case '[', ']':
-			return "external and structured references ([...]) are not supported"
+			return s, "external and structured references ([...]) are not supported"
 		}
 	}
-	return ""
+	return string(b), ""
 }
 
 var mantissaE = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)[eE]$`)
