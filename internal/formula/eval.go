@@ -109,7 +109,10 @@ func normalize(v any) Value {
 	case nil, string, bool:
 		return v
 	case float64:
-		return fixNum(x)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return ErrNum
+		}
+		return v // as given: no new allocation
 	case Error:
 		return x
 	case int:
@@ -165,7 +168,11 @@ func (e *evaluator) eval(n node) any {
 		if n.fn == nil {
 			return ErrName
 		}
-		return n.fn.call(e, n.args)
+		r := n.fn.call(e, n.args)
+		if x, ok := r.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			return ErrNum
+		}
+		return r
 	}
 	return ErrValue
 }

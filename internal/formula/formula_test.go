@@ -135,6 +135,7 @@ func TestPrecedenceAndOperators(t *testing.T) {
 		{"=0^-1", ErrDiv0},
 		{"=(-8)^(1/3)", ErrNum},
 		{"=10^400", ErrNum},
+		{"=ISNUMBER(SUM(1E+308,1E+308))", false},
 	})
 }
 
