@@ -187,6 +187,16 @@ func TestLibreOfficeCorpus(t *testing.T) {
 	if len(c.Cases) < 150 {
 		t.Errorf("the corpus has %d cases, want at least 150", len(c.Cases))
 	}
+	// Every function is in the corpus at least once.
+	var all strings.Builder
+	for _, cs := range c.Cases {
+		all.WriteString(strings.ToUpper(cs.Formula))
+	}
+	for _, name := range Functions() {
+		if !regexp.MustCompile(`(^|[^A-Z0-9.])` + regexp.QuoteMeta(name) + `\(`).MatchString(all.String()) {
+			t.Errorf("no corpus formula calls %s", name)
+		}
+	}
 	ctx := newCorpusCtx(t, c)
 	agree, differ := 0, 0
 	for i, cs := range c.Cases {
@@ -301,6 +311,27 @@ func writeCorpusXLSX(t *testing.T, c *corpus, path string) {
 	}
 }
 
+// assertNoCachedValues checks that the file given to LibreOffice holds
+// formulas only, so every value read back is one LibreOffice computed.
+func assertNoCachedValues(t *testing.T, path string, n int) {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i := 0; i < n; i++ {
+		cell := CellName(i, corpusFormulaCol)
+		formula, err := f.GetCellFormula("Sheet1", cell)
+		if err != nil || formula == "" {
+			t.Fatalf("%s: no formula written (%v)", cell, err)
+		}
+		if v, _ := f.GetCellValue("Sheet1", cell, excelize.Options{RawCellValue: true}); v != "" {
+			t.Fatalf("%s: the input file caches the value %q", cell, v)
+		}
+	}
+}
+
 // readComputed reads the values LibreOffice saved for the formula cells.
 func readComputed(t *testing.T, path string, n int) []Value {
 	t.Helper()
@@ -355,6 +386,7 @@ func TestLibreOfficeRecompute(t *testing.T) {
 	}
 	in := filepath.Join(dir, "corpus.xlsx")
 	writeCorpusXLSX(t, c, in)
+	assertNoCachedValues(t, in, len(c.Cases))
 	outDir := filepath.Join(dir, "out")
 	cmd := exec.Command(soffice, "-env:UserInstallation=file://"+profile, "--headless", "--norestore",
 		"--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", outDir, in)

@@ -14,9 +14,14 @@ import (
 // array ((A1:A9>2)*B1:B9): an array of whole columns is allowed, one of
 // whole rows × columns is not (#NUM!).
 const (
-	maxCells = 10_000_000
-	maxArray = 2_100_000
+	maxCells      = 10_000_000
+	maxArray      = 2_100_000
+	maxArrayTotal = 4_200_000 // elements of all arrays one Eval makes
 )
+
+// recoverPanics is false in the fuzz test, so that a bug shows as a panic
+// there instead of a quiet #VALUE!.
+var recoverPanics = true
 
 // rangeVal is a reference being evaluated: the full rectangle, unclipped.
 type rangeVal struct {
@@ -37,6 +42,7 @@ type evaluator struct {
 	ctx      Context
 	row, col int
 	cells    int   // cells read so far
+	arrays   int   // array elements made so far
 	abort    Error // set once a bound is hit
 }
 
@@ -44,11 +50,13 @@ type evaluator struct {
 // is a scalar: a range gives its top-left value, an empty cell 0. Eval never
 // panics: a failure inside gives #VALUE!.
 func (f *Formula) Eval(ctx Context, row, col int) (result Value) {
-	defer func() {
-		if r := recover(); r != nil {
-			result = ErrValue
-		}
-	}()
+	if recoverPanics {
+		defer func() {
+			if r := recover(); r != nil {
+				result = ErrValue
+			}
+		}()
+	}
 	e := &evaluator{ctx: ctx, row: row, col: col}
 	v := e.topLeft(e.eval(f.root))
 	if e.abort != "" {
@@ -101,7 +109,10 @@ func normalize(v any) Value {
 	case nil, string, bool:
 		return v
 	case float64:
-		return fixNum(x)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return ErrNum
+		}
+		return v // as given: no new allocation
 	case Error:
 		return x
 	case int:
@@ -157,7 +168,11 @@ func (e *evaluator) eval(n node) any {
 		if n.fn == nil {
 			return ErrName
 		}
-		return n.fn.call(e, n.args)
+		r := n.fn.call(e, n.args)
+		if x, ok := r.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			return ErrNum
+		}
+		return r
 	}
 	return ErrValue
 }
@@ -307,13 +322,23 @@ func (e *evaluator) each(v any, fn func(Value) bool) Error {
 	return ""
 }
 
+// spendArray counts n array elements made; false past the bound.
+func (e *evaluator) spendArray(n int) bool {
+	e.arrays += n
+	if n > maxArray || e.arrays > maxArrayTotal {
+		e.abort = ErrNum
+		return false
+	}
+	return true
+}
+
 // toArray materializes a range (or wraps a scalar) for element-wise use.
 func (e *evaluator) toArray(v any) (*arrayVal, Error) {
 	switch x := v.(type) {
 	case *arrayVal:
 		return x, ""
 	case *rangeVal:
-		if x.rows()*x.cols() > maxArray {
+		if !e.spendArray(x.rows() * x.cols()) {
 			return nil, ErrNum
 		}
 		g, err := e.gridOf(x)
@@ -336,6 +361,9 @@ func (e *evaluator) mapArray(v any, fn func(Value) Value) any {
 	if err != "" {
 		return err
 	}
+	if !e.spendArray(len(a.v)) {
+		return ErrNum
+	}
 	out := &arrayVal{rows: a.rows, cols: a.cols, v: make([]Value, len(a.v))}
 	for i, x := range a.v {
 		out.v[i] = fn(x)
@@ -355,7 +383,7 @@ func (e *evaluator) zipArrays(l, r any, fn func(a, b Value) Value) any {
 		return err
 	}
 	rows, cols := max(a.rows, b.rows), max(a.cols, b.cols)
-	if rows*cols > maxArray {
+	if !e.spendArray(rows * cols) {
 		return ErrNum
 	}
 	at := func(x *arrayVal, i, j int) Value {

@@ -307,6 +307,11 @@ func find(e *evaluator, s []string, args []node, search bool) Value {
 		return err
 	}
 	h := []rune(hay)
+	if search {
+		for i, r := range h {
+			h[i] = unicode.ToLower(r)
+		}
+	}
 	if start < 1 || start > float64(len(h)+1) {
 		return ErrValue
 	}
@@ -322,7 +327,18 @@ func find(e *evaluator, s []string, args []node, search bool) Value {
 		return float64(i0 + utf8.RuneCountInString(string(h[i0:])[:j]) + 1)
 	}
 	pat := compileWildcard(needle)
+	if len(pat.toks) > 0 && pat.toks[0].kind == '*' {
+		// A leading * absorbs any start: the match, if any, is at start.
+		if pat.matchPrefix(h[i0:]) {
+			return float64(i0 + 1)
+		}
+		return ErrValue
+	}
 	for i := i0; i < len(h); i++ {
+		// Each try may scan the rest: count it against the bound.
+		if !e.spend((len(h) - i) / 64) {
+			return ErrNum
+		}
 		if pat.matchPrefix(h[i:]) {
 			return float64(i + 1)
 		}
@@ -372,7 +388,10 @@ func (w wildcard) match(s string) bool { return w.run([]rune(strings.ToLower(s))
 
 // matchPrefix reports whether some prefix of s matches.
 func (w wildcard) matchPrefix(s []rune) bool {
-	return w.run([]rune(strings.ToLower(string(s))), true)
+	for i, r := range s {
+		s[i] = unicode.ToLower(r)
+	}
+	return w.run(s, true)
 }
 
 func (w wildcard) run(s []rune, prefix bool) bool {

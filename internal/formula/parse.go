@@ -59,11 +59,13 @@ type (
 // Parse compiles src, which starts with "=". Unknown function names are not
 // an error: they evaluate to #NAME?.
 func Parse(src string) (f *Formula, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, err = nil, fmt.Errorf("formula %q: cannot be read", clip(src))
-		}
-	}()
+	if recoverPanics {
+		defer func() {
+			if r := recover(); r != nil {
+				f, err = nil, fmt.Errorf("formula %q: cannot be read", clip(src))
+			}
+		}()
+	}
 	fail := func(format string, a ...any) (*Formula, error) {
 		return nil, fmt.Errorf("formula %q: %s", clip(src), fmt.Sprintf(format, a...))
 	}
@@ -77,7 +79,8 @@ func Parse(src string) (f *Formula, err error) {
 	if strings.TrimSpace(body[1:]) == "" {
 		return fail(`nothing after "="`)
 	}
-	if msg := prescan(body); msg != "" {
+	body, msg := prescan(body)
+	if msg != "" {
 		return fail("%s", msg)
 	}
 	ps := efp.ExcelParser()
@@ -161,19 +164,25 @@ func (f *Formula) String() string { return f.src }
 var knownErrorLiterals = []string{"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#SPILL!", "#CALC!", "#GETTING_DATA"}
 
 // prescan finds what the tokenizer silently drops: an unterminated string or
-// sheet name, an unknown error literal, brackets.
-func prescan(s string) string {
+// sheet name, an unknown error literal, brackets. It returns s with line
+// breaks and tabs outside strings made spaces and error literals upper case
+// (#n/a is #N/A), which is what the tokenizer expects.
+func prescan(s string) (string, string) {
+	b := []byte(s)
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
+		case '\n', '\r', '\t':
+			b[i] = ' '
+
 		case '"', '\'':
 			q := s[i]
 			j := i + 1
 			for {
 				if j >= len(s) {
 					if q == '"' {
-						return "a string is not closed with \""
+						return s, "a string is not closed with \""
 					}
-					return "a sheet name is not closed with '"
+					return s, "a sheet name is not closed with '"
 				}
 				if s[j] == q {
 					if j+1 < len(s) && s[j+1] == q {
@@ -188,20 +197,21 @@ func prescan(s string) string {
 		case '#':
 			ok := false
 			for _, e := range knownErrorLiterals {
-				if strings.HasPrefix(s[i:], e) {
+				if len(s)-i >= len(e) && strings.EqualFold(s[i:i+len(e)], e) {
 					ok = true
+					copy(b[i:], e)
 					i += len(e) - 1
 					break
 				}
 			}
 			if !ok {
-				return fmt.Sprintf("unknown error literal at %q", clip(s[i:]))
+				return s, fmt.Sprintf("unknown error literal at %q", clip(s[i:]))
 			}
 		case '[', ']':
-			return "external and structured references ([...]) are not supported"
+			return s, "external and structured references ([...]) are not supported"
 		}
 	}
-	return ""
+	return string(b), ""
 }
 
 var mantissaE = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)[eE]$`)
@@ -306,7 +316,7 @@ func (p *parser) expr(minPrec, depth int) (node, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
 	}
-	left, err := p.unary(depth + 1)
+	left, err := p.unary(depth)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +330,7 @@ func (p *parser) expr(minPrec, depth int) (node, error) {
 			return left, nil
 		}
 		p.pos++
-		right, err := p.expr(prec+1, depth+1)
+		right, err := p.expr(prec+1, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -335,7 +345,9 @@ func (p *parser) unary(depth int) (node, error) {
 		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
 	}
 	t := p.peek()
-	if t != nil && t.TType == efp.TokenTypeOperatorPrefix {
+	// A sign where an operand belongs is a prefix (the tokenizer leaves a
+	// leading "+" as an infix one).
+	if t != nil && (t.TType == efp.TokenTypeOperatorPrefix || t.TType == efp.TokenTypeOperatorInfix && (t.TValue == "+" || t.TValue == "-")) {
 		p.pos++
 		x, err := p.unary(depth + 1)
 		if err != nil {
@@ -346,7 +358,7 @@ func (p *parser) unary(depth int) (node, error) {
 		}
 		return x, nil
 	}
-	x, err := p.primary(depth + 1)
+	x, err := p.primary(depth)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +370,7 @@ func (p *parser) unary(depth int) (node, error) {
 		switch {
 		case t.TType == efp.TokenTypeOperatorInfix && t.TSubType == efp.TokenSubTypeIntersection:
 			p.pos++
-			y, err := p.primary(depth + 1)
+			y, err := p.primary(depth)
 			if err != nil {
 				return nil, err
 			}

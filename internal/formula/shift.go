@@ -24,7 +24,7 @@ func Shift(src string, dr, dc int) string {
 		case c == '#':
 			j := i + 1
 			for _, e := range knownErrorLiterals {
-				if strings.HasPrefix(src[i:], e) {
+				if len(src)-i >= len(e) && strings.EqualFold(src[i:i+len(e)], e) {
 					j = i + len(e)
 					break
 				}
