@@ -3,6 +3,8 @@ package note
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"reflect"
 	"testing"
 	"time"
@@ -245,3 +247,68 @@ func TestRecalcIsBounded(t *testing.T) {
 	n.set("", 0, 1, []any{3.0})
 	n.want("", "A40", 6.0)
 }
+
+// Random writes of values and formulas (ranges across blocks, whole
+// columns, the other sheet, cycles, unknown sheets), each checked against a
+// recalculation from scratch of the stored version.
+func TestRecalcRandomWritesMatchFromScratch(t *testing.T) {
+	n := newCalcNote(t)
+	var other string
+	if err := n.edit(func(d *Doc) error {
+		sh, err := AddSheet(d, n.tab, "Data 2")
+		other = sh.ID
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 25))
+	cell := func() string { return formula.CellName(rng.IntN(70), rng.IntN(70)) }
+	for i := range 300 {
+		var v any
+		switch rng.IntN(8) {
+		case 0, 1:
+			v = float64(rng.IntN(100))
+		case 2:
+			v = fmt.Sprintf("=%s+%s", cell(), cell())
+		case 3:
+			v = fmt.Sprintf("=SUM(%s:%s)", cell(), cell())
+		case 4:
+			v = fmt.Sprintf("=SUM('Data 2'!%s:%s)+COUNT(%s:%s)", cell(), cell(), colName(rng.IntN(70)), colName(rng.IntN(70)))
+		case 5:
+			v = fmt.Sprintf("=IF(%s>50, %s, %s*2)", cell(), cell(), cell())
+		case 6:
+			v = fmt.Sprintf("=IFERROR(%s/%s, 0)", cell(), cell())
+		default:
+			v = nil
+		}
+		sheet := ""
+		if rng.IntN(4) == 0 {
+			sheet = other
+		}
+		n.set(sheet, rng.IntN(70), rng.IntN(70), []any{v})
+		if i%25 != 24 {
+			continue
+		}
+		back := n.ps.at(t, n.ps.version)
+		fresh := Clone(&back)
+		for j := range fresh.Tabs[3].Sheets {
+			fresh.Tabs[3].Sheets[j].Values = nil
+		}
+		if err := Recalc(&Doc{}, &fresh, n.now); err != nil {
+			t.Fatal(err)
+		}
+		for _, sh := range []string{"", other} {
+			a, _ := ReadRange(&n.d, n.tab, sh, 0, 0, 70, 70)
+			b, _ := ReadRange(&fresh, n.tab, sh, 0, 0, 70, 70)
+			for r := range a {
+				for c := range a[r] {
+					if !reflect.DeepEqual(a[r][c], b[r][c]) {
+						t.Fatalf("write %d, sheet %q: %s is %#v through the graph, %#v from scratch", i, sh, formula.CellName(r, c), a[r][c], b[r][c])
+					}
+				}
+			}
+		}
+	}
+}
+
+func colName(c int) string { return strings.TrimRight(formula.CellName(0, c), "1") }
