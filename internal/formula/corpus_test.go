@@ -31,6 +31,7 @@ package formula
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -388,7 +389,10 @@ func TestLibreOfficeRecompute(t *testing.T) {
 	writeCorpusXLSX(t, c, in)
 	assertNoCachedValues(t, in, len(c.Cases))
 	outDir := filepath.Join(dir, "out")
-	cmd := exec.Command(soffice, "-env:UserInstallation=file://"+profile, "--headless", "--norestore",
+	// A hung LibreOffice fails the test instead of the whole run's timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, soffice, "-env:UserInstallation=file://"+profile, "--headless", "--norestore",
 		"--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", outDir, in)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)

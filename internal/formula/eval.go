@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Bounds on one evaluation. A range is clipped to its sheet's used extent
@@ -577,6 +578,9 @@ func binary(op string, a, b Value) Value {
 		y, err := toText(b)
 		if err != "" {
 			return err
+		}
+		if len(x)+len(y) > maxText && utf8.RuneCountInString(x)+utf8.RuneCountInString(y) > maxText {
+			return ErrValue // longer than a cell may hold, as Excel
 		}
 		return x + y
 	case "=", "<>", "<", "<=", ">", ">=":

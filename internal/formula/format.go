@@ -2,6 +2,7 @@ package formula
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +45,55 @@ func formatText(v Value, format string) Value {
 		}
 		return formatDate(x, sec)
 	}
+	if m := sciFormat.FindStringSubmatch(sec); m != nil && !strings.Contains(sec, `"`) {
+		return formatScientific(x, m[1], m[2], len(m[3]), neg)
+	}
 	return formatNumber(x, sec, neg)
+}
+
+var sciFormat = regexp.MustCompile(`^([#0?.,]+)[Ee]([+-])(0+)$`)
+
+// formatScientific is a format like "0.00E+00".
+func formatScientific(x float64, mant, sign string, expDigits int, neg bool) Value {
+	a := math.Abs(x)
+	exp := 0
+	decimals := 0
+	if _, frac, ok := strings.Cut(mant, "."); ok {
+		decimals = len(frac)
+	}
+	if a != 0 {
+		exp = int(math.Floor(math.Log10(a)))
+		m, _ := roundDecimal(a/math.Pow(10, float64(exp)), float64(decimals), roundHalf).(float64)
+		if m >= 10 {
+			exp++
+		}
+	}
+	m := a / math.Pow(10, float64(exp))
+	s, ok := formatNumber(m, mant, false).(string)
+	if !ok {
+		return ErrNum
+	}
+	es := strconv.Itoa(abs(exp))
+	for len(es) < expDigits {
+		es = "0" + es
+	}
+	switch {
+	case exp < 0:
+		es = "-" + es
+	case sign == "+":
+		es = "+" + es
+	}
+	if neg && a != 0 {
+		s = "-" + s
+	}
+	return s + "E" + es
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 func splitSections(f string) []string {

@@ -1,8 +1,21 @@
 // Package formula is Foundry's spreadsheet formula engine: it parses
 // Excel-style formulas (=SUM(B2:B9)*2), lists the cells they read, evaluates
 // them against a Context, and moves their references for the fill handle.
-// It does no I/O. Semantics follow Excel and LibreOffice; the LibreOffice
-// reference corpus in testdata/corpus.json pins them.
+// It does no I/O.
+//
+// Syntax: numbers (1.5, 1E+3), "text" ("" is a quote), TRUE/FALSE, error
+// literals (#N/A), references A1, $A$1, A1:B3, A:C, 2:5, Sheet2!A1,
+// 'Sheet 2'!A1 (a quote in the name doubled), array constants {1,2;3,4}, the operators
+// by precedence: range intersection (a space), unary -, %, ^, * /, + -, &,
+// comparisons; function calls (Functions lists them; an unknown one
+// evaluates to #NAME?, and so does an unknown name).
+//
+// Semantics follow Excel, checked against LibreOffice by the reference
+// corpus in testdata/corpus.json (where they part, Excel's rule is kept
+// and the corpus says why). Operators applied to ranges work element-wise,
+// as in SUMPRODUCT((A1:A9>2)*B1:B9); elsewhere a range given where one value
+// belongs is read by implicit intersection with the formula's row or
+// column, and a formula's result is the first value of a range.
 package formula
 
 import (
