@@ -32,6 +32,7 @@ type ciRun struct {
 	pgUp     bool
 	chromium bool              // a chromium on PATH
 	pebble   bool              // pebble and pebble-challtestsrv on PATH
+	noOffice bool              // no soffice on PATH (it is there unless this is set)
 	bodies   map[string]string // stub name: its shell code instead
 	env      []string
 }
@@ -106,6 +107,9 @@ func (r ciRun) run(t *testing.T) ciResult {
 	if r.pebble {
 		stub("pebble", "exit 0")
 		stub("pebble-challtestsrv", "exit 0")
+	}
+	if !r.noOffice {
+		stub("soffice", "exit 0")
 	}
 
 	before := treeState(t, root)
@@ -244,6 +248,25 @@ func TestCIRefusesDifferences(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.output, c.says) || strings.Contains(r.calls, "go test ./...") {
 			t.Errorf("with %s differing: exit %d, output %q, ran %q; want a failure before the tests", c.differs, r.code, r.output, r.calls)
 		}
+	}
+}
+
+// TestCIInstallsLibreOffice: without soffice on PATH the run installs
+// Debian's libreoffice-calc-nogui for the formula corpus; in CI a failed
+// install fails the run before any test, outside CI it is a warning.
+func TestCIInstallsLibreOffice(t *testing.T) {
+	r := ciRun{pgUp: true, chromium: true, pebble: true, noOffice: true, env: []string{"CI=true"}}.run(t)
+	if r.code != 0 || !strings.Contains(r.calls, "apt-get install -y --no-install-recommends libreoffice-calc-nogui") || strings.Contains(r.calls, "install -y chromium") {
+		t.Fatalf("CI=true without LibreOffice: exit %d, ran:\n%s\n%s", r.code, r.calls, r.output)
+	}
+	fail := map[string]string{"apt-get": `case "$*" in *libreoffice*) exit 1 ;; esac`}
+	r = ciRun{pgUp: true, chromium: true, pebble: true, noOffice: true, bodies: fail, env: []string{"CI=true"}}.run(t)
+	if r.code == 0 || !strings.Contains(r.output, "LibreOffice could not be installed") || strings.Contains(r.calls, "go test") {
+		t.Fatalf("CI=true with a failed LibreOffice install: exit %d, output %q; want a failure before any test", r.code, r.output)
+	}
+	r = ciRun{pgUp: true, chromium: true, pebble: true, noOffice: true, bodies: fail}.run(t)
+	if r.code != 0 || !strings.Contains(r.output, "LibreOffice could not be installed") || !strings.Contains(r.calls, "go test ./... ") {
+		t.Fatalf("outside CI with a failed LibreOffice install: exit %d, output %q; want a warning and the tests", r.code, r.output)
 	}
 }
 

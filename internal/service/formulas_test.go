@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -195,6 +196,39 @@ func TestSheetLayout(t *testing.T) {
 		sh := got.Sheets[0]
 		if !reflect.DeepEqual(sh.Widths, map[string]int{"1": 180}) || !reflect.DeepEqual(sh.Formats, []note.CellFormat{{Range: "D4", Format: "date"}}) || sh.Values[0][1] != 2.0 {
 			t.Fatalf("layout after reload: widths %v, formats %v, values %v", sh.Widths, sh.Formats, sh.Values)
+		}
+	})
+}
+
+// A workbook LibreOffice Calc wrote (testdata/libreoffice-book.xlsx, made
+// from testdata/libreoffice-book.csv with
+// `soffice --headless --convert-to xlsx libreoffice-book.csv`) imports with
+// its numbers, date serials, booleans, text and formulas, computed here.
+func TestImportLibreOfficeWorkbook(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/libreoffice-book.xlsx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachStore(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		res, err := f.svc.ImportSheet(ctx, f.person, service.ImportSheetArgs{NoteID: f.noteID, Name: "libreoffice-book.xlsx", Data: data, Guard: service.Guard{ExpectedVersion: f.version(t)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Formulas != 3 || res.AsValuesCount != 0 {
+			t.Fatalf("import = %+v", res)
+		}
+		got, err := f.svc.ReadSheetRange(ctx, f.person, service.SheetRangeArgs{TabArgs: service.TabArgs{NoteID: f.noteID, TabID: res.TabID}, Rows: 7, Cols: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "[[Item Cost Qty] [Rent 1200 1] [Food 300.5 3] [Total 1500.5 4501.5] [Date 45306 <nil>] [Share 0.7997334221926025 <nil>] [Text hello, world TRUE]]" // LibreOffice kept TRUE as text
+		if fmt.Sprint(got.Values) != want {
+			t.Fatalf("values\n%v\nwant\n%s", got.Values, want)
+		}
+		if len(got.Formulas) != 3 || got.Formulas[0].Formula != "=SUM(B2:B3)" {
+			t.Fatalf("formulas %+v", got.Formulas)
 		}
 	})
 }
