@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
