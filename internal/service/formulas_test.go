@@ -232,3 +232,37 @@ func TestImportLibreOfficeWorkbook(t *testing.T) {
 		}
 	})
 }
+
+// The number formats of an .xlsx that Foundry shows come with it.
+func TestImportKeepsNumberFormats(t *testing.T) {
+	t.Parallel()
+	x := excelize.NewFile()
+	date, _ := x.NewStyle(&excelize.Style{NumFmt: 14})
+	pct, _ := x.NewStyle(&excelize.Style{NumFmt: 10})
+	money, _ := x.NewStyle(&excelize.Style{CustomNumFmt: ptr(`"$"#,##0.00`)})
+	for r := 1; r <= 3; r++ {
+		_ = x.SetSheetRow("Sheet1", fmt.Sprintf("A%d", r), &[]any{45306 + r, 0.25, 19.99, "text"})
+	}
+	_ = x.SetCellStyle("Sheet1", "A1", "A3", date)
+	_ = x.SetCellStyle("Sheet1", "B2", "B3", pct)
+	_ = x.SetCellStyle("Sheet1", "C1", "C1", money)
+	var buf bytes.Buffer
+	if err := x.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	eachStore(t, func(t *testing.T, f *fixture) {
+		ctx := context.Background()
+		res, err := f.svc.ImportSheet(ctx, f.person, service.ImportSheetArgs{NoteID: f.noteID, Name: "styled.xlsx", Data: buf.Bytes(), Guard: service.Guard{ExpectedVersion: f.version(t)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := f.svc.ReadNoteTab(ctx, f.person, service.TabArgs{NoteID: f.noteID, TabID: res.TabID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []note.CellFormat{{Range: "A1:A3", Format: "date"}, {Range: "B2:B3", Format: "percent"}, {Range: "C1", Format: "currency"}}
+		if !reflect.DeepEqual(tab.Sheets[0].Formats, want) {
+			t.Fatalf("formats %+v, want %+v", tab.Sheets[0].Formats, want)
+		}
+	})
+}

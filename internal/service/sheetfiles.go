@@ -93,6 +93,17 @@ func (s *Service) ImportSheet(ctx context.Context, c Caller, a ImportSheetArgs) 
 			if err := note.FillSheetTab(d, t.ID, im.sheets); err != nil {
 				return SheetImported{}, nil, err
 			}
+			filled, err := note.FindTab(d, t.ID)
+			if err != nil {
+				return SheetImported{}, nil, err
+			}
+			for i, fs := range im.formats {
+				for j := range fs {
+					if err := note.SetSheetLayout(d, t.ID, filled.Sheets[i].ID, note.SheetLayout{Format: &fs[j]}); err != nil {
+						return SheetImported{}, nil, err
+					}
+				}
+			}
 			res := SheetImported{TabID: t.ID, Label: t.Label, Cells: im.cells, Formulas: im.formulas, AsValues: im.asValues, AsValuesCount: im.asValuesN}
 			for _, sh := range im.sheets {
 				res.Sheets = append(res.Sheets, sh.Name)
@@ -104,6 +115,7 @@ func (s *Service) ImportSheet(ctx context.Context, c Caller, a ImportSheetArgs) 
 // sheetImport is a file read into sheets.
 type sheetImport struct {
 	sheets    []note.SheetInput
+	formats   [][]note.CellFormat // by sheet: the file's number formats Foundry has
 	cells     int
 	formulas  int
 	asValues  []string
@@ -245,6 +257,7 @@ func (im *sheetImport) xlsx(data []byte) error {
 			}
 		}
 		im.sheets = append(im.sheets, note.SheetInput{Name: sheetName(name, i), Cells: cells})
+		im.formats = append(im.formats, xlsxFormats(f, name, cells))
 	}
 	if len(im.sheets) == 0 {
 		return problem.New(problem.Invalid, "body", "the .xlsx file has no sheets")
@@ -438,4 +451,99 @@ func xlsxSheetName(name string, i int, used map[string]bool) string {
 	}
 	used[strings.ToLower(name)] = true
 	return name
+}
+
+// xlsxFormats are the number formats of a sheet's numbers that Foundry
+// shows (dates, percents, currency), as runs down each column; at most
+// note.MaxSheetFormats of them.
+func xlsxFormats(f *excelize.File, sheet string, cells [][]any) []note.CellFormat {
+	byStyle := map[int]string{}
+	kind := func(style int) string {
+		if k, ok := byStyle[style]; ok {
+			return k
+		}
+		k := ""
+		if st, err := f.GetStyle(style); err == nil {
+			k = numberFormat(st.NumFmt, st.CustomNumFmt)
+		}
+		byStyle[style] = k
+		return k
+	}
+	// Most workbooks have few styles: when none is one Foundry shows, the
+	// cells are not looked at.
+	shown := false
+	for i := 1; i < 4096 && !shown; i++ {
+		if _, err := f.GetStyle(i); err != nil {
+			break
+		}
+		shown = kind(i) != ""
+	}
+	if !shown {
+		return nil
+	}
+	type run struct {
+		r0, r1 int
+		k      string
+	}
+	var out []note.CellFormat
+	width := 0
+	for _, row := range cells {
+		width = max(width, len(row))
+	}
+	for c := 0; c < width && len(out) < note.MaxSheetFormats; c++ {
+		var cur *run
+		flush := func() {
+			if cur != nil && len(out) < note.MaxSheetFormats {
+				out = append(out, note.CellFormat{Range: formula.CellName(cur.r0, c) + ":" + formula.CellName(cur.r1, c), Format: cur.k})
+			}
+			cur = nil
+		}
+		for r, row := range cells {
+			k := ""
+			if c < len(row) {
+				if _, isNum := row[c].(float64); isNum || note.IsFormula(row[c]) {
+					if style, err := f.GetCellStyle(sheet, formula.CellName(r, c)); err == nil && style > 0 {
+						k = kind(style)
+					}
+				}
+			}
+			switch {
+			case k == "":
+				flush()
+			case cur != nil && cur.k == k && cur.r1 == r-1:
+				cur.r1 = r
+			default:
+				flush()
+				cur = &run{r, r, k}
+			}
+		}
+		flush()
+	}
+	return out
+}
+
+// numberFormat is the format Foundry shows for an Excel number format:
+// date, percent or currency ("" for the others).
+func numberFormat(id int, custom *string) string {
+	switch {
+	case id >= 14 && id <= 22, id >= 45 && id <= 47:
+		return "date"
+	case id == 9 || id == 10:
+		return "percent"
+	case id >= 5 && id <= 8:
+		return "currency"
+	}
+	if custom == nil {
+		return ""
+	}
+	code := strings.ToLower(*custom)
+	switch {
+	case strings.ContainsAny(code, "$€£¥"):
+		return "currency"
+	case strings.Contains(code, "%"):
+		return "percent"
+	case strings.Contains(code, "yy") || strings.Contains(code, "mm") && strings.Contains(code, "d"):
+		return "date"
+	}
+	return ""
 }
