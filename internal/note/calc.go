@@ -379,14 +379,11 @@ func recalcTab(bt, t *Tab, now time.Time) error {
 			cv.clear(x) // no formula there now: no value beside it
 		}
 	}
-	expanded := map[cellAt]bool{}
+	// Each cell is in the queue once: a changed cell as a seed, a formula
+	// when it is marked.
 	for len(queue) > 0 {
 		x := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		if expanded[x] {
-			continue
-		}
-		expanded[x] = true
 		from := dirty[x]
 		var err error
 		g.readers(x, func(c *compiled) {
