@@ -265,6 +265,11 @@ type TabSheet struct {
 	Cells   [][]any `json:"cells" nullable:"false" description:"Its rows of cells; empty with ?cells=none"`
 	Rows    int     `json:"rows"`
 	Cols    int     `json:"cols" description:"Of its widest row"`
+	// Values are the formula cells' computed values beside Cells (none
+	// with ?cells=none).
+	Values  [][]any           `json:"values,omitempty"`
+	Widths  map[string]int    `json:"widths,omitempty" description:"Column widths in pixels, by column index (\"0\" is A)"`
+	Formats []note.CellFormat `json:"formats,omitempty" description:"Number formats over ranges, a later one winning where they overlap"`
 }
 
 // TabView is one tab's data and the Note version; a sheet tab's sheets
@@ -306,9 +311,9 @@ func tabView(res service.TabContent, cells bool) TabView {
 		for _, row := range s.Cells {
 			cols = max(cols, len(row))
 		}
-		ts := TabSheet{SheetID: s.ID, Name: s.Name, Cells: [][]any{}, Rows: len(s.Cells), Cols: cols}
+		ts := TabSheet{SheetID: s.ID, Name: s.Name, Cells: [][]any{}, Rows: len(s.Cells), Cols: cols, Widths: s.Widths, Formats: s.Formats}
 		if cells && s.Cells != nil {
-			ts.Cells = s.Cells
+			ts.Cells, ts.Values = s.Cells, s.Values
 		}
 		out.Sheets = append(out.Sheets, ts)
 	}
