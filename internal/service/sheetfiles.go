@@ -240,7 +240,7 @@ func (im *sheetImport) xlsx(data []byte) error {
 					v = importValue(raw)
 				}
 				if src != "" {
-					text := "=" + src
+					text := "=" + xlfn(src, false)
 					if _, err := formula.Parse(text); err == nil {
 						v = text
 						im.formulas++
@@ -405,7 +405,7 @@ func sheetsXLSX(sheets []note.Sheet) ([]byte, error) {
 					if e, ok := val.(formula.Error); ok {
 						val = string(e)
 					}
-					out[j] = excelize.Cell{Formula: strings.TrimPrefix(v.(string), "="), Value: val}
+					out[j] = excelize.Cell{Formula: xlfn(strings.TrimPrefix(v.(string), "="), true), Value: val}
 				} else {
 					out[j] = v
 				}
@@ -546,4 +546,59 @@ func numberFormat(id int, custom *string) string {
 		return "date"
 	}
 	return ""
+}
+
+// newerFunctions are the functions Excel writes with the _xlfn. prefix in
+// a file (those added after Excel 2007 that Foundry has).
+var newerFunctions = map[string]bool{
+	"CONCAT": true, "DAYS": true, "IFNA": true, "IFS": true, "RANK.EQ": true, "STDEV.P": true, "STDEV.S": true,
+	"SWITCH": true, "TEXTJOIN": true, "VAR.P": true, "VAR.S": true, "XLOOKUP": true, "XOR": true,
+}
+
+// xlfn rewrites the function names of formula src outside its strings:
+// add puts Excel's _xlfn. prefix on the newer functions (as a file holds
+// them); otherwise the prefixes _xlfn. and _xlws. are taken away (as
+// Foundry reads them).
+func xlfn(src string, add bool) string {
+	var b strings.Builder
+	inString := false
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c == '"' {
+			inString = !inString
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if inString || !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') || i > 0 && isNameByte(src[i-1]) {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		j := i
+		for j < len(src) && isNameByte(src[j]) {
+			j++
+		}
+		name := src[i:j]
+		if j < len(src) && src[j] == '(' {
+			upper := strings.ToUpper(name)
+			switch {
+			case add && newerFunctions[upper]:
+				name = "_xlfn." + name
+			case !add:
+				for _, p := range []string{"_XLFN.", "_XLWS."} {
+					if strings.HasPrefix(upper, p) {
+						name = name[len(p):]
+					}
+				}
+			}
+		}
+		b.WriteString(name)
+		i = j
+	}
+	return b.String()
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c == '.' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
 }
