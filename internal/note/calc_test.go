@@ -97,6 +97,21 @@ func (n *calcNote) value(sheet, name string) any {
 	return got[0][0]
 }
 
+// fromScratch is the stored version computed again with no graph and no
+// values.
+func (n *calcNote) fromScratch() Doc {
+	n.t.Helper()
+	back := n.ps.at(n.t, n.ps.version)
+	fresh := Clone(&back)
+	for j := range fresh.Tabs[3].Sheets {
+		fresh.Tabs[3].Sheets[j].Values = nil
+	}
+	if err := Recalc(&Doc{}, &fresh, n.now); err != nil {
+		n.t.Fatal(err)
+	}
+	return fresh
+}
+
 func (n *calcNote) want(sheet, name string, want any) {
 	n.t.Helper()
 	if got := n.value(sheet, name); !reflect.DeepEqual(got, want) {
@@ -206,15 +221,7 @@ func TestRecalcGraphMatchesFromScratch(t *testing.T) {
 			v = fmt.Sprintf("=IF(%s>3, %s, 0)", formula.CellName((i+3)%7, 0), formula.CellName((i+5)%7, 1))
 		}
 		n.set("", r, c, []any{v})
-		// From scratch: the stored version, with no graph and no values.
-		back := n.ps.at(t, n.ps.version)
-		fresh := Clone(&back)
-		for j := range fresh.Tabs[3].Sheets {
-			fresh.Tabs[3].Sheets[j].Values = nil
-		}
-		if err := Recalc(&Doc{}, &fresh, n.now); err != nil {
-			t.Fatal(err)
-		}
+		fresh := n.fromScratch()
 		for rr := range 7 {
 			for cc := range 5 {
 				a, _ := ReadRange(&n.d, n.tab, "", rr, cc, 1, 1)
@@ -289,14 +296,7 @@ func TestRecalcRandomWritesMatchFromScratch(t *testing.T) {
 		if i%25 != 24 {
 			continue
 		}
-		back := n.ps.at(t, n.ps.version)
-		fresh := Clone(&back)
-		for j := range fresh.Tabs[3].Sheets {
-			fresh.Tabs[3].Sheets[j].Values = nil
-		}
-		if err := Recalc(&Doc{}, &fresh, n.now); err != nil {
-			t.Fatal(err)
-		}
+		fresh := n.fromScratch()
 		for _, sh := range []string{"", other} {
 			a, _ := ReadRange(&n.d, n.tab, sh, 0, 0, 70, 70)
 			b, _ := ReadRange(&fresh, n.tab, sh, 0, 0, 70, 70)

@@ -449,11 +449,7 @@ func RenameSheet(d *Doc, tabID, sheetID, name string) error {
 	if err != nil {
 		return err
 	}
-	t, err := sheetTab(d, tabID)
-	if err != nil {
-		return err
-	}
-	sh, err := findSheet(t, sheetID)
+	sh, err := sheetOf(d, tabID, sheetID)
 	if err != nil {
 		return err
 	}
@@ -489,6 +485,15 @@ func DeleteSheet(d *Doc, tabID, sheetID string) error {
 // tab of another type.
 func NotSheetTab(tabID, typ string) *problem.Problem {
 	return problem.New(CodeWrongTabType, "tab_id", "tab %s is a %s tab; only a sheet tab has sheets: give the tab_id of a sheet tab", Quote(tabID), typ).With("tab_type", typ)
+}
+
+// sheetOf is sheet sheetID of sheet tab tabID.
+func sheetOf(d *Doc, tabID, sheetID string) (*Sheet, error) {
+	t, err := sheetTab(d, tabID)
+	if err != nil {
+		return nil, err
+	}
+	return findSheet(t, sheetID)
 }
 
 func sheetTab(d *Doc, tabID string) (*Tab, error) {
@@ -551,11 +556,7 @@ func SetSheetLayout(d *Doc, tabID, sheetID string, l SheetLayout) error {
 		}
 		clean.Format = l.Format.Format
 	}
-	t, err := sheetTab(d, tabID)
-	if err != nil {
-		return err
-	}
-	sh, err := findSheet(t, sheetID)
+	sh, err := sheetOf(d, tabID, sheetID)
 	if err != nil {
 		return err
 	}
