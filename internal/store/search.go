@@ -152,55 +152,93 @@ func writeSearch(ctx context.Context, q Querier, d Dialect, ws, id string, docs 
 			return fmt.Errorf("mark indexed: %w", err)
 		}
 	}
+	if d.Name != "postgres" {
+		return writeSearchSQLite(ctx, q, ws, id, docs, reset)
+	}
 	for _, doc := range docs {
-		if err := writeSearchDoc(ctx, q, d, ws, id, doc, reset); err != nil {
+		if err := writeSearchDocPG(ctx, q, ws, id, doc, reset); err != nil {
 			return fmt.Errorf("index %s: %w", doc.Key, err)
 		}
 	}
 	return nil
 }
 
-// writeSearchDoc replaces one unit's words. A unit keeps its row, and so
-// its rid, from the write that first indexed it until it is empty.
-func writeSearchDoc(ctx context.Context, q Querier, d Dialect, ws, id string, doc SearchDoc, fresh bool) error {
-	if d.Name == "postgres" {
-		if doc.Terms == "" {
-			if fresh {
-				return nil
+// searchBatch is how many units one statement writes to the SQLite
+// full-text table (three parameters each).
+const searchBatch = 300
+
+// writeSearchSQLite is writeSearch on SQLite. FTS5 writes what it holds
+// in memory to disk at the start of every statement of the transaction
+// (a savepoint), so the units' rows are looked up and made first, then
+// the words go in a few statements of many units: a write of thousands of
+// units (an import) makes a few segments of the index, not thousands.
+func writeSearchSQLite(ctx context.Context, q Querier, ws, id string, docs []SearchDoc, fresh bool) error {
+	type put struct {
+		rid         int64
+		title, body string
+	}
+	var puts []put
+	var gone []any
+	for _, doc := range docs {
+		var rid int64
+		if !fresh {
+			err := q.QueryRowContext(ctx, `SELECT rid FROM search_docs WHERE resource_id = ? AND key = ?`, id, doc.Key).Scan(&rid)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("index %s: %w", doc.Key, err)
 			}
-			_, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE resource_id = $1 AND key = $2`, id, doc.Key)
-			return err
 		}
-		_, err := q.ExecContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type, terms) VALUES ($1, $2, $3, $4, $5::tsvector)
-			ON CONFLICT (resource_id, key) DO UPDATE SET terms = excluded.terms`, ws, id, doc.Key, doc.TabType, tsvector(doc.Terms))
+		switch {
+		case doc.Terms == "" && rid == 0:
+			continue
+		case doc.Terms == "":
+			if _, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE rid = ?`, rid); err != nil {
+				return fmt.Errorf("index %s: %w", doc.Key, err)
+			}
+			gone = append(gone, rid)
+			continue
+		case rid == 0:
+			if err := q.QueryRowContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type) VALUES (?, ?, ?, ?) RETURNING rid`, ws, id, doc.Key, doc.TabType).Scan(&rid); err != nil {
+				return fmt.Errorf("index %s: %w", doc.Key, err)
+			}
+		}
+		title, body := "", doc.Terms
+		if doc.Key == titleUnit {
+			title, body = body, ""
+		}
+		puts = append(puts, put{rid, title, body})
+	}
+	for len(gone) > 0 {
+		n := min(len(gone), searchBatch*3)
+		if _, err := q.ExecContext(ctx, `DELETE FROM search_terms WHERE rowid IN (?`+strings.Repeat(", ?", n-1)+`)`, gone[:n]...); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		gone = gone[n:]
+	}
+	for len(puts) > 0 {
+		n := min(len(puts), searchBatch)
+		args := make([]any, 0, 3*n)
+		for _, p := range puts[:n] {
+			args = append(args, p.rid, p.title, p.body)
+		}
+		if _, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO search_terms (rowid, title, body) VALUES (?, ?, ?)`+strings.Repeat(", (?, ?, ?)", n-1), args...); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		puts = puts[n:]
+	}
+	return nil
+}
+
+// writeSearchDocPG replaces one unit's words on PostgreSQL.
+func writeSearchDocPG(ctx context.Context, q Querier, ws, id string, doc SearchDoc, fresh bool) error {
+	if doc.Terms == "" {
+		if fresh {
+			return nil
+		}
+		_, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE resource_id = $1 AND key = $2`, id, doc.Key)
 		return err
 	}
-	var rid int64
-	if !fresh {
-		err := q.QueryRowContext(ctx, `SELECT rid FROM search_docs WHERE resource_id = ? AND key = ?`, id, doc.Key).Scan(&rid)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-	}
-	switch {
-	case doc.Terms == "" && rid == 0:
-		return nil
-	case doc.Terms == "":
-		if _, err := q.ExecContext(ctx, `DELETE FROM search_terms WHERE rowid = ?`, rid); err != nil {
-			return err
-		}
-		_, err := q.ExecContext(ctx, `DELETE FROM search_docs WHERE rid = ?`, rid)
-		return err
-	case rid == 0:
-		if err := q.QueryRowContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type) VALUES (?, ?, ?, ?) RETURNING rid`, ws, id, doc.Key, doc.TabType).Scan(&rid); err != nil {
-			return err
-		}
-	}
-	title, body := "", doc.Terms
-	if doc.Key == titleUnit {
-		title, body = body, ""
-	}
-	_, err := q.ExecContext(ctx, `INSERT OR REPLACE INTO search_terms (rowid, title, body) VALUES (?, ?, ?)`, rid, title, body)
+	_, err := q.ExecContext(ctx, `INSERT INTO search_docs (workspace_id, resource_id, key, tab_type, terms) VALUES ($1, $2, $3, $4, $5::tsvector)
+		ON CONFLICT (resource_id, key) DO UPDATE SET terms = excluded.terms`, ws, id, doc.Key, doc.TabType, tsvector(doc.Terms))
 	return err
 }
 
