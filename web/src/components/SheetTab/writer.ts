@@ -1,4 +1,5 @@
-import { api, type Precondition, type TabAt } from "../../api";
+import { api, type CellBlock, type Precondition, type TabAt } from "../../api";
+import type { Formula } from "../../api/pending";
 import type { Saver, SaveState } from "../../save";
 import type { Cell } from "./cells";
 
@@ -68,7 +69,13 @@ export class Writer {
   private async read(sheet: string, row: number, col: number, rows: number, cols: number): Promise<unknown[][]> {
     const r = await api.cells(this.tab, { sheet_id: sheet, row, col, rows, cols });
     this.hooks.onVersion(r.version);
-    return r.values ?? [];
+    // A formula cell is its formula here (what the person wrote in it).
+    const values = (r.values ?? []).map((row) => row.slice());
+    for (const f of (r as CellBlock & { formulas?: Formula[] | null }).formulas ?? []) {
+      const line = values[f.row - row];
+      if (line && f.col - col < line.length) line[f.col - col] = f.formula;
+    }
+    return values;
   }
 
   // run sends one change; conflict, when the tab changed, shows what is
