@@ -1,5 +1,6 @@
 import { useCallback, useEffect } from "react";
 import { api, errorText, keys, queryClient, type NoteView, type Precondition, type TabRef } from "../../api";
+import { sheetApi } from "../../api/pending";
 import { capital, useSave } from "../../save";
 import type { StripWrites } from "./types";
 
@@ -57,6 +58,17 @@ export function useStripWrites(env: Env): StripWrites {
     addTab: async (type) => {
       const label = type === "slides" ? "Slides" : "Sheet";
       const res = await write(`adding the ${label} tab`, (pre) => api.addTab(id, { type, label }, pre));
+      if (res) {
+        env.opened(res.tab_id);
+        window.setTimeout(() => env.focus(res.tab_id), 0);
+      }
+    },
+    importSheet: async (file) => {
+      if (!/\.(xlsx|csv)$/i.test(file.name)) {
+        setNotice(`“${file.name}” is not a spreadsheet Foundry imports: choose an .xlsx or .csv file.`);
+        return;
+      }
+      const res = await write(`importing “${file.name}”`, (pre) => sheetApi.importFile({ id }, file, pre));
       if (res) {
         env.opened(res.tab_id);
         window.setTimeout(() => env.focus(res.tab_id), 0);

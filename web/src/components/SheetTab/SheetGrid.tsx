@@ -84,6 +84,7 @@ let defined = false;
 
 export function SheetGrid(p: Props) {
   const host = useRef<HTMLDivElement>(null);
+  const wrap = useRef<HTMLDivElement>(null);
   const props = useRef(p);
   useEffect(() => {
     props.current = p;
@@ -431,8 +432,8 @@ export function SheetGrid(p: Props) {
     if (!g) return null;
     const r = await g.getSelectedRange();
     if (r) return r;
-    const f = await g.getFocused();
-    return f ? { x: f.cell.x, y: f.cell.y, x1: f.cell.x, y1: f.cell.y } : null;
+    const f = (await g.getFocused())?.cell ?? (sel.current ? { x: sel.current.c, y: sel.current.r } : null);
+    return f ? { x: f.x, y: f.y, x1: f.x, y1: f.y } : null;
   };
 
   // applyFormat gives the selection a number format (display only).
@@ -587,6 +588,12 @@ export function SheetGrid(p: Props) {
 
     // Keys typed into a field outside the grid (the edit bar) are that
     // field's: the grid, which hears the whole page's keys, leaves them.
+    // A click in the edit bar or the format buttons keeps the selection
+    // (the grid would drop it for a click outside it).
+    const onFocusLost = (e: Event) => {
+      const at = document.activeElement;
+      if (at && wrap.current?.contains(at) && !g.contains(at)) e.preventDefault();
+    };
     const onBeforeKey = (e: Event) => {
       const t = (e as CustomEvent<{ original?: Event }>).detail?.original?.target as Node | null | undefined;
       if (t instanceof HTMLElement && !g.contains(t) && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) e.preventDefault();
@@ -645,6 +652,7 @@ export function SheetGrid(p: Props) {
     g.addEventListener("afterfocus", onFocus);
     g.addEventListener("aftercolumnresize", onResize);
     g.addEventListener("beforekeydown", onBeforeKey);
+    g.addEventListener("beforefocuslost", onFocusLost);
     el.appendChild(g);
     setReady(true);
     ensureVisible();
@@ -661,6 +669,7 @@ export function SheetGrid(p: Props) {
       g.removeEventListener("afterfocus", onFocus);
       g.removeEventListener("aftercolumnresize", onResize);
       g.removeEventListener("beforekeydown", onBeforeKey);
+      g.removeEventListener("beforefocuslost", onFocusLost);
       g.remove();
       s.grid = null;
       s.blocks.clear();
@@ -776,7 +785,7 @@ export function SheetGrid(p: Props) {
   };
 
   return (
-    <div className="sheet-sheet">
+    <div className="sheet-sheet" ref={wrap}>
       <div className="sheet-toolbar" role="toolbar" aria-label="Number format">
         <span className="sheet-toolbar-label muted">Format</span>
         {FORMATS.map((f) => (

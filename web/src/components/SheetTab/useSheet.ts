@@ -3,7 +3,7 @@ import { api, errorText, keys, queryClient, type TabContent } from "../../api";
 import type { RemoteChange } from "../../live";
 import { useFollowedTab } from "../useFollowedTab";
 import { useSave } from "../../save";
-import type { TabProps } from "../tab";
+import { shownSheet, type TabProps } from "../tab";
 import { Writer } from "./writer";
 import { MAX_SHEETS, refOf } from "./types";
 import { sheetApi, type FormatRange, type SheetLayout } from "../../api/pending";
@@ -111,5 +111,9 @@ export function useSheet({ noteId, content, remote, onVersion, onState, target }
   };
 
   const sel = sheets.find((s) => s.sheet_id === current) ?? sheets[0];
+  const selId = sel?.sheet_id ?? "";
+  useEffect(() => {
+    if (selId) shownSheet.set(tabId, selId);
+  }, [tabId, selId]);
   return { sheets, sel, setCurrent, notice, setNotice, renaming, setRenaming, busy, addSheet, rename, layout, writer, reload: other, reloadWho: otherWho };
 }
