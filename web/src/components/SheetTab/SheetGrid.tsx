@@ -795,7 +795,6 @@ export function SheetGrid(p: Props) {
             className="sheet-fmt"
             data-format={f.key}
             title={f.title}
-            aria-label={f.title}
             aria-pressed={fmtHere === f.key}
             disabled={!selCell}
             onClick={onFormatClick}
