@@ -313,6 +313,22 @@ func TestOpenAPISamplesValidate(t *testing.T) {
 	v.check("POST", "/api/notes/{note_id}/presence", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/presence", body: map[string]any{"client_id": "c-1", "tab_id": "markdown", "selection": map[string]any{"anchor": 1, "head": 2}}}))
 	v.check("POST", "/api/notes/{note_id}/presence", e.do(t, req{method: "POST", path: "/api/notes/" + nid + "/presence", body: map[string]any{"client_id": "c-1", "tab_id": "markdown", "cell": map[string]any{"sheet_id": "x", "row": -1}}}))
 
+	// Sheets: a layout change, an import and an export.
+	cur := func() map[string]string {
+		return ifMatch(int64(e.do(t, req{method: "GET", path: "/api/notes/" + nid}).num("version")))
+	}
+	gridSheets := e.do(t, req{method: "GET", path: gridTab}).body["sheets"].([]any)
+	layout := gridTab + "/sheets/" + gridSheets[0].(map[string]any)["sheet_id"].(string) + "/layout"
+	v.check("PATCH", "/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}/layout", e.do(t, req{method: "PATCH", path: layout, body: map[string]any{"widths": map[string]any{"0": 140}, "format": map[string]any{"range": "B2:B9", "format": "currency"}}, header: cur()}))
+	v.check("PATCH", "/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}/layout", e.do(t, req{method: "PATCH", path: layout, body: map[string]any{"format": map[string]any{"range": "B2:", "format": "currency"}}, header: cur()}))
+	v.check("POST", "/api/notes/{note_id}/tabs/import", e.do(t, req{method: "POST", path: tabs + "/import?name=costs.csv", body: "item,cost\nrent,1200\ntotal,=SUM(B2)\n", header: cur()}))
+	v.check("POST", "/api/notes/{note_id}/tabs/import", e.do(t, req{method: "POST", path: tabs + "/import?name=costs.txt", body: "x", header: cur()}))
+	if res, raw := e.filesDo(t, filesRaw{method: "GET", path: gridTab + "/export?format=csv"}); res.StatusCode != http.StatusOK || !strings.HasPrefix(string(raw), "a") {
+		t.Fatalf("csv export: %d %.100q", res.StatusCode, raw)
+	}
+	v.checked["GET /api/notes/{note_id}/tabs/{tab_id}/export 200"] = true
+	v.check("GET", "/api/notes/{note_id}/tabs/{tab_id}/export", e.do(t, req{method: "GET", path: gridTab + "/export?format=md"}))
+
 	rmSamples(t, e, v)       // the Rooms and proposals routes (rooms_test.go)
 	settingsSamples(t, e, v) // the people, workspace and tokens routes (settings_test.go)
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"foundry/internal/note"
 	"foundry/internal/service"
 )
 
@@ -85,4 +86,27 @@ func (h *handler) deleteSheet(w http.ResponseWriter, r *http.Request, c *caller)
 		return
 	}
 	answer(w, http.StatusNoContent, res.NoteWritten, nil)
+}
+
+// SheetLayoutRequest is PATCH …/sheets/{sheet_id}/layout: column widths
+// and number formats, how people lay a sheet out (values are unchanged).
+type SheetLayoutRequest struct {
+	SheetRequest
+	Widths map[string]int   `json:"widths,omitempty" description:"column index (\"0\" is column A) to width in pixels; 0 gives the column its default width back"`
+	Format *note.CellFormat `json:"format,omitempty" description:"a number format over a range; format general takes formats away"`
+}
+
+var sheetLayoutDoc = doc{summary: "Change a sheet's column widths or number formats", req: SheetLayoutRequest{}, resp: SheetWrite{}, write: true}
+
+func (h *handler) sheetLayout(w http.ResponseWriter, r *http.Request, c *caller) {
+	in, g, ok := bindWrite[SheetLayoutRequest](h, w, r, false)
+	if !ok {
+		return
+	}
+	res, err := h.svc.SetSheetLayout(r.Context(), c.svc, service.SheetLayoutArgs{SheetArgs: service.SheetArgs{NoteID: in.NoteID, TabID: in.TabID, SheetID: in.SheetID, Guard: g}, Widths: in.Widths, Format: in.Format})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	answer(w, http.StatusOK, res.NoteWritten, sheetWrite(res))
 }

@@ -38,7 +38,7 @@ func listNotes(svc *service.Service) *Tool {
 
 func searchNotes(svc *service.Service) *Tool {
 	return toolFor(spec{Toolset: ToolsetNotes, Name: "search_notes", Scope: auth.ScopeRead, Output: []string{"hits"},
-		Description: "Full-text search of the approved Notes this connection can reach: every word must match (\"quoted phrase\", prefix*). Each hit names the tab, where (line, slide, cell), a snippet with «matches», and the version for read_note_tab or a write.",
+		Description: "Full-text search of the approved Notes this connection can reach: every word must match (\"quoted phrase\", prefix*). Each hit names the tab, where (line, slide, cell), a snippet with «matches», and the Note version.",
 		Input: object([]string{"query"}, props{"query": str(1, 200), "tab_type": enum("markdown", "slides", "sheet", "sources", "files"),
 			"cursor": cursorField(), "limit": limitField()}),
 	}, svc.SearchNotes)
@@ -60,7 +60,7 @@ func readNoteTab(svc *service.Service) *Tool {
 
 func readSheetRange(svc *service.Service) *Tool {
 	return toolFor(spec{Toolset: ToolsetNotes, Name: "read_sheet_range", Scope: auth.ScopeRead, Output: []string{"version"},
-		Description: "Read at most 100 x 100 cells of a Sheet tab (0-based; default: first sheet).",
+		Description: "Read at most 100 x 100 cells of a Sheet tab (0-based; default: first sheet): computed values, and formulas.",
 		Input: object([]string{"note_id", "tab_id", "start_row", "start_col", "rows", "cols"}, props{
 			"note_id": noteIDField(), "tab_id": tabIDField(), "sheet_id": str(0, 100),
 			"start_row": integer(0), "start_col": integer(0), "rows": integer(1, 100), "cols": integer(1, 100)}),
@@ -111,7 +111,7 @@ func editNoteTab(svc *service.Service) *Tool {
 	})
 	in.Defs = map[string]*jsonschema.Schema{"slide": slideItem(), "cell": cell()}
 	return toolFor(spec{Toolset: ToolsetNotes, Name: "edit_note_tab", Scope: auth.ScopeWrite, Output: []string{"version"},
-		Description: "Use an exact tab ID and version from read_note_tab. Use replace_text for Note/Markdown, slide_add or slides_add_outline for Slides, sheet_set_range for Sheet, or replace_tab_data for supported content tabs. File and Source attachments cannot be edited through this tool. A repeated idempotency key returns the first result. depends_on: tab IDs you read; others' changes won't refuse it.",
+		Description: "Use an exact tab ID and version from read_note_tab. Use replace_text for Note/Markdown, slide_add or slides_add_outline for Slides, sheet_set_range for Sheet, or replace_tab_data for supported content tabs. File and Source attachments cannot be edited through this tool. A repeated idempotency key returns the first result. depends_on: tab IDs you read; others' changes won't refuse it. Cells starting with = are formulas.",
 		Input:       in,
 		Hint:        editConflictHint,
 	}, svc.EditNoteTab)

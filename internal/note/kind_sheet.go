@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"foundry/internal/formula"
 	"foundry/internal/problem"
 )
 
@@ -41,13 +42,16 @@ var sheetKind = kind{
 		return TabData{sheets: sheets}, nil
 	},
 	replaceData: func(d *Doc, t *Tab, td TabData) {
-		existing := map[string]bool{}
-		for _, s := range t.Sheets {
-			existing[s.ID] = true
+		existing := map[string]*Sheet{}
+		for i := range t.Sheets {
+			existing[t.Sheets[i].ID] = &t.Sheets[i]
 		}
 		// IDs are drawn only after everything passed, so a refusal leaves NextItem alone.
 		for i := range td.sheets {
-			if !existing[td.sheets[i].ID] {
+			if old := existing[td.sheets[i].ID]; old != nil {
+				// The data is replaced; how people laid the sheet out stays.
+				td.sheets[i].Widths, td.sheets[i].Formats = old.Widths, old.Formats
+			} else {
 				td.sheets[i].ID = nextItemID(d, "sheet")
 			}
 		}
@@ -68,7 +72,7 @@ var sheetKind = kind{
 				return fmt.Errorf("tab %s: sheet ID %s appears twice", t.ID, sh.ID)
 			}
 			now[sh.ID] = true
-			ht.Sheets = append(ht.Sheets, headSheet{ID: sh.ID, Name: sh.Name, Rows: len(sh.Cells)})
+			ht.Sheets = append(ht.Sheets, headSheet{ID: sh.ID, Name: sh.Name, Rows: len(sh.Cells), Widths: sh.Widths, Formats: sh.Formats})
 			if err := diffSheet(w, t.ID, had[sh.ID], sh); err != nil {
 				return err
 			}
@@ -130,6 +134,9 @@ func cellEqual(a, b any) bool {
 	case bool:
 		y, ok := b.(bool)
 		return ok && x == y
+	case formula.Error:
+		y, ok := b.(formula.Error)
+		return ok && x == y
 	}
 	return false // not a cell value: always rewritten
 }
@@ -149,6 +156,64 @@ func sameSegment(a, b []any) bool {
 // encodeBlock is the stored form of block (br, bc) of cells: its rows'
 // segments, trailing empty ones left out; nil when the block is empty.
 func encodeBlock(cells [][]any, br, bc int) ([]byte, error) {
+	segs := blockSegs(cells, br, bc)
+	if segs == nil {
+		return nil, nil
+	}
+	return json.Marshal(segs)
+}
+
+// encodeValueBlock is encodeBlock for computed values, where an error is
+// {"e": "#DIV/0!"}, so a text that reads like one stays a text.
+func encodeValueBlock(values [][]any, br, bc int) ([]byte, error) {
+	segs := blockSegs(values, br, bc)
+	if segs == nil {
+		return nil, nil
+	}
+	for i, seg := range segs {
+		if !slices.ContainsFunc(seg, isError) {
+			continue
+		}
+		seg = slices.Clone(seg)
+		for j, v := range seg {
+			if e, ok := v.(formula.Error); ok {
+				seg[j] = map[string]string{"e": string(e)}
+			}
+		}
+		segs[i] = seg
+	}
+	return json.Marshal(segs)
+}
+
+// decodeValueBlock reads what encodeValueBlock wrote.
+func decodeValueBlock(data []byte) ([][]any, error) {
+	segs, err := decodeBlock(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, seg := range segs {
+		for j, v := range seg {
+			if m, ok := v.(map[string]any); ok {
+				code, _ := m["e"].(string)
+				e, ok := formula.ParseError(code)
+				if !ok {
+					return nil, fmt.Errorf("value %v is not an error value", v)
+				}
+				seg[j] = e
+			}
+		}
+	}
+	return segs, nil
+}
+
+func isError(v any) bool {
+	_, ok := v.(formula.Error)
+	return ok
+}
+
+// blockSegs is block (br, bc) of grid: its rows' segments, trailing empty
+// ones left out; nil when the block is empty.
+func blockSegs(cells [][]any, br, bc int) [][]any {
 	lo, hi := br*BlockRows, min(len(cells), (br+1)*BlockRows)
 	last := -1
 	for r := lo; r < hi; r++ {
@@ -157,7 +222,7 @@ func encodeBlock(cells [][]any, br, bc int) ([]byte, error) {
 		}
 	}
 	if last < 0 {
-		return nil, nil
+		return nil
 	}
 	segs := make([][]any, last-lo+1)
 	for r := lo; r <= last; r++ {
@@ -166,25 +231,39 @@ func encodeBlock(cells [][]any, br, bc int) ([]byte, error) {
 			segs[r-lo] = []any{}
 		}
 	}
-	return json.Marshal(segs)
+	return segs
 }
 
 func diffSheet(w *writer, tab string, old, sh *Sheet) error {
-	var oldCells [][]any
+	var oldCells, oldValues [][]any
 	if old != nil {
-		oldCells = old.Cells
+		oldCells, oldValues = old.Cells, old.Values
 	}
-	rows := max(len(oldCells), len(sh.Cells))
+	if err := diffGrid(w, old != nil, oldCells, sh.Cells, func(br, bc int) string { return blockKey(tab, sh.ID, br, bc) }, encodeBlock); err != nil {
+		return err
+	}
+	return diffGrid(w, old != nil, oldValues, sh.Values, func(br, bc int) string { return valueBlockKey(tab, sh.ID, br, bc) }, encodeValueBlock)
+}
+
+// valueBlockKey is where the computed values of block (br, bc)'s formula
+// cells are stored, beside its cells: a recalculation that changes only
+// values rewrites only these.
+func valueBlockKey(tab, sheet string, br, bc int) string { return blockKey(tab, sheet, br, bc) + "v" }
+
+// diffGrid writes the blocks of grid next that differ from old (had: old
+// is stored).
+func diffGrid(w *writer, had bool, old, next [][]any, keyOf func(br, bc int) string, encode func([][]any, int, int) ([]byte, error)) error {
+	rows := max(len(old), len(next))
 	for br := 0; br*BlockRows < rows; br++ {
 		dirty := map[int]bool{}
 		for r := br * BlockRows; r < min(rows, (br+1)*BlockRows); r++ {
 			var a, b []any
-			inA, inB := r < len(oldCells), r < len(sh.Cells)
+			inA, inB := r < len(old), r < len(next)
 			if inA {
-				a = oldCells[r]
+				a = old[r]
 			}
 			if inB {
-				b = sh.Cells[r]
+				b = next[r]
 			}
 			if inA && inB && sameRow(a, b) {
 				continue
@@ -196,18 +275,17 @@ func diffSheet(w *writer, tab string, old, sh *Sheet) error {
 			}
 		}
 		for _, bc := range slices.Sorted(maps.Keys(dirty)) {
-			data, err := encodeBlock(sh.Cells, br, bc)
+			data, err := encode(next, br, bc)
 			if err != nil {
 				return err
 			}
-			key := blockKey(tab, sh.ID, br, bc)
 			var prev []byte
-			if old != nil {
-				if prev, err = encodeBlock(oldCells, br, bc); err != nil {
+			if had {
+				if prev, err = encode(old, br, bc); err != nil {
 					return err
 				}
 			}
-			w.put(key, prev, data)
+			w.put(keyOf(br, bc), prev, data)
 		}
 	}
 	return nil
@@ -219,21 +297,22 @@ func assembleSheet(a *assembler, tab string, hs headSheet, old *Sheet) (Sheet, e
 	if hs.Rows < 0 || hs.Rows > MaxSheetCells {
 		return Sheet{}, fmt.Errorf("note head: sheet %s has %d rows", hs.ID, hs.Rows)
 	}
-	sh := Sheet{ID: hs.ID, Name: hs.Name, Cells: make([][]any, hs.Rows)}
-	for r := range sh.Cells {
-		if old != nil && r < len(old.Cells) {
-			sh.Cells[r] = old.Cells[r]
-		} else {
-			sh.Cells[r] = []any{}
-		}
+	sh := Sheet{ID: hs.ID, Name: hs.Name, Widths: hs.Widths, Formats: hs.Formats}
+	var oldCells, oldValues [][]any
+	if old != nil {
+		oldCells, oldValues = old.Cells, old.Values
 	}
-	// The blocks read now, by block row.
+	// The blocks read now, by block row, of cells and of values.
 	prefix := blockPrefix(tab, hs.ID)
-	read := map[int]map[int][][]any{}
+	cells, values := map[int]map[int][][]any{}, map[int]map[int][][]any{}
 	for key, p := range a.rows {
 		rest, ok := strings.CutPrefix(key, prefix)
 		if !ok {
 			continue
+		}
+		into, isValues := cells, false
+		if r, ok := strings.CutSuffix(rest, "v"); ok {
+			rest, into, isValues = r, values, true
 		}
 		brs, bcs, ok := strings.Cut(rest, ".")
 		br, err1 := strconv.Atoi(brs)
@@ -244,27 +323,51 @@ func assembleSheet(a *assembler, tab string, hs headSheet, old *Sheet) (Sheet, e
 		var segs [][]any
 		if p.Data != nil {
 			var err error
-			if segs, err = decodeBlock(p.Data); err != nil {
+			if isValues {
+				segs, err = decodeValueBlock(p.Data)
+			} else {
+				segs, err = decodeBlock(p.Data)
+			}
+			if err != nil {
 				return Sheet{}, fmt.Errorf("note part %s: %w", key, err)
 			}
 		}
 		if len(segs) > BlockRows || slices.ContainsFunc(segs, func(s []any) bool { return len(s) > BlockCols }) {
 			return Sheet{}, fmt.Errorf("note part %s: larger than a block", key)
 		}
-		if read[br] == nil {
-			read[br] = map[int][][]any{}
+		if into[br] == nil {
+			into[br] = map[int][][]any{}
 		}
-		read[br][bc] = segs
+		into[br][bc] = segs
+	}
+	sh.Cells = assembleGrid(hs.Rows, oldCells, cells, true)
+	sh.Values = assembleGrid(hs.Rows, oldValues, values, false)
+	return sh, nil
+}
+
+// assembleGrid is a grid of rows rows: the blocks read over the rows of
+// old. Without full, a grid with nothing in it is nil.
+func assembleGrid(rows int, old [][]any, read map[int]map[int][][]any, full bool) [][]any {
+	if !full && len(read) == 0 && len(old) == 0 {
+		return nil
+	}
+	grid := make([][]any, rows)
+	for r := range grid {
+		if r < len(old) {
+			grid[r] = old[r]
+		} else {
+			grid[r] = []any{}
+		}
 	}
 	for br, blocks := range read {
 		maxBC := -1
 		for bc := range blocks {
 			maxBC = max(maxBC, bc)
 		}
-		for r := br * BlockRows; r < min(hs.Rows, (br+1)*BlockRows); r++ {
+		for r := br * BlockRows; r < min(rows, (br+1)*BlockRows); r++ {
 			// The row's segment in each block column: read now, or the
 			// old row's; its length ends with its last non-empty segment.
-			base := sh.Cells[r]
+			base := grid[r]
 			if sameReadSegments(blocks, base, r-br*BlockRows) {
 				continue // the blocks read hold what the row has: keep it shared
 			}
@@ -286,10 +389,10 @@ func assembleSheet(a *assembler, tab string, hs headSheet, old *Sheet) (Sheet, e
 			for bc, seg := range segs {
 				copy(row[min(bc*BlockCols, length):], seg)
 			}
-			sh.Cells[r] = row
+			grid[r] = row
 		}
 	}
-	return sh, nil
+	return grid
 }
 
 // sameReadSegments reports whether row i of each block read (by block
@@ -397,4 +500,129 @@ func sheetTab(d *Doc, tabID string) (*Tab, error) {
 		return nil, NotSheetTab(t.ID, t.Type)
 	}
 	return t, nil
+}
+
+// Layout limits: a column's width in pixels, and the number formats one
+// sheet keeps.
+const (
+	MinColWidth     = 24
+	MaxColWidth     = 2000
+	MaxSheetFormats = 500
+	MaxWidthsPerSet = 100 // columns one layout change may resize
+)
+
+// NumberFormats are the formats a range can have; "general" takes a
+// format away.
+var NumberFormats = []string{"number", "percent", "currency", "date", "general"}
+
+// SheetLayout is a change of a sheet's layout: column widths by column
+// index (0: back to the default width), and a number format over a range.
+type SheetLayout struct {
+	Widths map[string]int
+	Format *CellFormat
+}
+
+// SetSheetLayout changes the layout of sheet sheetID of tab tabID.
+func SetSheetLayout(d *Doc, tabID, sheetID string, l SheetLayout) error {
+	if len(l.Widths) == 0 && l.Format == nil {
+		return problem.New(problem.Invalid, "widths", "give widths (column index to pixels) or a format ({range, format}) to change")
+	}
+	if len(l.Widths) > MaxWidthsPerSet {
+		return problem.New(problem.Limit, "widths", "widths names %d columns; at most %d per change", len(l.Widths), MaxWidthsPerSet)
+	}
+	for k, w := range l.Widths {
+		c, err := strconv.Atoi(k)
+		if err != nil || c < 0 || c > formula.MaxCol || strconv.Itoa(c) != k {
+			return problem.New(problem.Invalid, "widths", "%s is not a column index; give 0 for column A up to %d", Quote(k), formula.MaxCol)
+		}
+		if w != 0 && (w < MinColWidth || w > MaxColWidth) {
+			return problem.New(problem.Invalid, "widths."+k, "width %d is out of range; give %d to %d pixels, or 0 for the default width", w, MinColWidth, MaxColWidth)
+		}
+	}
+	var clean CellFormat
+	var area rect
+	if l.Format != nil {
+		if !slices.Contains(NumberFormats, l.Format.Format) {
+			return problem.New(problem.Invalid, "format.format", "format %s is not one of %s", Quote(l.Format.Format), strings.Join(NumberFormats, ", "))
+		}
+		var ok bool
+		if area, clean.Range, ok = parseArea(l.Format.Range); !ok {
+			return problem.New(problem.Invalid, "format.range", "range %s is not a range of cells; give one such as B2:C9 or B2", Quote(l.Format.Range))
+		}
+		clean.Format = l.Format.Format
+	}
+	t, err := sheetTab(d, tabID)
+	if err != nil {
+		return err
+	}
+	sh, err := findSheet(t, sheetID)
+	if err != nil {
+		return err
+	}
+	if len(l.Widths) > 0 {
+		widths := maps.Clone(sh.Widths)
+		if widths == nil {
+			widths = map[string]int{}
+		}
+		for k, w := range l.Widths {
+			if w == 0 {
+				delete(widths, k)
+			} else {
+				widths[k] = w
+			}
+		}
+		if len(widths) == 0 {
+			widths = nil
+		}
+		sh.Widths = widths
+	}
+	if l.Format != nil {
+		// Formats the new one covers whole are gone; the new one is last,
+		// so it wins where it overlaps the others.
+		var kept []CellFormat
+		overlaps := false
+		for _, f := range sh.Formats {
+			q, _, _ := parseArea(f.Range)
+			if within(q, area) {
+				continue
+			}
+			overlaps = overlaps || q.r0 <= area.r1 && area.r0 <= q.r1 && q.c0 <= area.c1 && area.c0 <= q.c1
+			kept = append(kept, f)
+		}
+		if clean.Format != "general" || overlaps {
+			kept = append(kept, clean)
+		}
+		if len(kept) > MaxSheetFormats {
+			return problem.New(problem.Limit, "format", "sheet %s has %d number formats; at most %d per sheet: format larger ranges at once", Quote(sh.ID), len(kept), MaxSheetFormats)
+		}
+		sh.Formats = kept
+	}
+	return nil
+}
+
+// parseArea reads "B2" or "B2:C9" (either corner first) and names it
+// canonically.
+func parseArea(s string) (rect, string, bool) {
+	a, b, two := strings.Cut(strings.TrimSpace(s), ":")
+	r0, c0, ok := formula.ParseCell(a)
+	if !ok {
+		return rect{}, "", false
+	}
+	r1, c1 := r0, c0
+	if two {
+		if r1, c1, ok = formula.ParseCell(b); !ok {
+			return rect{}, "", false
+		}
+	}
+	r0, r1 = min(r0, r1), max(r0, r1)
+	c0, c1 = min(c0, c1), max(c0, c1)
+	name := CellAddress(r0, c0)
+	if r0 != r1 || c0 != c1 {
+		name += ":" + CellAddress(r1, c1)
+	}
+	return rect{0, int32(r0), int32(c0), int32(r1), int32(c1)}, name, true
+}
+
+func within(q, area rect) bool {
+	return area.r0 <= q.r0 && q.r1 <= area.r1 && area.c0 <= q.c0 && q.c1 <= area.c1
 }

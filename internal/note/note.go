@@ -73,6 +73,8 @@ type Tab struct {
 	Label  string  `json:"label"`
 	Slides []Slide `json:"slides,omitempty"`
 	Sheets []Sheet `json:"sheets,omitempty"`
+
+	calc *calcBox // a sheet tab's formula graph, when one was built (calc.go)
 }
 
 // Slide is what the connector may write: title, body, notes. Layout and theme
@@ -89,11 +91,27 @@ type Slide struct {
 }
 
 // Sheet is one sheet of a sheet tab. Cells are addressed by 0-based row and
-// column; a cell is a string, float64, bool or nil (JSON scalars).
+// column; a cell is a string, float64, bool or nil (JSON scalars), and a
+// string that starts with "=" is a formula.
+//
+// Values holds, beside Cells, the computed value of each formula cell
+// (nil elsewhere, and nil where a formula was not computed yet); Recalc
+// keeps it. Widths and Formats are how people lay the sheet out: column
+// widths in pixels by column index ("0" is column A), and number formats
+// over ranges, a later one winning where they overlap.
 type Sheet struct {
-	ID    string  `json:"sheet_id"`
-	Name  string  `json:"name"`
-	Cells [][]any `json:"cells"`
+	ID      string         `json:"sheet_id"`
+	Name    string         `json:"name"`
+	Cells   [][]any        `json:"cells"`
+	Values  [][]any        `json:"values,omitempty"`
+	Widths  map[string]int `json:"widths,omitempty"`
+	Formats []CellFormat   `json:"formats,omitempty"`
+}
+
+// CellFormat is a number format over a range of a sheet.
+type CellFormat struct {
+	Range  string `json:"range" description:"cells in A1 notation, e.g. B2:C9 or B2"`
+	Format string `json:"format" enum:"number,percent,currency,date"`
 }
 
 // Source is a citation on the sources tab.

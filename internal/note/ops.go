@@ -321,33 +321,56 @@ func SheetSetRange(d *Doc, tabID, sheetID string, startRow, startCol int, values
 	return n, nil
 }
 
-// ReadRange returns exactly rows × cols cells; cells outside the grid are nil.
+// ReadRange returns exactly rows × cols cells, a formula's as its computed
+// value; cells outside the grid are nil.
 func ReadRange(d *Doc, tabID, sheetID string, startRow, startCol, rows, cols int) ([][]any, error) {
+	r, err := ReadCells(d, tabID, sheetID, startRow, startCol, rows, cols)
+	return r.Values, err
+}
+
+// FormulaCell is one cell of a range that holds a formula.
+type FormulaCell struct {
+	Row     int    `json:"row"`
+	Col     int    `json:"col"`
+	Cell    string `json:"cell"`    // e.g. B10
+	Formula string `json:"formula"` // as written, e.g. =SUM(B2:B9)
+}
+
+// Cells is a rectangle of a sheet: its values, and the formulas of the
+// cells that hold one.
+type Cells struct {
+	Values   [][]any
+	Formulas []FormulaCell
+}
+
+// ReadCells is ReadRange with the formulas of the range.
+func ReadCells(d *Doc, tabID, sheetID string, startRow, startCol, rows, cols int) (Cells, error) {
 	t, err := tabFor(d, tabID, "read_sheet_range", TypeSheet)
 	if err != nil {
-		return nil, err
+		return Cells{}, err
 	}
 	sh, err := findSheet(t, sheetID)
 	if err != nil {
-		return nil, err
+		return Cells{}, err
 	}
 	if err := checkStart(startRow, startCol); err != nil {
-		return nil, err
+		return Cells{}, err
 	}
 	for _, c := range []struct {
 		field  string
 		n, max int
 	}{{"rows", rows, MaxRangeRows}, {"cols", cols, MaxRangeCols}} {
 		if c.n < 1 {
-			return nil, problem.New(problem.Invalid, c.field, "%s is %d; give 1 to %d", c.field, c.n, c.max)
+			return Cells{}, problem.New(problem.Invalid, c.field, "%s is %d; give 1 to %d", c.field, c.n, c.max)
 		}
 		if c.n > c.max {
-			return nil, problem.New(problem.Limit, c.field,
+			return Cells{}, problem.New(problem.Limit, c.field,
 				"%s is %d; at most %d per call (one read is at most %d × %d cells); read the range in several calls",
 				c.field, c.n, c.max, MaxRangeRows, MaxRangeCols)
 		}
 	}
 	out := make([][]any, rows)
+	var formulas []FormulaCell
 	for i := range out {
 		out[i] = make([]any, cols)
 		r := startRow + i
@@ -356,11 +379,16 @@ func ReadRange(d *Doc, tabID, sheetID string, startRow, startCol, rows, cols int
 		}
 		for j := range out[i] {
 			if c := startCol + j; c < len(sh.Cells[r]) {
-				out[i][j] = sh.Cells[r][c]
+				v := sh.Cells[r][c]
+				if IsFormula(v) {
+					formulas = append(formulas, FormulaCell{Row: r, Col: c, Cell: CellAddress(r, c), Formula: v.(string)})
+					v = valueAt(sh, r, c)
+				}
+				out[i][j] = v
 			}
 		}
 	}
-	return out, nil
+	return Cells{Values: out, Formulas: formulas}, nil
 }
 
 // ReplaceTabData replaces the whole data of a slides tab ({"slides": [...]})
@@ -759,6 +787,11 @@ func cellValue(v any, field string) (any, error) {
 		if !utf8.ValidString(x) {
 			return nil, problem.New(problem.Invalid, field, "cell text is not valid UTF-8")
 		}
+		if IsFormula(x) {
+			if err := CheckFormula(x, field); err != nil {
+				return nil, err
+			}
+		}
 		return x, nil
 	case nil, bool:
 		return x, nil
@@ -826,3 +859,18 @@ func decodeReason(err error) string {
 }
 
 func stamp(now time.Time) string { return now.UTC().Format(time.RFC3339) }
+
+// FillSheetTab replaces the sheets of sheet tab tabID with in, under the
+// rules of replace_tab_data's sheets (an import fills a new tab this way).
+func FillSheetTab(d *Doc, tabID string, in []SheetInput) error {
+	t, err := sheetTab(d, tabID)
+	if err != nil {
+		return err
+	}
+	sheets, err := buildSheets(in)
+	if err != nil {
+		return err
+	}
+	kinds[TypeSheet].replaceData(d, t, TabData{sheets: sheets})
+	return nil
+}

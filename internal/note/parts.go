@@ -112,9 +112,11 @@ type headTab struct {
 }
 
 type headSheet struct {
-	ID   string `json:"sheet_id"`
-	Name string `json:"name"`
-	Rows int    `json:"rows"`
+	ID      string         `json:"sheet_id"`
+	Name    string         `json:"name"`
+	Rows    int            `json:"rows"`
+	Widths  map[string]int `json:"widths,omitempty"`
+	Formats []CellFormat   `json:"formats,omitempty"`
 }
 
 // IsHead tells a stored head from a Note stored whole (before Notes were
@@ -135,7 +137,11 @@ func Clone(d *Doc) Doc {
 		t.Sheets = slices.Clone(t.Sheets)
 		for j := range t.Sheets {
 			t.Sheets[j].Cells = slices.Clone(t.Sheets[j].Cells)
+			t.Sheets[j].Values = slices.Clone(t.Sheets[j].Values)
 		}
+		// The formulas' graph moves to the next version by Recalc, never
+		// by a copy (calc.go).
+		t.calc = nil
 	}
 	c.Sources = slices.Clone(d.Sources)
 	c.Files = slices.Clone(d.Files)

@@ -426,6 +426,9 @@ func (d *differ) cells(td *TabDiff, sheetID, name string) error {
 	prefix := blockPrefix(td.TabID, sheetID)
 	byRow := map[int][]int{} // block row → block columns changed
 	for _, k := range d.changedKeys(prefix) {
+		if strings.HasSuffix(k, "v") {
+			continue // computed values: what changed is the cells they are computed from
+		}
 		brs, bcs, ok := strings.Cut(strings.TrimPrefix(k, prefix), ".")
 		br, err1 := strconv.Atoi(brs)
 		bc, err2 := strconv.Atoi(bcs)

@@ -20,6 +20,7 @@ import (
 // Note and one cloud Room, and the principals that reach them.
 type fixture struct {
 	svc    *service.Service
+	st     store.Store
 	ws     string
 	owner  string
 	noteID string
@@ -62,7 +63,7 @@ func newFixture(t *testing.T, s store.Store) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{svc: svc, ws: o.Workspace.ID, owner: o.User.ID, op: service.Operator(o), person: service.Person(o.Workspace.ID, o.User.ID, service.RoleOwner)}
+	f := &fixture{svc: svc, st: s, ws: o.Workspace.ID, owner: o.User.ID, op: service.Operator(o), person: service.Person(o.Workspace.ID, o.User.ID, service.RoleOwner)}
 	n, err := svc.CreateNote(ctx, f.op, service.CreateNoteArgs{Title: "Research", Approved: true})
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +76,13 @@ func newFixture(t *testing.T, s store.Store) *fixture {
 	f.read = auth.Principal{Workspace: f.ws, User: f.owner, TokenID: "tok_read", Scopes: []string{auth.ScopeRead}}
 	f.write = auth.Principal{Workspace: f.ws, User: f.owner, TokenID: "tok_write", Scopes: []string{auth.ScopeRead, auth.ScopeWrite}}
 	return f
+}
+
+// fresh is another service over the same store: nothing of the first's
+// memory (cached Notes, formula graphs), as after a restart.
+func (f *fixture) fresh(t *testing.T) *service.Service {
+	t.Helper()
+	return service.New(f.st)
 }
 
 // version is the Note's current version.

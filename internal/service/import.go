@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -483,9 +484,12 @@ func (im *importer) tab(ctx context.Context, d *note.Doc, tabID, typ, entry stri
 	case note.TypeSheet:
 		var in struct {
 			Sheets []struct {
-				SheetID string  `json:"sheet_id"`
-				Name    string  `json:"name"`
-				Cells   [][]any `json:"cells"`
+				SheetID string            `json:"sheet_id"`
+				Name    string            `json:"name"`
+				Cells   [][]any           `json:"cells"`
+				Values  json.RawMessage   `json:"values"` // computed again, never taken
+				Widths  map[string]int    `json:"widths"`
+				Formats []note.CellFormat `json:"formats"`
 			} `json:"sheets"`
 		}
 		if err := im.decode(entry, MaxTabEntryBytes, &in); err != nil {
@@ -497,6 +501,31 @@ func (im *importer) tab(ctx context.Context, d *note.Doc, tabID, typ, entry stri
 		}
 		if err := note.ReplaceTabData(d, tabID, mustJSON(map[string]any{"sheets": ins})); err != nil {
 			return fail(entry, "%s", reason(err))
+		}
+		// The layout goes through the rules of a layout change.
+		t, err := note.FindTab(d, tabID)
+		if err != nil {
+			return err
+		}
+		for i, sh := range in.Sheets {
+			var changes []note.SheetLayout
+			widths := map[string]int{}
+			for _, k := range slices.Sorted(maps.Keys(sh.Widths)) {
+				if widths[k] = sh.Widths[k]; len(widths) == note.MaxWidthsPerSet {
+					changes, widths = append(changes, note.SheetLayout{Widths: widths}), map[string]int{}
+				}
+			}
+			if len(widths) > 0 {
+				changes = append(changes, note.SheetLayout{Widths: widths})
+			}
+			for j := range sh.Formats {
+				changes = append(changes, note.SheetLayout{Format: &sh.Formats[j]})
+			}
+			for _, l := range changes {
+				if err := note.SetSheetLayout(d, tabID, t.Sheets[i].ID, l); err != nil {
+					return fail(entry, "sheet %d: %s", i+1, reason(err))
+				}
+			}
 		}
 	case note.TypeSources:
 		var in sourcesEntry

@@ -237,7 +237,9 @@ type SheetRange struct {
 	TabID    string  `json:"tab_id"`
 	StartRow int     `json:"start_row"`
 	StartCol int     `json:"start_col"`
-	Values   [][]any `json:"values"`
+	Values   [][]any `json:"values"` // a formula cell's computed value
+	// Formulas are the cells of the range that hold a formula.
+	Formulas []note.FormulaCell `json:"formulas,omitempty"`
 }
 
 // SheetRangeArgs are read_sheet_range's arguments (0-based; sheet_id
@@ -262,11 +264,11 @@ func (s *Service) ReadSheetRange(ctx context.Context, c Caller, a SheetRangeArgs
 	if err != nil {
 		return SheetRange{}, err
 	}
-	vals, err := note.ReadRange(d, a.TabID, a.SheetID, a.StartRow, a.StartCol, a.Rows, a.Cols)
+	cells, err := note.ReadCells(d, a.TabID, a.SheetID, a.StartRow, a.StartCol, a.Rows, a.Cols)
 	if err != nil {
 		return SheetRange{}, err
 	}
-	return SheetRange{NoteID: r.ID, Version: r.Version, TabID: a.TabID, StartRow: a.StartRow, StartCol: a.StartCol, Values: vals}, nil
+	return SheetRange{NoteID: r.ID, Version: r.Version, TabID: a.TabID, StartRow: a.StartRow, StartCol: a.StartCol, Values: cells.Values, Formulas: cells.Formulas}, nil
 }
 
 // Attachments is a page of a Note's sources or files metadata (Items

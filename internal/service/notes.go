@@ -63,6 +63,9 @@ func (s *Service) CreateNoteFrom(ctx context.Context, c Caller, a CreateNoteArgs
 			return NoteCreated{}, err
 		}
 	}
+	if err := note.Recalc(&note.Doc{}, &d, s.Now()); err != nil {
+		return NoteCreated{}, err
+	}
 	w, err := note.Diff(&note.Doc{}, &d)
 	if err != nil {
 		return NoteCreated{}, err

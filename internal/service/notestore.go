@@ -70,6 +70,11 @@ func (s *Service) editInTx(cur *store.Resource, tx store.TxReader, sizeField str
 	if err := edit(&d); err != nil {
 		return nil, note.Writes{}, err
 	}
+	// Formulas that read what the edit changed are computed in the same
+	// write, whichever door it came through.
+	if err := note.Recalc(base, &d, s.Now()); err != nil {
+		return nil, note.Writes{}, err
+	}
 	w, err := note.Diff(base, &d)
 	if err != nil {
 		return nil, note.Writes{}, err

@@ -87,6 +87,32 @@ func (s *Service) DeleteSheet(ctx context.Context, c Caller, a SheetArgs) (Sheet
 		})
 }
 
+// SheetLayoutArgs change how one sheet is laid out: column widths and
+// number formats (display only; values are unchanged).
+type SheetLayoutArgs struct {
+	SheetArgs
+	Widths map[string]int   `json:"widths"`
+	Format *note.CellFormat `json:"format"`
+}
+
+// SetSheetLayout changes one sheet's column widths or number formats.
+func (s *Service) SetSheetLayout(ctx context.Context, c Caller, a SheetLayoutArgs) (SheetWritten, error) {
+	if _, err := checkSheetCall(a.TabID, a.SheetID, "", false); err != nil {
+		return SheetWritten{}, err
+	}
+	return noteWrite(ctx, s, c, a.NoteID, a.Guard, noteOp{kind: "tab_edited", sizeField: "format", meaning: struct {
+		Op, Tab, Sheet string
+		Widths         map[string]int
+		Format         *note.CellFormat
+	}{"sheet_layout", a.TabID, a.SheetID, a.Widths, a.Format}},
+		func(_ *store.Resource, d *note.Doc, _ *store.Change) (SheetWritten, []string, error) {
+			if err := note.SetSheetLayout(d, a.TabID, a.SheetID, note.SheetLayout{Widths: a.Widths, Format: a.Format}); err != nil {
+				return SheetWritten{}, nil, err
+			}
+			return SheetWritten{TabID: a.TabID, SheetID: a.SheetID}, []string{a.TabID}, nil
+		})
+}
+
 // checkSheetCall checks the IDs of a sheet call, that the tab ID can be a
 // sheet tab's, and (withName) the sheet's name, which it returns trimmed.
 func checkSheetCall(tabID, sheetID, name string, withName bool) (string, error) {
