@@ -1,11 +1,12 @@
 package browsertest_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"math"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/xuri/excelize/v2"
 
 	"foundry/internal/account"
 	"foundry/internal/browsertest"
@@ -41,11 +43,11 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 	}
 }
 
-func eval[T any](t *testing.T, ctx context.Context, what, js string) T {
+func eval[T any](t *testing.T, ctx context.Context, what, js string, opts ...chromedp.EvaluateOption) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
 	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, opts...))
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
@@ -202,7 +204,8 @@ func TestBrowserSheetFormulas(t *testing.T) {
 
 	// A formula copied down with the fill handle: its references move.
 	do(t, ctx, "type C2", typeCell(1, 2, "=B2*2"), browsertest.Poll(cellText(1, 2)+` === "2400"`))
-	do(t, ctx, "select C2", browsertest.Click(chromedp.CSS(cellSel(1, 2))), browsertest.Poll(`!!document.querySelector(".sheet-grid .autofill-handle")`))
+	do(t, ctx, "select C2", browsertest.Click(chromedp.CSS(cellSel(1, 2))), browsertest.Poll(fmt.Sprintf(`(() => { const h = document.querySelector(".sheet-grid .autofill-handle")?.getBoundingClientRect(), c = document.querySelector(%q).getBoundingClientRect();
+			return !!h && Math.abs(h.right - c.right) < 8 && Math.abs(h.bottom - c.bottom) < 8; })()`, cellSel(1, 2))))
 	hx, hy := center(t, ctx, ".sheet-grid .autofill-handle")
 	_, ty := center(t, ctx, cellSel(3, 2))
 	do(t, ctx, "drag the fill handle to C4", drag(hx, hy, hx, ty))
@@ -211,29 +214,36 @@ func TestBrowserSheetFormulas(t *testing.T) {
 	do(t, ctx, "select C4", browsertest.Click(chromedp.CSS(cellSel(3, 2))),
 		browsertest.Poll(`document.querySelector(".sheet-barinput")?.value === "=B4*2"`))
 
-	// A number format: currency on B5.
-	do(t, ctx, "currency on B5", browsertest.Click(chromedp.CSS(cellSel(4, 1))),
-		browsertest.Poll(`document.querySelector(".sheet-cellname")?.innerText === "B5"`),
+	// A number format on a range: B2:B5 selected by dragging, then Currency.
+	do(t, ctx, "select B2", browsertest.Click(chromedp.CSS(cellSel(1, 1))))
+	x0, y0 := center(t, ctx, cellSel(1, 1))
+	_, y1 := center(t, ctx, cellSel(4, 1))
+	do(t, ctx, "select B2:B5", drag(x0, y0, x0, y1),
 		browsertest.Click(chromedp.CSS(`.sheet-fmt[data-format=currency]`)),
-		browsertest.Poll(cellText(4, 1)+` === "$1,635.50"`))
-	do(t, ctx, "currency on B2", browsertest.Click(chromedp.CSS(cellSel(1, 1))),
-		browsertest.Click(chromedp.CSS(`.sheet-fmt[data-format=currency]`)),
-		browsertest.Poll(cellText(1, 1)+` === "$1,200.00"`), waitSaved())
+		browsertest.Poll(cellText(1, 1)+` === "$1,200.00" && `+cellText(4, 1)+` === "$1,635.50" && `+cellText(2, 1)+` === "$85.50"`), waitSaved())
+	do(t, ctx, "number format on C2", browsertest.Click(chromedp.CSS(cellSel(1, 2))),
+		browsertest.Click(chromedp.CSS(`.sheet-fmt[data-format=number]`)),
+		browsertest.Poll(cellText(1, 2)+` === "2,400.00"`), waitSaved())
 
-	// A column resized by its header's border: kept after a reload.
+	// A column resized by its header's border: it and the formats are kept
+	// after a reload.
 	before := eval[float64](t, ctx, "A's width", headA+`.getBoundingClientRect().width`)
 	edge := eval[[]float64](t, ctx, "A's border", `(() => { const r = `+headA+`.querySelector(".resizable-r").getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
 	do(t, ctx, "resize A", drag(edge[0], edge[1], edge[0]+90, edge[1]))
 	do(t, ctx, "A wider", browsertest.Poll(fmt.Sprintf(`%s.getBoundingClientRect().width > %f`, headA, before+60)), waitSaved())
 	widened := eval[float64](t, ctx, "A's width", headA+`.getBoundingClientRect().width`)
-	do(t, ctx, "reload", chromedp.Reload(), browsertest.Poll(cellText(4, 1)+` === "$1,635.50"`))
-	if got := eval[float64](t, ctx, "A's width", headA+`.getBoundingClientRect().width`); math.Abs(got-widened) > 2 {
-		t.Errorf("column A is %.0f px wide after a reload, want %.0f (as resized)", got, widened)
-	}
 	do(t, ctx, "select B5", browsertest.Click(chromedp.CSS(cellSel(4, 1))),
 		browsertest.Poll(`document.querySelector(".sheet-barinput")?.value === "=SUM(B2:B4)"`))
 	browsertest.Screenshot(t, ctx, "sheet-formulas")
-
+	do(t, ctx, "reload", chromedp.Reload(), browsertest.Poll(cellText(4, 1)+` !== null && `+cellText(4, 1)+` !== ""`))
+	kept, cancel := context.WithTimeout(ctx, 5*time.Second)
+	if _, err := chromedp.Run(kept, browsertest.Poll(cellText(4, 1)+` === "$1,635.50"`)); err != nil {
+		t.Errorf("after a reload B5 shows %q, want its currency format kept: $1,635.50", eval[string](t, ctx, "B5", cellText(4, 1)))
+	}
+	cancel()
+	if got := eval[float64](t, ctx, "A's width", headA+`.getBoundingClientRect().width`); math.Abs(got-widened) > 2 {
+		t.Errorf("column A is %.0f px wide after a reload, want %.0f (as resized)", got, widened)
+	}
 	// The tab's menu: import a spreadsheet, download this one.
 	do(t, ctx, "the tab menu", browsertest.Click(chromedp.ID("tab-actions-button")),
 		chromedp.WaitVisible(chromedp.CSS(`#tab-actions-menu [data-item=import]`)),
@@ -243,28 +253,62 @@ func TestBrowserSheetFormulas(t *testing.T) {
 	do(t, ctx, "close the menu", chromedp.KeyEvent(kb.Escape))
 
 	t.Run("import and export", func(t *testing.T) {
-		status := eval[int](t, ctx, "export", fmt.Sprintf(`fetch(%q, {credentials: "same-origin"}).then(r => r.status)`,
-			"/api/notes/"+id+"/tabs/"+tab.TabID+"/export?format=csv"))
+		exportURL := "/api/notes/" + id + "/tabs/" + tab.TabID + "/export?format="
+		status := eval[int](t, ctx, "export", fmt.Sprintf(`fetch(%q, {credentials: "same-origin"}).then(r => r.status)`, exportURL+"csv"), chromedp.EvalAwaitPromise)
 		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
 			t.Skipf("the server has no import and export of sheets yet (export answered %d)", status)
 		}
 		if status != http.StatusOK {
 			t.Fatalf("export as csv answered %d, want 200", status)
 		}
-		dir := t.TempDir()
-		path := filepath.Join(dir, "Team.csv")
-		if err := os.WriteFile(path, []byte("Name,Hours\nAda,12\nGrace,7\n"), 0o644); err != nil {
+
+		// A small workbook with a formula, imported from the tab's menu:
+		// the new tab opens, its formula computed.
+		f := excelize.NewFile()
+		for cell, v := range map[string]any{"A1": "Name", "B1": "Hours", "A2": "Ada", "B2": 12, "A3": "Grace", "B3": 7, "A4": "Total"} {
+			if err := f.SetCellValue("Sheet1", cell, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.SetCellFormula("Sheet1", "B4", "SUM(B2:B3)"); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "Team hours.xlsx")
+		if err := f.SaveAs(path); err != nil {
 			t.Fatal(err)
 		}
 		do(t, ctx, "import", browsertest.Click(chromedp.ID("tab-actions-button")),
 			chromedp.WaitVisible(chromedp.CSS(`#tab-actions-menu [data-item=import]`)),
-			chromedp.SetUploadFiles(chromedp.CSS(`input.tab-import-file`), []string{path}),
-			browsertest.Poll(`location.search.includes("tab=") && !location.search.includes(`+fmt.Sprintf("%q", tab.TabID)+`)`),
-			browsertest.Poll(cellText(1, 0)+` === "Ada"`))
-		csv := eval[string](t, ctx, "export", fmt.Sprintf(`fetch(%q, {credentials: "same-origin"}).then(r => r.text())`,
-			"/api/notes/"+id+"/tabs/"+tab.TabID+"/export?format=csv"))
+			chromedp.KeyEvent(kb.Escape),
+			chromedp.WaitNotPresent(chromedp.ID("tab-actions-menu")),
+			chromedp.SetUploadFiles(chromedp.CSS(`#tab-import-file`), []string{path}),
+			browsertest.Poll(fmt.Sprintf(`new URLSearchParams(location.search).get("tab") !== %q`, tab.TabID)),
+			browsertest.Poll(cellText(1, 0)+` === "Ada" && `+cellText(3, 1)+` === "19"`))
+
+		// The first tab downloaded: csv its values, xlsx its formulas.
+		csv := eval[string](t, ctx, "export csv", fmt.Sprintf(`fetch(%q, {credentials: "same-origin"}).then(r => r.text())`, exportURL+"csv"), chromedp.EvalAwaitPromise)
 		if !strings.Contains(csv, "Hosting") || !strings.Contains(csv, "1635.5") {
 			t.Errorf("the sheet as csv lacks its values:\n%s", csv)
 		}
+		b64 := eval[string](t, ctx, "export xlsx", fmt.Sprintf(`fetch(%q, {credentials: "same-origin"}).then(r => r.arrayBuffer()).then(b => { let s = ""; for (const c of new Uint8Array(b)) s += String.fromCharCode(c); return btoa(s); })`, exportURL+"xlsx"), chromedp.EvalAwaitPromise)
+		raw, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		book, err := excelize.OpenReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatalf("the .xlsx download does not open: %v", err)
+		}
+		sheet := book.GetSheetName(0)
+		if got, err := book.GetCellFormula(sheet, "B5"); err != nil || !strings.EqualFold(strings.TrimPrefix(got, "="), "SUM(B2:B4)") {
+			t.Errorf("B5 of the .xlsx download holds the formula %q (%v), want SUM(B2:B4)", got, err)
+		}
+		// The menu's downloads are links to these.
+		do(t, ctx, "the menu's links", browsertest.Click(chromedp.ID("tab-actions-button")),
+			chromedp.WaitVisible(chromedp.CSS(`#tab-actions-menu [data-item=xlsx]`)))
+		if href := eval[string](t, ctx, "xlsx link", `document.querySelector("#tab-actions-menu [data-item=xlsx]").getAttribute("href")`); !strings.Contains(href, "/export?format=xlsx") {
+			t.Errorf("Download .xlsx links to %q", href)
+		}
+		do(t, ctx, "close the menu", chromedp.KeyEvent(kb.Escape))
 	})
 }

@@ -1,10 +1,9 @@
 import { useRef, useState, type DragEvent, type KeyboardEvent, type RefObject } from "react";
-import type { Peer, TabRef } from "../../api";
+import { api, type Peer, type TabRef } from "../../api";
 import { validColor } from "../../live";
 import { Menu } from "./Menu";
 import { RenameTab } from "./RenameTab";
 import { fixedTypes, type MenuItem, type StripWrites } from "./types";
-import { sheetApi } from "../../api/pending";
 import { shownSheet } from "../tab";
 
 type Props = {
@@ -198,10 +197,10 @@ function fileItems(noteId: string, t: TabRef, pick: () => void): MenuItem[] {
   const at = { id: noteId, tab_id: t.tab_id };
   const items: MenuItem[] = [{ key: "import", text: "Import spreadsheet… (.xlsx, .csv)", run: pick }];
   if (t.type === "sheet") {
-    items.push({ key: "xlsx", text: "Download .xlsx", href: sheetApi.exportHref(at, "xlsx"), run: () => {} });
-    items.push({ key: "csv", text: "Download .csv (this sheet)", href: sheetApi.exportHref(at, "csv", shownSheet.get(t.tab_id)), run: () => {} });
+    items.push({ key: "xlsx", text: "Download .xlsx", href: api.tabExportHref(at, "xlsx"), run: () => {} });
+    items.push({ key: "csv", text: "Download .csv (this sheet)", href: api.tabExportHref(at, "csv", shownSheet.get(t.tab_id)), run: () => {} });
   } else if (t.type === "markdown") {
-    items.push({ key: "md", text: "Download .md", href: sheetApi.exportHref(at, "md"), run: () => {} });
+    items.push({ key: "md", text: "Download .md", href: api.tabExportHref(at, "md"), run: () => {} });
   } else if (t.type === "slides") {
     items.push({ key: "pdf", text: "Download PDF (print)", run: () => window.setTimeout(() => window.print(), 0) });
   }

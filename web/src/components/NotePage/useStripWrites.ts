@@ -1,6 +1,5 @@
 import { useCallback, useEffect } from "react";
 import { api, errorText, keys, queryClient, type NoteView, type Precondition, type TabRef } from "../../api";
-import { sheetApi } from "../../api/pending";
 import { capital, useSave } from "../../save";
 import type { StripWrites } from "./types";
 
@@ -68,7 +67,7 @@ export function useStripWrites(env: Env): StripWrites {
         setNotice(`“${file.name}” is not a spreadsheet Foundry imports: choose an .xlsx or .csv file.`);
         return;
       }
-      const res = await write(`importing “${file.name}”`, (pre) => sheetApi.importFile({ id }, file, pre));
+      const res = await write(`importing “${file.name}”`, (pre) => api.importSheet({ id }, file, pre));
       if (res) {
         env.opened(res.tab_id);
         window.setTimeout(() => env.focus(res.tab_id), 0);

@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
 import { defineGrid } from "./grid";
-import { api, type CellBlock, type Peer } from "../../api";
-import type { FormatRange, Formula } from "../../api/pending";
+import { api, type CellFormat, type Peer } from "../../api";
 import { validColor, type Presence } from "../../live/presence";
 import { type Cell, cellName, cellText, clipboardRange, colName, parseCell, sameCell, toTSV } from "./cells";
 import { Writer } from "./writer";
@@ -41,9 +40,9 @@ type Props = {
   presence: Presence | null;
   target: Target | null; // a cell the address points at (a search hit): selected and scrolled to
   widths: Record<string, number>; // column widths in px, by column index ("3"): others COL_PX
-  formats: FormatRange[]; // number formats of ranges, a later one winning
+  formats: CellFormat[]; // number formats of ranges, a later one winning
   onWidths: (w: Record<string, number>) => void; // the person resized columns: save
-  onFormat: (f: FormatRange) => void; // the person formatted a range: save
+  onFormat: (f: CellFormat) => void; // the person formatted a range: save
 };
 
 // Range is a rectangle as the grid gives it: columns x..x1, rows y..y1.
@@ -284,7 +283,7 @@ export function SheetGrid(p: Props) {
       // A formula cell holds its formula (what its editor opens with) and
       // shows what it computes to.
       const fs = new Map<string, string>();
-      for (const f of (res as CellBlock & { formulas?: Formula[] | null }).formulas ?? []) fs.set(f.row + "," + f.col, f.formula);
+      for (const f of res.formulas ?? []) fs.set(f.row + "," + f.col, f.formula);
       if (fs.size > 0) s.formulas = true;
       (res.values ?? []).forEach((row, i) =>
         row.forEach((v, j) => {
@@ -446,7 +445,9 @@ export function SheetGrid(p: Props) {
     const range = cellName(r.y, r.x) + (r.x1 !== r.x || r.y1 !== r.y ? ":" + cellName(r.y1, r.x1) : "");
     const s = st.current;
     s.formats = [...s.formats, { rect: { r0: r.y, c0: r.x, r1: r.y1, c1: r.x1 }, format }];
-    props.current.onFormat({ range, format });
+    // "general" takes the range's formats away (the document's list of
+    // formats a range can have leaves it out).
+    props.current.onFormat({ range, format: format as CellFormat["format"] });
     redraw();
     syncBar();
   };
@@ -594,6 +595,12 @@ export function SheetGrid(p: Props) {
       const at = document.activeElement;
       if (at && wrap.current?.contains(at) && !g.contains(at)) e.preventDefault();
     };
+    // A press in the grid leaves the edit bar (the grid keeps the DOM
+    // focus where it was, and the bar would keep the keys).
+    const onDown = () => {
+      const at = document.activeElement;
+      if (at instanceof HTMLElement && wrap.current?.contains(at) && !g.contains(at)) at.blur();
+    };
     const onBeforeKey = (e: Event) => {
       const t = (e as CustomEvent<{ original?: Event }>).detail?.original?.target as Node | null | undefined;
       if (t instanceof HTMLElement && !g.contains(t) && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) e.preventDefault();
@@ -653,6 +660,7 @@ export function SheetGrid(p: Props) {
     g.addEventListener("aftercolumnresize", onResize);
     g.addEventListener("beforekeydown", onBeforeKey);
     g.addEventListener("beforefocuslost", onFocusLost);
+    g.addEventListener("mousedown", onDown, true);
     el.appendChild(g);
     setReady(true);
     ensureVisible();
@@ -670,6 +678,7 @@ export function SheetGrid(p: Props) {
       g.removeEventListener("aftercolumnresize", onResize);
       g.removeEventListener("beforekeydown", onBeforeKey);
       g.removeEventListener("beforefocuslost", onFocusLost);
+      g.removeEventListener("mousedown", onDown, true);
       g.remove();
       s.grid = null;
       s.blocks.clear();
@@ -760,6 +769,8 @@ export function SheetGrid(p: Props) {
   const backToGrid = () => {
     const g = st.current.grid;
     if (!g || !bar) return;
+    const at = document.activeElement;
+    if (at instanceof HTMLElement && !g.contains(at)) at.blur();
     void g.setCellsFocus({ x: bar.c, y: bar.r }, { x: bar.c, y: bar.r });
   };
   const onBarKey = (e: KeyboardEvent<HTMLInputElement>) => {

@@ -13,7 +13,7 @@ export const FORMATS: { key: NumberFormat; text: string; title: string }[] = [
   { key: "date", text: "Date", title: "Date (yyyy-mm-dd from a date serial number)" },
 ];
 
-export type FormatRange = { range: string; format: string };
+export type FormatRange = { range?: string; format?: string };
 export type Rect = { r0: number; c0: number; r1: number; c1: number };
 
 const number = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -61,8 +61,8 @@ export type Formats = { rect: Rect; format: string }[];
 export function readFormats(list: FormatRange[] | undefined | null): Formats {
   const out: Formats = [];
   for (const f of list ?? []) {
-    const rect = parseRange(f.range);
-    if (rect) out.push({ rect, format: f.format });
+    const rect = parseRange(f.range ?? "");
+    if (rect && f.format) out.push({ rect, format: f.format });
   }
   return out;
 }

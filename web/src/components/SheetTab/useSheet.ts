@@ -1,12 +1,12 @@
 import { useEffect, useState } from "react";
-import { api, errorText, keys, queryClient, type TabContent } from "../../api";
+import { api, errorText, keys, queryClient, type LayoutChange, type TabContent } from "../../api";
 import type { RemoteChange } from "../../live";
 import { useFollowedTab } from "../useFollowedTab";
 import { useSave } from "../../save";
 import { shownSheet, type TabProps } from "../tab";
 import { Writer } from "./writer";
 import { MAX_SHEETS, refOf } from "./types";
-import { sheetApi, type FormatRange, type SheetLayout } from "../../api/pending";
+import type { SheetLayout } from "../../api/pending";
 
 // useSheet is a sheet tab's state: its sheets (the tab's outline, a query
 // read again when someone else changes the tab), the one shown, and the
@@ -87,7 +87,7 @@ export function useSheet({ noteId, content, remote, onVersion, onState, target }
 
   // layout saves a sheet's column widths or a range's number format, and
   // keeps them in the outline (what the grid draws).
-  const layout = async (id: string, change: { widths?: Record<string, number>; format?: FormatRange }) => {
+  const layout = async (id: string, change: LayoutChange) => {
     update((c) => ({
       ...c,
       sheets: (c.sheets ?? []).map((s) => {
@@ -103,7 +103,7 @@ export function useSheet({ noteId, content, remote, onVersion, onState, target }
       }),
     }));
     try {
-      await writer.op((pre) => sheetApi.layout(at, id, change, pre));
+      await writer.op((pre) => api.sheetLayout(at, id, change, pre));
     } catch (e) {
       setNotice("Not saved: " + errorText(e));
       void queryClient.invalidateQueries({ queryKey: keys.outline(noteId, tabId) });

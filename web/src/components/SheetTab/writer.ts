@@ -1,5 +1,4 @@
-import { api, type CellBlock, type Precondition, type TabAt } from "../../api";
-import type { Formula } from "../../api/pending";
+import { api, type Precondition, type TabAt } from "../../api";
 import type { Saver, SaveState } from "../../save";
 import type { Cell } from "./cells";
 
@@ -71,7 +70,7 @@ export class Writer {
     this.hooks.onVersion(r.version);
     // A formula cell is its formula here (what the person wrote in it).
     const values = (r.values ?? []).map((row) => row.slice());
-    for (const f of (r as CellBlock & { formulas?: Formula[] | null }).formulas ?? []) {
+    for (const f of r.formulas ?? []) {
       const line = values[f.row - row];
       if (line && f.col - col < line.length) line[f.col - col] = f.formula;
     }
