@@ -91,6 +91,29 @@ func typeCell(row, col int, text string) chromedp.Action[chromedp.Void] {
 	)
 }
 
+// typeOver types text over what cell (row, col) holds: its first key
+// opens the editor with that key alone, as in a spreadsheet.
+func typeOver(row, col int, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		browsertest.Poll(fmt.Sprintf(`!document.querySelector(%q)`, editorSel)),
+		browsertest.Click(chromedp.CSS(cellSel(row, col))),
+		chromedp.KeyEvent(text[:1]),
+		browsertest.Poll(fmt.Sprintf(`!!document.activeElement?.matches(%q)`, editorSel)),
+		insertText(text[1:]),
+		chromedp.KeyEvent(kb.Enter),
+		browsertest.Poll(fmt.Sprintf(`!document.querySelector(%q)`, editorSel)),
+	)
+}
+
+// clearCell empties cell (row, col) with Delete.
+func clearCell(row, col int) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		browsertest.Click(chromedp.CSS(cellSel(row, col))),
+		chromedp.KeyEvent(kb.Delete),
+		browsertest.Poll(cellText(row, col)+` === ""`),
+	)
+}
+
 // center is the middle of the element sel matches, in the window.
 func center(t *testing.T, ctx context.Context, sel string) (float64, float64) {
 	t.Helper()
@@ -201,6 +224,20 @@ func TestBrowserSheetFormulas(t *testing.T) {
 		insertText("350"), chromedp.KeyEvent(kb.Enter),
 		browsertest.Poll(cellText(3, 1)+` === "350"`))
 	do(t, ctx, "the total follows", browsertest.Poll(cellText(4, 1)+` === "1635.5"`))
+
+	// An error a formula computes to shows as such, in its colour; a
+	// formula that does not parse is refused, said why, and the cell kept.
+	do(t, ctx, "type D2", typeCell(1, 3, "=B2/0"), browsertest.Poll(cellText(1, 3)+` === "#DIV/0!"`),
+		browsertest.Poll(fmt.Sprintf(`document.querySelector(%q).classList.contains("cell-err")`, cellSel(1, 3))))
+	do(t, ctx, "type D3", typeCell(2, 3, "kept"), waitSaved())
+	do(t, ctx, "a broken formula in D3", typeOver(2, 3, "=SUM(B2:"))
+	refused, cancel := context.WithTimeout(ctx, 10*time.Second)
+	if _, err := chromedp.Run(refused, chromedp.Steps(browsertest.Poll(`(document.querySelector(".sheet-notice")?.innerText ?? "").includes("Not saved D3: ")`),
+		browsertest.Poll(cellText(2, 3)+` === "kept"`))); err != nil {
+		t.Fatalf("a broken formula in D3: the notice says %q and D3 shows %q; want the refusal naming D3, and D3 kept", eval[string](t, ctx, "notice", `document.querySelector(".sheet-notice")?.innerText ?? ""`), eval[string](t, ctx, "D3", cellText(2, 3)))
+	}
+	cancel()
+	do(t, ctx, "dismiss", browsertest.Click(chromedp.CSS(".sheet-notice button")), clearCell(1, 3), clearCell(2, 3), waitSaved())
 
 	// A formula copied down with the fill handle: its references move.
 	do(t, ctx, "type C2", typeCell(1, 2, "=B2*2"), browsertest.Poll(cellText(1, 2)+` === "2400"`))
