@@ -49,6 +49,11 @@ export function setCSRF(token: string) {
   csrf = token;
 }
 
+// csrfToken is the token setCSRF was given (for a call made without client).
+export function csrfToken(): string {
+  return csrf;
+}
+
 // signInPath is where a signed-out visit goes, coming back here after.
 export function signInPath(): string {
   const here = location.pathname + location.search;
@@ -123,7 +128,7 @@ export async function written(call: Promise<Sent<unknown>>): Promise<Written | u
   return Number.isFinite(v) && v > 0 ? { version: v } : undefined;
 }
 
-function refused(status: number, data: unknown): ApiError {
+export function refused(status: number, data: unknown): ApiError {
   if (status === 401) return new ApiError(401, "You are signed out: sign in again.");
   // A refusal that is not a problem document (a proxy's) has none of its
   // members.

@@ -3,6 +3,7 @@ import type {
   AppChange,
   CellRange,
   CellsWrite,
+  LayoutChange,
   Invite,
   NewSlide,
   NewSource,
@@ -98,6 +99,28 @@ export const api = {
     answer(
       client.PATCH("/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}", { params: { path: { ...tabAt(t), sheet_id: sheet }, header: guard(pre) }, body: { name } }),
     ),
+  // layout sets a sheet's column widths (0: the default) or a range's
+  // number format (general: none).
+  sheetLayout: (t: TabAt, sheet: string, change: LayoutChange, pre: Precondition) =>
+    answer(
+      client.PATCH("/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}/layout", {
+        params: { path: { ...tabAt(t), sheet_id: sheet }, header: guard(pre) },
+        body: change,
+      }),
+    ),
+  // importSheet makes a new sheet tab of an .xlsx or .csv file, sent as
+  // the raw body of the POST.
+  importSheet: (n: Ref, file: File, pre: Precondition) =>
+    answer(
+      client.POST("/api/notes/{note_id}/tabs/import", {
+        params: { path: noteAt(n), query: { name: file.name }, header: { ...guard(pre), "Content-Type": file.type || "application/octet-stream" } },
+        fetch: rawUpload(file, () => {}),
+      }),
+    ),
+  // exportHref is where a tab is downloaded as a file (a link): a sheet
+  // tab as xlsx (every sheet) or csv (one sheet), the markdown as md.
+  tabExportHref: (t: TabAt, format: "xlsx" | "csv" | "md", sheet?: string) =>
+    url("/api/notes/{note_id}/tabs/{tab_id}/export", { path: tabAt(t), query: sheet ? { format, sheet_id: sheet } : { format } }),
   cells: (t: TabAt, r: CellRange, signal?: AbortSignal) =>
     answer(
       client.GET("/api/notes/{note_id}/tabs/{tab_id}/cells", {

@@ -303,6 +303,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notes/{note_id}/tabs/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import an .xlsx or .csv file as a new sheet tab (values, formulas, sheets) */
+        post: operations["postNotesNoteIdTabsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notes/{note_id}/tabs/{tab_id}": {
         parameters: {
             query?: never;
@@ -333,6 +350,23 @@ export interface paths {
         get: operations["getNotesNoteIdTabsTabIdCells"];
         /** Write a rectangle of cells */
         put: operations["putNotesNoteIdTabsTabIdCells"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notes/{note_id}/tabs/{tab_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One tab as a file: .xlsx, .csv or .md */
+        get: operations["getNotesNoteIdTabsTabIdExport"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -373,6 +407,23 @@ export interface paths {
         head?: never;
         /** Rename a sheet */
         patch: operations["patchNotesNoteIdTabsTabIdSheetsSheetId"];
+        trace?: never;
+    };
+    "/api/notes/{note_id}/tabs/{tab_id}/sheets/{sheet_id}/layout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a sheet's column widths or number formats */
+        patch: operations["patchNotesNoteIdTabsTabIdSheetsSheetIdLayout"];
         trace?: never;
     };
     "/api/notes/{note_id}/tabs/{tab_id}/slides": {
@@ -882,6 +933,12 @@ export interface components {
             sheet: string;
             sheet_id: string;
         };
+        CellFormat: {
+            /** @enum {string} */
+            format?: "number" | "percent" | "currency" | "date";
+            /** @description cells in A1 notation, e.g. B2:C9 or B2 */
+            range?: string;
+        };
         CellRef: {
             col?: number;
             row?: number;
@@ -993,6 +1050,12 @@ export interface components {
             id: string;
             /** Format: int64 */
             version: number;
+        };
+        FormulaCell: {
+            cell: string;
+            col: number;
+            formula: string;
+            row: number;
         };
         History: {
             id: string;
@@ -1370,10 +1433,40 @@ export interface components {
         };
         Sheet: {
             cells: unknown[][] | null;
+            formats?: components["schemas"]["CellFormat"][];
             name: string;
             sheet_id: string;
+            values?: unknown[][];
+            widths?: {
+                [key: string]: number;
+            };
+        };
+        SheetImport: {
+            /** @description cells (at most 20) whose formula Foundry can't compute: the file's value was kept */
+            as_values?: string[];
+            as_values_count?: number;
+            cells: number;
+            changed_tab_ids: string[];
+            formulas: number;
+            id: string;
+            label: string;
+            sheets: string[] | null;
+            tab_id: string;
+            /** Format: int64 */
+            version: number;
+        };
+        SheetLayoutRequest: {
+            /** @description The version the change is based on, if not in If-Match (both: they must agree). */
+            expected_version?: null | number;
+            /** @description a number format over a range; format general takes formats away */
+            format?: components["schemas"]["CellFormat"];
+            /** @description column index ("0" is column A) to width in pixels; 0 gives the column its default width back */
+            widths?: {
+                [key: string]: number;
+            };
         };
         SheetRange: {
+            formulas?: components["schemas"]["FormulaCell"][];
             note_id: string;
             start_col: number;
             start_row: number;
@@ -2479,6 +2572,51 @@ export interface operations {
             500: components["responses"]["Problem"];
         };
     };
+    postNotesNoteIdTabsImport: {
+        parameters: {
+            query: {
+                /** @description The file's name (percent-encoded UTF-8); .xlsx or .csv says its format, the rest the new tab's label */
+                name: string;
+            };
+            header?: {
+                /** @description The version the change is based on, as the ETag of the read it was based on: "<version>". Required unless a JSON body gives expected_version. */
+                "If-Match"?: string;
+                /** @description Names this change: a resend with the same key and request answers the first result (Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SheetImport"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            412: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            428: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
     getNotesNoteIdTabsTabId: {
         parameters: {
             query?: {
@@ -2672,6 +2810,41 @@ export interface operations {
             500: components["responses"]["Problem"];
         };
     };
+    getNotesNoteIdTabsTabIdExport: {
+        parameters: {
+            query: {
+                /** @description xlsx (a sheet tab, every sheet, formulas with their values), csv (one sheet's values), md (the markdown tab) */
+                format: "xlsx" | "csv" | "md";
+                /** @description csv: the sheet (default: the tab's first) */
+                sheet_id?: string;
+            };
+            header?: never;
+            path: {
+                note_id: string;
+                tab_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
     postNotesNoteIdTabsTabIdSheets: {
         parameters: {
             query?: never;
@@ -2772,6 +2945,50 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["RenameSheetRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SheetWrite"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            412: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            428: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+        };
+    };
+    patchNotesNoteIdTabsTabIdSheetsSheetIdLayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The version the change is based on, as the ETag of the read it was based on: "<version>". Required unless a JSON body gives expected_version. */
+                "If-Match"?: string;
+                /** @description Names this change: a resend with the same key and request answers the first result (Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                note_id: string;
+                tab_id: string;
+                sheet_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SheetLayoutRequest"];
             };
         };
         responses: {

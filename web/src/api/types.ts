@@ -82,6 +82,10 @@ export type CellBlock = Schema<"SheetRange">;
 // CellRange is the block of cells one read asks for.
 export type CellRange = Required<{ [K in keyof Query<"/api/notes/{note_id}/tabs/{tab_id}/cells", "get">]: NonNullable<Query<"/api/notes/{note_id}/tabs/{tab_id}/cells", "get">[K]> }>;
 export type CellsWrite = Schema<"PutCellsRequest">;
+export type FormulaCell = Schema<"FormulaCell">;
+export type CellFormat = Schema<"CellFormat">;
+export type LayoutChange = Fields<Schema<"SheetLayoutRequest">>;
+export type SheetImported = Schema<"SheetImport">;
 
 export type NewSource = Schema<"AddSourceRequest">;
 export type SourceAdded = Schema<"SourceAdded">;

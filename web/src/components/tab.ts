@@ -25,3 +25,7 @@ export type TabProps = {
   // hit): the view shows it and puts the focus there, once per key.
   target: Target | null;
 };
+
+// shownSheet is the sheet each sheet tab of this page shows, by tab ID:
+// the tab's menu downloads that one as .csv.
+export const shownSheet = new Map<string, string>();

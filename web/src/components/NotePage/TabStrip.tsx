@@ -1,11 +1,13 @@
 import { useRef, useState, type DragEvent, type KeyboardEvent, type RefObject } from "react";
-import type { Peer, TabRef } from "../../api";
+import { api, type Peer, type TabRef } from "../../api";
 import { validColor } from "../../live";
 import { Menu } from "./Menu";
 import { RenameTab } from "./RenameTab";
-import { fixedTypes, type StripWrites } from "./types";
+import { fixedTypes, type MenuItem, type StripWrites } from "./types";
+import { shownSheet } from "../tab";
 
 type Props = {
+  noteId: string;
   tabs: TabRef[];
   current: TabRef;
   writes: StripWrites;
@@ -19,7 +21,7 @@ type Props = {
 // TabStrip is the Note's tabs (exact tab IDs; arrows move, Alt+Shift+arrows
 // and dragging reorder, F2 and a double click rename, Delete deletes) and
 // its two menus: the open tab's actions, and adding a tab.
-export function TabStrip({ tabs, current, writes, tabRefs, open, onDelete, peers, meId }: Props) {
+export function TabStrip({ noteId, tabs, current, writes, tabRefs, open, onDelete, peers, meId }: Props) {
   const [renaming, setRenaming] = useState<string | null>(null);
   const [addOpen, setAddOpen] = useState(false);
   const [actionsOpen, setActionsOpen] = useState(false);
@@ -152,10 +154,25 @@ export function TabStrip({ tabs, current, writes, tabRefs, open, onDelete, peers
             { key: "rename", text: "Rename… (F2)", run: () => setRenaming(current.tab_id) },
             { key: "left", text: "Move left (Alt+Shift+←)", disabled: index === 0, run: () => void move(current, index - 1) },
             { key: "right", text: "Move right (Alt+Shift+→)", disabled: index === tabs.length - 1, run: () => void move(current, index + 1) },
+            ...fileItems(noteId, current, () => document.getElementById("tab-import-file")?.click()),
             fixedTypes.includes(current.type)
               ? { key: "delete", text: "Delete (every Note keeps this tab)", disabled: true, run: () => {} }
               : { key: "delete", text: "Delete…", danger: true, run: () => onDelete(current) },
           ]}
+        />
+        <input
+          id="tab-import-file"
+          type="file"
+          className="tab-import-file"
+          accept=".xlsx,.csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,text/csv"
+          aria-label="Spreadsheet to import"
+          tabIndex={-1}
+          hidden
+          onChange={(e) => {
+            const f = e.target.files?.[0];
+            e.target.value = "";
+            if (f) void writes.importSheet(f);
+          }}
         />
         <Menu
           id="add-tab"
@@ -171,6 +188,23 @@ export function TabStrip({ tabs, current, writes, tabRefs, open, onDelete, peers
       </div>
     </div>
   );
+}
+
+// fileItems are the tab menu's imports and downloads: a spreadsheet
+// imported as a new sheet tab; a sheet tab as .xlsx (every sheet) or .csv
+// (the sheet shown), the markdown as .md, a slides tab printed as PDF.
+function fileItems(noteId: string, t: TabRef, pick: () => void): MenuItem[] {
+  const at = { id: noteId, tab_id: t.tab_id };
+  const items: MenuItem[] = [{ key: "import", text: "Import spreadsheet… (.xlsx, .csv)", run: pick }];
+  if (t.type === "sheet") {
+    items.push({ key: "xlsx", text: "Download .xlsx", href: api.tabExportHref(at, "xlsx"), run: () => {} });
+    items.push({ key: "csv", text: "Download .csv (this sheet)", href: api.tabExportHref(at, "csv", shownSheet.get(t.tab_id)), run: () => {} });
+  } else if (t.type === "markdown") {
+    items.push({ key: "md", text: "Download .md", href: api.tabExportHref(at, "md"), run: () => {} });
+  } else if (t.type === "slides") {
+    items.push({ key: "pdf", text: "Download PDF (print)", run: () => window.setTimeout(() => window.print(), 0) });
+  }
+  return items;
 }
 
 function typeIcon(type: string): string {

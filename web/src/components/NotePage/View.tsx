@@ -151,7 +151,7 @@ export function NotePage(props: NotePageProps) {
         />
       ) : (
         <>
-          <TabStrip tabs={tabs} current={current} writes={writes} tabRefs={page.tabRefs} open={page.open} onDelete={setDeleting} peers={page.peers} meId={meId} />
+          <TabStrip noteId={note.id} tabs={tabs} current={current} writes={writes} tabRefs={page.tabRefs} open={page.open} onDelete={setDeleting} peers={page.peers} meId={meId} />
           <div className="tabpanel" role="tabpanel" id="tabpanel" aria-labelledby={"tab-" + current.tab_id}>
             <TabView
               key={current.tab_id}

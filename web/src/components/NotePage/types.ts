@@ -9,6 +9,7 @@ export type StripWrites = {
   move: (t: TabRef, to: number) => Promise<void>;
   rename: (t: TabRef, label: string) => Promise<boolean>;
   remove: (t: TabRef) => Promise<boolean>;
+  importSheet: (file: File) => Promise<void>; // an .xlsx or .csv file as a new sheet tab
 };
 
 // An item with href is a link (a download: the browser saves what it

@@ -62,6 +62,17 @@ export function useStripWrites(env: Env): StripWrites {
         window.setTimeout(() => env.focus(res.tab_id), 0);
       }
     },
+    importSheet: async (file) => {
+      if (!/\.(xlsx|csv)$/i.test(file.name)) {
+        setNotice(`“${file.name}” is not a spreadsheet Foundry imports: choose an .xlsx or .csv file.`);
+        return;
+      }
+      const res = await write(`importing “${file.name}”`, (pre) => api.importSheet({ id }, file, pre));
+      if (res) {
+        env.opened(res.tab_id);
+        window.setTimeout(() => env.focus(res.tab_id), 0);
+      }
+    },
     move: async (t, to) => {
       const from = env.tabs.findIndex((x) => x.tab_id === t.tab_id);
       if (to < 0 || to >= env.tabs.length || to === from) return;

@@ -1,9 +1,11 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
 import { defineGrid } from "./grid";
-import { api, type Peer } from "../../api";
+import { api, type CellFormat, type Peer } from "../../api";
 import { validColor, type Presence } from "../../live/presence";
 import { type Cell, cellName, cellText, clipboardRange, colName, parseCell, sameCell, toTSV } from "./cells";
 import { Writer } from "./writer";
+import { isError, isFormula, shiftFormula } from "./formula";
+import { FORMATS, formatAt, formatNumber, readFormats, type Formats, type NumberFormat } from "./format";
 import type { Target } from "../target";
 
 // SheetGrid is one sheet in a virtualized grid (RevoGrid: only the cells
@@ -37,7 +39,14 @@ type Props = {
   peers: Peer[]; // the others in the Note
   presence: Presence | null;
   target: Target | null; // a cell the address points at (a search hit): selected and scrolled to
+  widths: Record<string, number>; // column widths in px, by column index ("3"): others COL_PX
+  formats: CellFormat[]; // number formats of ranges, a later one winning
+  onWidths: (w: Record<string, number>) => void; // the person resized columns: save
+  onFormat: (f: CellFormat) => void; // the person formatted a range: save
 };
+
+// Range is a rectangle as the grid gives it: columns x..x1, rows y..y1.
+type Range = { x: number; y: number; x1: number; y1: number };
 
 // PeerCell is another person's selected cell as the grid draws it.
 type PeerCell = { name: string; color: string };
@@ -67,12 +76,14 @@ type RevoGridEl = HTMLElement & {
   getFocused: () => Promise<{ cell: { x: number; y: number } } | null>;
   scrollToCoordinate: (cell: { x?: number; y?: number }) => Promise<void>;
   setCellsFocus: (start?: { x: number; y: number }, end?: { x: number; y: number }) => Promise<void>;
+  getSelectedRange: () => Promise<Range | null>;
 };
 
 let defined = false;
 
 export function SheetGrid(p: Props) {
   const host = useRef<HTMLDivElement>(null);
+  const wrap = useRef<HTMLDivElement>(null);
   const props = useRef(p);
   useEffect(() => {
     props.current = p;
@@ -95,6 +106,10 @@ export function SheetGrid(p: Props) {
     theirs: Map<string, Cell>; // what someone else wrote in a cell the person was editing
     replaced: string[]; // of those, the ones a read found replaced by someone else
     peers: Map<string, PeerCell>; // "row,col" of the others' selected cells
+    computed: Map<string, Cell>; // what the formula cells compute to, by "row,col"
+    formulas: boolean; // the sheet holds a formula: a write may change other cells
+    formats: Formats;
+    widths: Record<string, number>;
   }>({
     grid: null,
     models: [],
@@ -112,7 +127,26 @@ export function SheetGrid(p: Props) {
     theirs: new Map(),
     replaced: [],
     peers: new Map(),
+    computed: new Map(),
+    formulas: false,
+    formats: readFormats(p.formats),
+    widths: { ...p.widths },
   });
+  // The selected cell (the edit bar's), what the person types in the edit
+  // bar (null: not editing there), and a count that grows when the cells
+  // changed (the edit bar shows the newest).
+  const [bar, setBar] = useState<{ r: number; c: number; raw: Cell; format: string } | null>(null);
+  const [draft, setDraft] = useState<string | null>(null);
+  const sel = useRef<{ r: number; c: number } | null>(null);
+  // syncBar shows the selected cell's newest content in the edit bar.
+  const syncBar = () => {
+    const at = sel.current;
+    if (!at) return;
+    const s = st.current;
+    const raw = (s.models[at.r]?.[prop(at.c)] ?? null) as Cell;
+    const format = formatAt(s.formats, at.r, at.c) ?? "general";
+    setBar((b) => (b && b.r === at.r && b.c === at.c && b.raw === raw && b.format === format ? b : { r: at.r, c: at.c, raw, format }));
+  };
 
   // editorOpen says whether the grid's cell editor is open.
   const editorOpen = () => !!st.current.grid?.querySelector("revogr-edit");
@@ -129,6 +163,25 @@ export function SheetGrid(p: Props) {
     void s.grid.refresh("all");
   };
 
+  // shown is what cell (r, c) shows: a formula's computed value, else the
+  // value; a number in the cell's format.
+  const shown = (r: number, c: number, raw: unknown): { text: string; num: boolean; err: boolean; bool: boolean } => {
+    const s = st.current;
+    const v = isFormula(raw) ? (s.computed.get(r + "," + c) ?? null) : raw;
+    if (typeof v === "number") return { text: formatNumber(v, formatAt(s.formats, r, c)), num: true, err: false, bool: false };
+    return { text: cellText(v), num: false, err: isFormula(raw) && isError(v), bool: typeof v === "boolean" };
+  };
+
+  const width = (c: number) => st.current.widths[String(c)] || COL_PX;
+  // colAt is the column at x px from the left.
+  const colAt = (x: number) => {
+    let c = 0;
+    for (let at = 0; c < st.current.cols; c++) {
+      at += width(c);
+      if (at > x) break;
+    }
+    return c;
+  };
 
   // columns is the grid's columns for n of them.
   // A cell shows as a spreadsheet shows it: TRUE and FALSE, not true and false.
@@ -136,14 +189,18 @@ export function SheetGrid(p: Props) {
     Array.from({ length: n }, (_, c) => ({
       prop: prop(c),
       name: colName(c),
-      size: COL_PX,
-      cellTemplate: (_h: unknown, p: { model: Record<string, unknown>; prop: string | number }) => cellText(p.model[p.prop]),
-      // Another person's selected cell: outlined in their colour (a style
-      // the grid sets through the CSSOM, which the page's policy allows).
-      cellProperties: (p: { rowIndex: number }) => {
+      size: width(c),
+      minSize: 32,
+      cellTemplate: (_h: unknown, p: { model: Record<string, unknown>; prop: string | number; rowIndex: number }) => shown(p.rowIndex, c, p.model[p.prop]).text,
+      // Numbers right, text left, an error in its colour; another
+      // person's selected cell outlined in their colour (a style the grid
+      // sets through the CSSOM, which the page's policy allows).
+      cellProperties: (p: { rowIndex: number; model: Record<string, unknown>; prop: string | number }) => {
+        const v = shown(p.rowIndex, c, p.model[p.prop]);
+        const cls = { "cell-num": v.num, "cell-err": v.err, "cell-bool": v.bool, "cell-formula": isFormula(p.model[p.prop]) };
         const o = st.current.peers.get(p.rowIndex + "," + c);
-        if (!o) return undefined;
-        return { class: { "peer-cell": true }, "data-peer": o.name, title: o.name, style: { boxShadow: `inset 0 0 0 2px ${o.color}` } };
+        if (!o) return { class: cls };
+        return { class: { ...cls, "peer-cell": true }, "data-peer": o.name, title: o.name, style: { boxShadow: `inset 0 0 0 2px ${o.color}` } };
       },
     }));
 
@@ -197,7 +254,7 @@ export function SheetGrid(p: Props) {
     const h = host.current.clientHeight || 600;
     const w = host.current.clientWidth || 1000;
     const r0 = Math.floor(s.top / ROW_PX), r1 = Math.ceil((s.top + h) / ROW_PX) + 5;
-    const c0 = Math.floor(s.left / COL_PX), c1 = Math.ceil((s.left + w) / COL_PX) + 2;
+    const c0 = colAt(s.left), c1 = colAt(s.left + w) + 2;
     const loads: Promise<void>[] = [];
     for (let br = Math.floor(r0 / BLOCK); br * BLOCK <= Math.min(r1, s.models.length - 1); br++) {
       for (let bc = Math.floor(c0 / BLOCK); bc * BLOCK <= Math.min(c1, s.cols - 1); bc++) {
@@ -207,7 +264,11 @@ export function SheetGrid(p: Props) {
         loads.push(loadBlock(br, bc));
       }
     }
-    if (loads.length > 0) void Promise.all(loads).then(redraw);
+    if (loads.length > 0)
+      void Promise.all(loads).then(() => {
+        redraw();
+        syncBar();
+      });
   };
 
   const loadBlock = async (br: number, bc: number) => {
@@ -219,7 +280,20 @@ export function SheetGrid(p: Props) {
       const { noteId, tabId, sheetId } = props.current;
       const res = await api.cells({ id: noteId, tab_id: tabId }, { sheet_id: sheetId, row: br * BLOCK, col: bc * BLOCK, rows: BLOCK, cols: BLOCK });
       props.current.onVersion(res.version);
-      (res.values ?? []).forEach((row, i) => row.forEach((v, j) => put(br * BLOCK + i, bc * BLOCK + j, v)));
+      // A formula cell holds its formula (what its editor opens with) and
+      // shows what it computes to.
+      const fs = new Map<string, string>();
+      for (const f of res.formulas ?? []) fs.set(f.row + "," + f.col, f.formula);
+      if (fs.size > 0) s.formulas = true;
+      (res.values ?? []).forEach((row, i) =>
+        row.forEach((v, j) => {
+          const r = br * BLOCK + i, c = bc * BLOCK + j;
+          const f = fs.get(r + "," + c);
+          if (f !== undefined) s.computed.set(r + "," + c, parseStored(v));
+          else s.computed.delete(r + "," + c);
+          put(r, c, f ?? v);
+        }),
+      );
       s.blocks.set(key, { gen, loading: false });
       if (s.replaced.length > 0) {
         // Two people wrote one cell at once: the later write stays, and
@@ -239,6 +313,10 @@ export function SheetGrid(p: Props) {
   const write = (r0: number, c0: number, vals: Cell[][], edited = true) => {
     const s = st.current;
     const g = s.grid;
+    // A formula written, or cells others' formulas read: what they compute
+    // is read again once the write is saved.
+    const holdsFormula = vals.some((row) => row.some(isFormula));
+    if (holdsFormula) s.formulas = true;
     const width = vals.reduce((m, r) => Math.max(m, r.length), 0);
     grow(r0 + vals.length, c0 + width);
     for (let i = 0; i < vals.length; i += BLOCK) {
@@ -284,6 +362,10 @@ export function SheetGrid(p: Props) {
                 if (other !== undefined && !sameCell(other, v) && !sameCell(other, base[a][b])) lost.push(`${cellName(r0 + i + a, c0 + j + b)}: “${cellText(other)}” was replaced by your “${cellText(v)}”`);
               }),
             );
+            if (s.formulas) {
+              s.gen++;
+              ensureVisible();
+            }
             if (lost.length > 0) {
               const more = lost.length > 5 ? ` and ${lost.length - 5} more` : "";
               props.current.onNotice("Someone else changed cells you were editing; yours were saved after theirs. " + lost.slice(0, 5).join("; ") + more + ".");
@@ -292,6 +374,8 @@ export function SheetGrid(p: Props) {
           refused: (server) => {
             // A refused write: the server's cells are shown again.
             if (server) server.forEach((row, a) => row.forEach((v, b) => put(r0 + i + a, c0 + j + b, v)));
+            s.gen++;
+            ensureVisible();
             redraw();
           },
         });
@@ -301,11 +385,71 @@ export function SheetGrid(p: Props) {
       row.forEach((v, b) => {
         const m = s.models[r0 + a];
         if (!m) return;
+        if (isFormula(v) && m[prop(c0 + b)] !== v) s.computed.delete(r0 + a + "," + (c0 + b));
         if (v === null) delete m[prop(c0 + b)];
         else m[prop(c0 + b)] = v;
       }),
     );
     void g?.refresh("all");
+    syncBar();
+  };
+
+  // fill copies the cells of src over the rest of dst (the fill handle
+  // dragged from src to dst), as one write: a formula with its relative
+  // references moved by how far its copy is from it, a value as it is.
+  const fill = (src: Range, dst: Range) => {
+    const s = st.current;
+    const h = src.y1 - src.y + 1, w = src.x1 - src.x + 1;
+    // The new cells: the part of dst beyond src (the handle moves one way).
+    let r0 = dst.y, r1 = dst.y1, c0 = dst.x, c1 = dst.x1;
+    if (dst.y1 > src.y1) r0 = src.y1 + 1;
+    else if (dst.y < src.y) r1 = src.y - 1;
+    else if (dst.x1 > src.x1) c0 = src.x1 + 1;
+    else if (dst.x < src.x) c1 = src.x - 1;
+    else return;
+    if ((r1 - r0 + 1) * (c1 - c0 + 1) > MAX_PASTE_CELLS) {
+      props.current.onNotice(`Fill at most ${MAX_PASTE_CELLS} cells at a time.`);
+      return;
+    }
+    const mod = (a: number, n: number) => ((a % n) + n) % n;
+    const vals: Cell[][] = [];
+    for (let r = r0; r <= r1; r++) {
+      const row: Cell[] = [];
+      for (let c = c0; c <= c1; c++) {
+        const sr = src.y + mod(r - src.y, h), sc = src.x + mod(c - src.x, w);
+        const raw = (s.models[sr]?.[prop(sc)] ?? null) as Cell;
+        row.push(isFormula(raw) ? shiftFormula(raw, r - sr, c - sc) : raw);
+      }
+      vals.push(row);
+    }
+    write(r0, c0, vals, false);
+  };
+
+  // selection is the selected range, or the selected cell.
+  const selection = async (): Promise<Range | null> => {
+    const g = st.current.grid;
+    if (!g) return null;
+    const r = await g.getSelectedRange();
+    if (r) return r;
+    const f = (await g.getFocused())?.cell ?? (sel.current ? { x: sel.current.c, y: sel.current.r } : null);
+    return f ? { x: f.x, y: f.y, x1: f.x, y1: f.y } : null;
+  };
+
+  // applyFormat gives the selection a number format (display only).
+  const applyFormat = async (format: NumberFormat) => {
+    const r = await selection();
+    if (!r) {
+      props.current.onNotice("Select the cells to format first.");
+      return;
+    }
+    const range = cellName(r.y, r.x) + (r.x1 !== r.x || r.y1 !== r.y ? ":" + cellName(r.y1, r.x1) : "");
+    const s = st.current;
+    s.formats = [...s.formats, { rect: { r0: r.y, c0: r.x, r1: r.y1, c1: r.x1 }, format }];
+    // "general" takes the range's formats away (the document's list of
+    // formats a range can have leaves it out).
+    props.current.onFormat({ range, format: format as CellFormat["format"] });
+    redraw();
+    syncBar();
   };
 
   // The grid: made once per sheet.
@@ -377,7 +521,14 @@ export function SheetGrid(p: Props) {
       if (!s.before.has(k)) s.before.set(k, (d.model[d.prop] ?? null) as Cell);
     };
     const onBeforeRange = (e: Event) => {
-      const d = (e as CustomEvent<EditDetail>).detail;
+      const d = (e as CustomEvent<EditDetail & { oldRange?: Range | null; newRange?: Range | null }>).detail;
+      const o = d?.oldRange, n = d?.newRange;
+      if (o && n && (o.x !== n.x || o.y !== n.y || o.x1 !== n.x1 || o.y1 !== n.y1)) {
+        // The fill handle: this page writes the copies (formulas moved).
+        e.preventDefault();
+        fill(o, n);
+        return;
+      }
       if (!d?.data) return;
       for (const [ri, m] of Object.entries(d.data as Record<string, Model>)) {
         for (const k of Object.keys(m ?? {})) if (/^c\d+$/.test(k)) s.before.set(ri + "," + k.slice(1), (s.models[Number(ri)]?.[k] ?? null) as Cell);
@@ -413,8 +564,46 @@ export function SheetGrid(p: Props) {
     const onFocus = () => {
       void g.getFocused().then((f) => {
         const { presence, tabId, sheetId } = props.current;
+        if (f) {
+          sel.current = { r: f.cell.y, c: f.cell.x };
+          setDraft(null);
+          syncBar();
+        }
         if (f && presence) presence.at(tabId, { cell: { sheet_id: sheetId, row: f.cell.y, col: f.cell.x } });
       });
+    };
+
+    // A column's border dragged in its header: its width is saved.
+    const onResize = (e: Event) => {
+      const d = (e as CustomEvent<Record<string, { prop?: string; size?: number }>>).detail ?? {};
+      const out: Record<string, number> = {};
+      for (const col of Object.values(d)) {
+        if (!col || typeof col.prop !== "string" || !/^c\d+$/.test(col.prop) || typeof col.size !== "number") continue;
+        const c = col.prop.slice(1);
+        const px = Math.round(col.size);
+        s.widths[c] = px;
+        out[c] = px;
+      }
+      if (Object.keys(out).length > 0) props.current.onWidths(out);
+    };
+
+    // Keys typed into a field outside the grid (the edit bar) are that
+    // field's: the grid, which hears the whole page's keys, leaves them.
+    // A click in the edit bar or the format buttons keeps the selection
+    // (the grid would drop it for a click outside it).
+    const onFocusLost = (e: Event) => {
+      const at = document.activeElement;
+      if (at && wrap.current?.contains(at) && !g.contains(at)) e.preventDefault();
+    };
+    // A press in the grid leaves the edit bar (the grid keeps the DOM
+    // focus where it was, and the bar would keep the keys).
+    const onDown = () => {
+      const at = document.activeElement;
+      if (at instanceof HTMLElement && wrap.current?.contains(at) && !g.contains(at)) at.blur();
+    };
+    const onBeforeKey = (e: Event) => {
+      const t = (e as CustomEvent<{ original?: Event }>).detail?.original?.target as Node | null | undefined;
+      if (t instanceof HTMLElement && !g.contains(t) && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable)) e.preventDefault();
     };
 
     const onCopy = (e: Event) => {
@@ -468,6 +657,10 @@ export function SheetGrid(p: Props) {
     g.addEventListener("beforecopyapply", onCopy);
     g.addEventListener("viewportscroll", onScroll);
     g.addEventListener("afterfocus", onFocus);
+    g.addEventListener("aftercolumnresize", onResize);
+    g.addEventListener("beforekeydown", onBeforeKey);
+    g.addEventListener("beforefocuslost", onFocusLost);
+    g.addEventListener("mousedown", onDown, true);
     el.appendChild(g);
     setReady(true);
     ensureVisible();
@@ -482,6 +675,10 @@ export function SheetGrid(p: Props) {
       g.removeEventListener("beforecopyapply", onCopy);
       g.removeEventListener("viewportscroll", onScroll);
       g.removeEventListener("afterfocus", onFocus);
+      g.removeEventListener("aftercolumnresize", onResize);
+      g.removeEventListener("beforekeydown", onBeforeKey);
+      g.removeEventListener("beforefocuslost", onFocusLost);
+      g.removeEventListener("mousedown", onDown, true);
       g.remove();
       s.grid = null;
       s.blocks.clear();
@@ -540,6 +737,20 @@ export function SheetGrid(p: Props) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [peers, tabId, sheetId]);
 
+  // The sheet's widths and formats as the tab's outline has them (someone
+  // else may have changed them): the grid draws them.
+  const widthsKey = JSON.stringify(p.widths);
+  const formatsKey = JSON.stringify(p.formats);
+  useEffect(() => {
+    const s = st.current;
+    s.widths = { ...props.current.widths };
+    s.formats = readFormats(props.current.formats);
+    if (s.grid) s.grid.columns = columns(s.cols);
+    redraw();
+    // The keys stand for the objects; columns and redraw read refs.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [widthsKey, formatsKey]);
+
   // Someone else changed the tab: what is in view is read again; the rest
   // when it comes into view. The selection and an open editor stay.
   useEffect(() => {
@@ -551,9 +762,80 @@ export function SheetGrid(p: Props) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [p.reload]);
 
+  // The edit bar: the selected cell's name and what it holds (a formula
+  // cell its formula), edited there and saved with Enter.
+  const selCell = bar;
+  const barValue = draft ?? cellText(bar?.raw ?? null);
+  const backToGrid = () => {
+    const g = st.current.grid;
+    if (!g || !bar) return;
+    const at = document.activeElement;
+    if (at instanceof HTMLElement && !g.contains(at)) at.blur();
+    void g.setCellsFocus({ x: bar.c, y: bar.r }, { x: bar.c, y: bar.r });
+  };
+  const onBarKey = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (!bar) return;
+    if (e.key === "Enter") {
+      e.preventDefault();
+      if (draft !== null) {
+        const v = parseCell(draft);
+        if (!sameCell(v, bar.raw)) write(bar.r, bar.c, [[v]], false);
+      }
+      setDraft(null);
+      backToGrid();
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      setDraft(null);
+      backToGrid();
+    }
+  };
+  const fmtHere = bar?.format ?? "";
+  const onFormatClick = (e: MouseEvent<HTMLButtonElement>) => {
+    const f = FORMATS.find((x) => x.key === e.currentTarget.dataset.format);
+    if (f) void applyFormat(f.key);
+  };
+
   return (
-    <div className="sheet-grid" ref={host} data-ready={ready ? "1" : undefined}>
-      {!ready && <p className="muted">Opening the sheet…</p>}
+    <div className="sheet-sheet" ref={wrap}>
+      <div className="sheet-toolbar" role="toolbar" aria-label="Number format">
+        <span className="sheet-toolbar-label muted">Format</span>
+        {FORMATS.map((f) => (
+          <button
+            key={f.key}
+            type="button"
+            className="sheet-fmt"
+            data-format={f.key}
+            title={f.title}
+            aria-pressed={fmtHere === f.key}
+            disabled={!selCell}
+            onClick={onFormatClick}
+          >
+            {f.text}
+          </button>
+        ))}
+      </div>
+      <div className="sheet-editbar">
+        <label className="sheet-cellname" htmlFor={"sheet-bar-" + p.sheetId}>
+          {selCell ? cellName(selCell.r, selCell.c) : ""}
+        </label>
+        <span className="sheet-fx" aria-hidden="true">
+          fx
+        </span>
+        <input
+          id={"sheet-bar-" + p.sheetId}
+          className="sheet-barinput"
+          aria-label={selCell ? `Content of ${cellName(selCell.r, selCell.c)}` : "Content of the selected cell"}
+          autoComplete="off"
+          spellCheck={false}
+          disabled={!selCell}
+          value={barValue}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onBarKey}
+        />
+      </div>
+      <div className="sheet-grid" ref={host} data-ready={ready ? "1" : undefined}>
+        {!ready && <p className="muted">Opening the sheet…</p>}
+      </div>
     </div>
   );
 }

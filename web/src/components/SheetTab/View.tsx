@@ -64,7 +64,7 @@ export function SheetTab(p: TabProps) {
       </div>
       {renaming === sel.sheet_id && <RenameForm name={sel.name} busy={busy} onSave={(n) => s.rename(sel.sheet_id, n)} onCancel={() => s.setRenaming(null)} />}
       <Notice text={s.notice} onDismiss={() => s.setNotice("")} role="status" className="sheet-notice" />
-      <p className="muted sheet-hint">Click a cell and type, or paste a range from a spreadsheet. Numbers, TRUE and FALSE are kept as such.</p>
+      <p className="muted sheet-hint">Click a cell and type, or paste a range from a spreadsheet. A value starting with = is a formula, such as =SUM(B2:B9).</p>
       <div id="sheet-panel" role="tabpanel" aria-labelledby={"sheet-tab-" + sel.sheet_id}>
         <SheetGrid
           key={sel.sheet_id}
@@ -80,6 +80,10 @@ export function SheetTab(p: TabProps) {
           onNotice={s.setNotice}
           peers={p.peers}
           presence={p.presence}
+          widths={sel.widths ?? {}}
+          formats={sel.formats ?? []}
+          onWidths={(w) => void s.layout(sel.sheet_id, { widths: w })}
+          onFormat={(f) => void s.layout(sel.sheet_id, { format: f })}
           target={p.target && p.target.row !== undefined && (!p.target.sheet || p.target.sheet === sel.sheet_id) ? p.target : null}
         />
       </div>

@@ -1,11 +1,12 @@
 import { useEffect, useState } from "react";
-import { api, errorText, keys, queryClient, type TabContent } from "../../api";
+import { api, errorText, keys, queryClient, type LayoutChange, type TabContent } from "../../api";
 import type { RemoteChange } from "../../live";
 import { useFollowedTab } from "../useFollowedTab";
 import { useSave } from "../../save";
-import type { TabProps } from "../tab";
+import { shownSheet, type TabProps } from "../tab";
 import { Writer } from "./writer";
 import { MAX_SHEETS, refOf } from "./types";
+import type { SheetLayout } from "../../api/pending";
 
 // useSheet is a sheet tab's state: its sheets (the tab's outline, a query
 // read again when someone else changes the tab), the one shown, and the
@@ -84,6 +85,35 @@ export function useSheet({ noteId, content, remote, onVersion, onState, target }
     }
   };
 
+  // layout saves a sheet's column widths or a range's number format, and
+  // keeps them in the outline (what the grid draws).
+  const layout = async (id: string, change: LayoutChange) => {
+    update((c) => ({
+      ...c,
+      sheets: (c.sheets ?? []).map((s) => {
+        if (s.sheet_id !== id) return s;
+        const l = s as typeof s & SheetLayout;
+        const widths = { ...(l.widths ?? {}) };
+        for (const [k, v] of Object.entries(change.widths ?? {})) {
+          if (v > 0) widths[k] = v;
+          else delete widths[k];
+        }
+        const formats = change.format ? [...(l.formats ?? []), change.format] : l.formats;
+        return { ...s, widths, formats };
+      }),
+    }));
+    try {
+      await writer.op((pre) => api.sheetLayout(at, id, change, pre));
+    } catch (e) {
+      setNotice("Not saved: " + errorText(e));
+      void queryClient.invalidateQueries({ queryKey: keys.outline(noteId, tabId) });
+    }
+  };
+
   const sel = sheets.find((s) => s.sheet_id === current) ?? sheets[0];
-  return { sheets, sel, setCurrent, notice, setNotice, renaming, setRenaming, busy, addSheet, rename, writer, reload: other, reloadWho: otherWho };
+  const selId = sel?.sheet_id ?? "";
+  useEffect(() => {
+    if (selId) shownSheet.set(tabId, selId);
+  }, [tabId, selId]);
+  return { sheets, sel, setCurrent, notice, setNotice, renaming, setRenaming, busy, addSheet, rename, layout, writer, reload: other, reloadWho: otherWho };
 }

@@ -1,6 +1,6 @@
 import { api, type Precondition, type TabAt } from "../../api";
 import type { Saver, SaveState } from "../../save";
-import type { Cell } from "./cells";
+import { cellName, type Cell } from "./cells";
 
 // Writer saves a sheet tab's changes through the Note's save path, one at
 // a time, each based on the version the one before it left. On a 412:
@@ -68,7 +68,13 @@ export class Writer {
   private async read(sheet: string, row: number, col: number, rows: number, cols: number): Promise<unknown[][]> {
     const r = await api.cells(this.tab, { sheet_id: sheet, row, col, rows, cols });
     this.hooks.onVersion(r.version);
-    return r.values ?? [];
+    // A formula cell is its formula here (what the person wrote in it).
+    const values = (r.values ?? []).map((row) => row.slice());
+    for (const f of r.formulas ?? []) {
+      const line = values[f.row - row];
+      if (line && f.col - col < line.length) line[f.col - col] = f.formula;
+    }
+    return values;
   }
 
   // run sends one change; conflict, when the tab changed, shows what is
@@ -119,7 +125,9 @@ export class Writer {
       },
       (e: unknown) => {
         this.mark(sheet, r0, c0, values, -1);
-        this.hooks.onNotice("Not saved: " + (e instanceof Error ? e.message : String(e)));
+        // A refused cell is named (the server's reason may not say which).
+        const one = values.length === 1 && width === 1 ? " " + cellName(r0, c0) : "";
+        this.hooks.onNotice("Not saved" + one + ": " + (e instanceof Error ? e.message : String(e)));
         this.read(sheet, r0, c0, values.length, width).then(h.refused, () => h.refused(null));
       },
     );

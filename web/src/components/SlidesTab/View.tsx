@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from "react";
+import { createPortal } from "react-dom";
 import type { Slide } from "../../api";
 import { Dialog, Notice } from "../../ui";
 import type { TabProps } from "../tab";
@@ -347,6 +348,18 @@ export function SlidesTab(p: TabProps) {
           </>
         ) : null}
       </Dialog>
+      {/* The deck as printed (Download PDF): one slide a page, the rest of
+          the page left out by the print stylesheet. */}
+      {createPortal(
+        <div className="sl-print" aria-hidden="true">
+          {base.map((s) => (
+            <div key={s.slide_id} className="sl-print-page">
+              <SlideView slide={s} />
+            </div>
+          ))}
+        </div>,
+        document.body,
+      )}
     </div>
   );
 }
