@@ -1587,9 +1587,16 @@ export interface components {
             cells: unknown[][];
             /** @description Of its widest row */
             cols: number;
+            /** @description Number formats over ranges, a later one winning where they overlap */
+            formats?: components["schemas"]["CellFormat"][];
             name: string;
             rows: number;
             sheet_id: string;
+            values?: unknown[][];
+            /** @description Column widths in pixels, by column index ("0" is A) */
+            widths?: {
+                [key: string]: number;
+            };
         };
         TabView: {
             files?: components["schemas"]["File"][];

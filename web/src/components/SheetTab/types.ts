@@ -1,5 +1,7 @@
 import type { Sheet } from "../../api";
-import type { SheetLayout } from "../../api/pending";
+import type { Schema } from "../../api/types";
+
+export type SheetLayout = Partial<Pick<Schema<"TabSheet">, "widths" | "formats">>;
 
 // SheetRef is a sheet as the sub-tabs show it: its name, size (a tab read
 // with cells=none gives no cells), column widths and number formats.

@@ -6,7 +6,7 @@ import { useSave } from "../../save";
 import { shownSheet, type TabProps } from "../tab";
 import { Writer } from "./writer";
 import { MAX_SHEETS, refOf } from "./types";
-import type { SheetLayout } from "../../api/pending";
+import type { SheetLayout } from "./types";
 
 // useSheet is a sheet tab's state: its sheets (the tab's outline, a query
 // read again when someone else changes the tab), the one shown, and the
