@@ -199,6 +199,13 @@ func TestBrowserSheetFormulas(t *testing.T) {
 		t.Fatalf("B5 shows %q, want the computed total 1625.5 (%v)", eval[string](t, ctx, "B5", cellText(4, 1)), err)
 	}
 	cancel()
+	// An agent reads what the person typed over MCP: the computed total,
+	// and the formula beside it.
+	cs := e.Client(t, e.WriteToken(t), "")
+	read := servertest.MustCall(t, cs, "read_sheet_range", map[string]any{"note_id": id, "tab_id": tab.TabID, "start_row": 4, "start_col": 1, "rows": 1, "cols": 1})
+	if fs, _ := read.Data["formulas"].([]any); read.IsError || fmt.Sprint(read.Data["values"]) != "[[1625.5]]" || len(fs) != 1 || fs[0].(map[string]any)["formula"] != "=SUM(B2:B4)" {
+		t.Fatalf("read_sheet_range of B5 over MCP: %s; want the value 1625.5 and the formula =SUM(B2:B4)", read.Text)
+	}
 
 	// The edit bar shows the selected cell's name and its formula.
 	do(t, ctx, "select B5", browsertest.Click(chromedp.CSS(cellSel(4, 1))),
