@@ -210,7 +210,7 @@ func TestBrowserNoteFiles(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, "upload", chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{path}),
+	do(t, ctx, "upload", chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=files-input]`), []string{path}),
 		chromedp.WaitVisible(chromedp.CSS(".files-upload progress")),
 		waitText(".files-uploads", "Uploaded"),
 		waitText(".files-list", "Quarterly report é.pdf"))
@@ -258,7 +258,7 @@ func TestBrowserNoteFiles(t *testing.T) {
 	if err := os.Truncate(big, service.MaxFileBytes+1); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, "too large", chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{big}), waitText(".files-uploads", "a file may be at most 25 MB"))
+	do(t, ctx, "too large", chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=files-input]`), []string{big}), waitText(".files-uploads", "a file may be at most 25 MB"))
 	if tab, _ := e.Server.Service.ReadNoteTab(context.Background(), asOwner(e), service.TabArgs{NoteID: e.NoteID, TabID: "files"}); len(tab.Files) != 3 {
 		t.Fatalf("after a refused file the tab has %d files, want 3", len(tab.Files))
 	}

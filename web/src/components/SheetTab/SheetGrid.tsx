@@ -160,7 +160,7 @@ export function SheetGrid(p: Props) {
       s.held = true;
       return;
     }
-    void s.grid.refresh("all");
+    if (s.grid.isConnected) void s.grid.refresh("all").catch(() => {});
   };
 
   // shown is what cell (r, c) shows: a formula's computed value, else the
@@ -741,11 +741,18 @@ export function SheetGrid(p: Props) {
   // else may have changed them): the grid draws them.
   const widthsKey = JSON.stringify(p.widths);
   const formatsKey = JSON.stringify(p.formats);
+  const laidOut = useRef(false);
   useEffect(() => {
+    // The grid is made with them: only a later change is drawn here (a
+    // grid not yet connected refuses to be redrawn).
+    if (!laidOut.current) {
+      laidOut.current = true;
+      return;
+    }
     const s = st.current;
     s.widths = { ...props.current.widths };
     s.formats = readFormats(props.current.formats);
-    if (s.grid) s.grid.columns = columns(s.cols);
+    if (s.grid?.isConnected) s.grid.columns = columns(s.cols);
     redraw();
     // The keys stand for the objects; columns and redraw read refs.
     // eslint-disable-next-line react-hooks/exhaustive-deps
