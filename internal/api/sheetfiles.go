@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"foundry/internal/problem"
 	"foundry/internal/service"
@@ -61,11 +62,11 @@ func (h *handler) importSheet(w http.ResponseWriter, r *http.Request, c *caller)
 // ExportTabRequest is GET /api/notes/{note_id}/tabs/{tab_id}/export.
 type ExportTabRequest struct {
 	TabRequest
-	Format  string `query:"format" json:"-" required:"true" enum:"xlsx,csv,md" description:"xlsx (a sheet tab, every sheet, formulas with their values), csv (one sheet's values), md (the markdown tab)"`
+	Format  string `query:"format" json:"-" required:"true" enum:"xlsx,csv,md,pdf" description:"xlsx (a sheet tab, every sheet, formulas with their values), csv (one sheet's values), md (the markdown tab), pdf (a slides tab, a page a slide)"`
 	SheetID string `query:"sheet_id" json:"-" description:"csv: the sheet (default: the tab's first)"`
 }
 
-var exportTabDoc = doc{summary: "One tab as a file: .xlsx, .csv or .md", req: ExportTabRequest{}, media: "*/*"}
+var exportTabDoc = doc{summary: "One tab as a file: .xlsx, .csv, .md or .pdf", req: ExportTabRequest{}, media: "*/*"}
 
 func (h *handler) exportTab(w http.ResponseWriter, r *http.Request, c *caller) {
 	in, err := bind[ExportTabRequest](r, true)
@@ -83,6 +84,10 @@ func (h *handler) exportTab(w http.ResponseWriter, r *http.Request, c *caller) {
 	hd.Set("Content-Disposition", Attachment(f.Name))
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Cache-Control", "private, no-cache")
+	if f.MissingGlyphs > 0 {
+		// The PDF's fonts lack some characters; the web app's print has them.
+		hd.Set("Foundry-Missing-Glyphs", strconv.Itoa(f.MissingGlyphs))
+	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(f.Data)
 }

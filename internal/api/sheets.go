@@ -92,8 +92,15 @@ func (h *handler) deleteSheet(w http.ResponseWriter, r *http.Request, c *caller)
 // and number formats, how people lay a sheet out (values are unchanged).
 type SheetLayoutRequest struct {
 	SheetRequest
-	Widths map[string]int   `json:"widths,omitempty" description:"column index (\"0\" is column A) to width in pixels; 0 gives the column its default width back"`
-	Format *note.CellFormat `json:"format,omitempty" description:"a number format over a range; format general takes formats away"`
+	Widths map[string]int `json:"widths,omitempty" description:"column index (\"0\" is column A) to width in pixels; 0 gives the column its default width back"`
+	Format *FormatChange  `json:"format,omitempty" description:"a number format over a range; format general takes formats away"`
+}
+
+// FormatChange is a number format given to a range: one a sheet keeps
+// (note.CellFormat), or general, which takes the range's formats away.
+type FormatChange struct {
+	Range  string `json:"range" required:"true" description:"cells in A1 notation, e.g. B2:C9 or B2"`
+	Format string `json:"format" required:"true" enum:"general,number,percent,currency,date"`
 }
 
 var sheetLayoutDoc = doc{summary: "Change a sheet's column widths or number formats", req: SheetLayoutRequest{}, resp: SheetWrite{}, write: true}
@@ -103,7 +110,7 @@ func (h *handler) sheetLayout(w http.ResponseWriter, r *http.Request, c *caller)
 	if !ok {
 		return
 	}
-	res, err := h.svc.SetSheetLayout(r.Context(), c.svc, service.SheetLayoutArgs{SheetArgs: service.SheetArgs{NoteID: in.NoteID, TabID: in.TabID, SheetID: in.SheetID, Guard: g}, Widths: in.Widths, Format: in.Format})
+	res, err := h.svc.SetSheetLayout(r.Context(), c.svc, service.SheetLayoutArgs{SheetArgs: service.SheetArgs{NoteID: in.NoteID, TabID: in.TabID, SheetID: in.SheetID, Guard: g}, Widths: in.Widths, Format: (*note.CellFormat)(in.Format)})
 	if err != nil {
 		h.fail(w, r, err)
 		return

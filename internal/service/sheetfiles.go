@@ -19,6 +19,7 @@ import (
 	"foundry/internal/formula"
 	"foundry/internal/note"
 	"foundry/internal/problem"
+	"foundry/internal/slidepdf"
 	"foundry/internal/store"
 )
 
@@ -283,6 +284,7 @@ const (
 	ExportXLSX = "xlsx"
 	ExportCSV  = "csv"
 	ExportMD   = "md"
+	ExportPDF  = "pdf"
 )
 
 // TabExport is one tab as a file.
@@ -290,11 +292,15 @@ type TabExport struct {
 	Name        string // the file's name
 	ContentType string
 	Data        []byte
+	// MissingGlyphs counts the characters a PDF's fonts lack, drawn as
+	// boxes (see internal/slidepdf).
+	MissingGlyphs int
 }
 
 // ExportTab writes one tab as a file: a sheet tab as .xlsx (every sheet,
 // formulas with their values) or .csv (one sheet's values), the markdown
-// tab as .md.
+// tab as .md, a slides tab as .pdf (one page a slide, drawn by
+// internal/slidepdf).
 func (s *Service) ExportTab(ctx context.Context, c Caller, noteID, tabID, format, sheetID string) (TabExport, error) {
 	for _, f := range [][2]string{{"tab_id", tabID}, {"sheet_id", sheetID}} {
 		if err := CheckID(f[0], f[1]); err != nil {
@@ -322,9 +328,18 @@ func (s *Service) ExportTab(ctx context.Context, c Caller, noteID, tabID, format
 			return TabExport{}, wrong("md")
 		}
 		return TabExport{Name: base + ".md", ContentType: "text/markdown; charset=utf-8", Data: []byte(d.Markdown)}, nil
+	case note.TypeSlides:
+		if format != ExportPDF {
+			return TabExport{}, wrong("pdf")
+		}
+		out, err := slidepdf.Render(strings.TrimSpace(r.Title+" · "+t.Label), t.Slides, r.UpdatedAt)
+		if err != nil {
+			return TabExport{}, fmt.Errorf("tab %s as PDF: %w", t.ID, err)
+		}
+		return TabExport{Name: base + ".pdf", ContentType: "application/pdf", Data: out.PDF, MissingGlyphs: out.Missing}, nil
 	case note.TypeSheet:
 	default:
-		return TabExport{}, problem.New(problem.Invalid, "tab_id", "tab %s is a %s tab; .xlsx and .csv export a sheet tab and .md the markdown tab (a slides tab prints to PDF from the browser)", note.Quote(t.ID), t.Type).With("tab_type", t.Type)
+		return TabExport{}, problem.New(problem.Invalid, "tab_id", "tab %s is a %s tab, which has no file export", note.Quote(t.ID), t.Type).With("tab_type", t.Type)
 	}
 	switch format {
 	case ExportCSV:
