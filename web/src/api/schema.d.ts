@@ -364,7 +364,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One tab as a file: .xlsx, .csv or .md */
+        /** One tab as a file: .xlsx, .csv, .md or .pdf */
         get: operations["getNotesNoteIdTabsTabIdExport"];
         put?: never;
         post?: never;
@@ -935,9 +935,9 @@ export interface components {
         };
         CellFormat: {
             /** @enum {string} */
-            format?: "number" | "percent" | "currency" | "date";
+            format: "number" | "percent" | "currency" | "date";
             /** @description cells in A1 notation, e.g. B2:C9 or B2 */
-            range?: string;
+            range: string;
         };
         CellRef: {
             col?: number;
@@ -1050,6 +1050,12 @@ export interface components {
             id: string;
             /** Format: int64 */
             version: number;
+        };
+        FormatChange: {
+            /** @enum {string} */
+            format: "general" | "number" | "percent" | "currency" | "date";
+            /** @description cells in A1 notation, e.g. B2:C9 or B2 */
+            range: string;
         };
         FormulaCell: {
             cell: string;
@@ -1459,7 +1465,7 @@ export interface components {
             /** @description The version the change is based on, if not in If-Match (both: they must agree). */
             expected_version?: null | number;
             /** @description a number format over a range; format general takes formats away */
-            format?: components["schemas"]["CellFormat"];
+            format?: components["schemas"]["FormatChange"];
             /** @description column index ("0" is column A) to width in pixels; 0 gives the column its default width back */
             widths?: {
                 [key: string]: number;
@@ -2820,8 +2826,8 @@ export interface operations {
     getNotesNoteIdTabsTabIdExport: {
         parameters: {
             query: {
-                /** @description xlsx (a sheet tab, every sheet, formulas with their values), csv (one sheet's values), md (the markdown tab) */
-                format: "xlsx" | "csv" | "md";
+                /** @description xlsx (a sheet tab, every sheet, formulas with their values), csv (one sheet's values), md (the markdown tab), pdf (a slides tab, a page a slide) */
+                format: "xlsx" | "csv" | "md" | "pdf";
                 /** @description csv: the sheet (default: the tab's first) */
                 sheet_id?: string;
             };

@@ -84,6 +84,8 @@ export type CellRange = Required<{ [K in keyof Query<"/api/notes/{note_id}/tabs/
 export type CellsWrite = Schema<"PutCellsRequest">;
 export type FormulaCell = Schema<"FormulaCell">;
 export type CellFormat = Schema<"CellFormat">;
+// FormatChange is a format given to a range, general taking formats away.
+export type FormatChange = Schema<"FormatChange">;
 export type LayoutChange = Fields<Schema<"SheetLayoutRequest">>;
 export type SheetImported = Schema<"SheetImport">;
 

@@ -192,7 +192,9 @@ export function TabStrip({ noteId, tabs, current, writes, tabRefs, open, onDelet
 
 // fileItems are the tab menu's imports and downloads: a spreadsheet
 // imported as a new sheet tab; a sheet tab as .xlsx (every sheet) or .csv
-// (the sheet shown), the markdown as .md, a slides tab printed as PDF.
+// (the sheet shown), the markdown as .md, a slides tab as a PDF: drawn by
+// the server (Go fonts: Latin, Greek, Cyrillic) or printed by the browser
+// (its own fonts, every script).
 function fileItems(noteId: string, t: TabRef, pick: () => void): MenuItem[] {
   const at = { id: noteId, tab_id: t.tab_id };
   const items: MenuItem[] = [{ key: "import", text: "Import spreadsheet… (.xlsx, .csv)", run: pick }];
@@ -202,7 +204,8 @@ function fileItems(noteId: string, t: TabRef, pick: () => void): MenuItem[] {
   } else if (t.type === "markdown") {
     items.push({ key: "md", text: "Download .md", href: api.tabExportHref(at, "md"), run: () => {} });
   } else if (t.type === "slides") {
-    items.push({ key: "pdf", text: "Download PDF (print)", run: () => window.setTimeout(() => window.print(), 0) });
+    items.push({ key: "pdf", text: "Download .pdf", href: api.tabExportHref(at, "pdf"), run: () => {} });
+    items.push({ key: "print", text: "Print or save as PDF…", run: () => window.setTimeout(() => window.print(), 0) });
   }
   return items;
 }

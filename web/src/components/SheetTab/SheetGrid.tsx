@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from "react";
 import { defineGrid } from "./grid";
-import { api, type CellFormat, type Peer } from "../../api";
+import { api, type CellFormat, type FormatChange, type Peer } from "../../api";
 import { validColor, type Presence } from "../../live/presence";
 import { type Cell, cellName, cellText, clipboardRange, colName, parseCell, sameCell, toTSV } from "./cells";
 import { Writer } from "./writer";
@@ -42,7 +42,7 @@ type Props = {
   widths: Record<string, number>; // column widths in px, by column index ("3"): others COL_PX
   formats: CellFormat[]; // number formats of ranges, a later one winning
   onWidths: (w: Record<string, number>) => void; // the person resized columns: save
-  onFormat: (f: CellFormat) => void; // the person formatted a range: save
+  onFormat: (f: FormatChange) => void; // the person formatted a range: save
 };
 
 // Range is a rectangle as the grid gives it: columns x..x1, rows y..y1.
@@ -445,9 +445,8 @@ export function SheetGrid(p: Props) {
     const range = cellName(r.y, r.x) + (r.x1 !== r.x || r.y1 !== r.y ? ":" + cellName(r.y1, r.x1) : "");
     const s = st.current;
     s.formats = [...s.formats, { rect: { r0: r.y, c0: r.x, r1: r.y1, c1: r.x1 }, format }];
-    // "general" takes the range's formats away (the document's list of
-    // formats a range can have leaves it out).
-    props.current.onFormat({ range, format: format as CellFormat["format"] });
+    // "general" takes the range's formats away.
+    props.current.onFormat({ range, format });
     redraw();
     syncBar();
   };

@@ -98,12 +98,16 @@ export function useSheet({ noteId, content, remote, onVersion, onState, target }
           if (v > 0) widths[k] = v;
           else delete widths[k];
         }
-        const formats = change.format ? [...(l.formats ?? []), change.format] : l.formats;
+        // A kept format joins the list; general (formats taken away) is
+        // drawn by the grid at once and comes back in the next read.
+        const f = change.format;
+        const formats = f && f.format !== "general" ? [...(l.formats ?? []), { range: f.range, format: f.format }] : l.formats;
         return { ...s, widths, formats };
       }),
     }));
     try {
       await writer.op((pre) => api.sheetLayout(at, id, change, pre));
+      if (change.format?.format === "general") void queryClient.invalidateQueries({ queryKey: keys.outline(noteId, tabId) });
     } catch (e) {
       setNotice("Not saved: " + errorText(e));
       void queryClient.invalidateQueries({ queryKey: keys.outline(noteId, tabId) });

@@ -348,7 +348,7 @@ export function SlidesTab(p: TabProps) {
           </>
         ) : null}
       </Dialog>
-      {/* The deck as printed (Download PDF): one slide a page, the rest of
+      {/* The deck as printed (Print or save as PDF): one slide a page, the rest of
           the page left out by the print stylesheet. */}
       {createPortal(
         <div className="sl-print" aria-hidden="true">
