@@ -32,7 +32,7 @@ type ciRun struct {
 	pgUp     bool
 	chromium bool              // a chromium on PATH
 	pebble   bool              // pebble and pebble-challtestsrv on PATH
-	noOffice bool              // no soffice on PATH (it is there unless this is set)
+	noOffice bool              // no soffice or pdftotext on PATH (they are there unless this is set)
 	bodies   map[string]string // stub name: its shell code instead
 	env      []string
 }
@@ -110,6 +110,7 @@ func (r ciRun) run(t *testing.T) ciResult {
 	}
 	if !r.noOffice {
 		stub("soffice", "exit 0")
+		stub("pdftotext", "exit 0")
 	}
 
 	before := treeState(t, root)
@@ -252,11 +253,12 @@ func TestCIRefusesDifferences(t *testing.T) {
 }
 
 // TestCIInstallsLibreOffice: without soffice on PATH the run installs
-// Debian's libreoffice-calc-nogui for the formula corpus; in CI a failed
+// Debian's libreoffice-calc-nogui for the formula corpus, and
+// poppler-utils for the PDF read-back, in one apt-get install; in CI a failed
 // install fails the run before any test, outside CI it is a warning.
 func TestCIInstallsLibreOffice(t *testing.T) {
 	r := ciRun{pgUp: true, chromium: true, pebble: true, noOffice: true, env: []string{"CI=true"}}.run(t)
-	if r.code != 0 || !strings.Contains(r.calls, "apt-get install -y --no-install-recommends libreoffice-calc-nogui") || strings.Contains(r.calls, "install -y chromium") {
+	if r.code != 0 || !strings.Contains(r.calls, "apt-get install -y --no-install-recommends libreoffice-calc-nogui poppler-utils") || strings.Contains(r.calls, "install -y chromium") {
 		t.Fatalf("CI=true without LibreOffice: exit %d, ran:\n%s\n%s", r.code, r.calls, r.output)
 	}
 	fail := map[string]string{"apt-get": `case "$*" in *libreoffice*) exit 1 ;; esac`}
