@@ -19,6 +19,7 @@
 package formula
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,6 +97,47 @@ func colName(col int) string {
 	}
 	return string(b[i:])
 }
+
+// Significant is n to 15 significant digits, the precision spreadsheets
+// keep a result to: 300.5*1.2 is 360.6, not the 360.59999999999997 of
+// binary floating point, in what people see, agents read and files get.
+//
+// Where 10^k is exact (|k| ≤ 22) it rounds by scaling n to 15 digits
+// before the point: the scaled value x is below 10^15, so scaling errs by
+// at most half a unit of x's last place, 1/16; when x's fraction is
+// further than that from a half, math.Round rounds as the decimal would,
+// and an integer divided (or multiplied) by an exact power of ten rounds
+// correctly, as parsing the decimal does. That is a tenth of the cost of
+// formatting and parsing, which does the rest.
+func Significant(n float64) float64 {
+	if n == 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+		return n
+	}
+	k := 14 - int(math.Floor(math.Log10(math.Abs(n))))
+	if k > -len(pow10) && k < len(pow10) {
+		var x float64
+		if k >= 0 {
+			x = n * pow10[k]
+		} else {
+			x = n / pow10[-k]
+		}
+		if a := math.Abs(x); a >= 1e14 && a < 1e15 {
+			if f := a - math.Floor(a); math.Abs(f-0.5) > 0.07 {
+				if k >= 0 {
+					return math.Round(x) / pow10[k]
+				}
+				return math.Round(x) * pow10[-k]
+			}
+		}
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(n, 'g', 15, 64), 64)
+	if err != nil {
+		return n
+	}
+	return r
+}
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
 // CellName is the A1-style name of a 0-based (row, col): CellName(0, 27) ==
 // "AB1". Outside the grid it is "#REF!".

@@ -1,8 +1,10 @@
 package formula
 
 import (
+	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -740,5 +742,49 @@ func TestOddContextValues(t *testing.T) {
 	ctx.sheets["Sheet1"]["F1"] = 7 // an int
 	if got := evalStr(t, ctx, "=F1*2"); got != 14.0 {
 		t.Errorf("an int cell = %#v, want 14", got)
+	}
+}
+
+func TestSignificant(t *testing.T) {
+	for _, c := range [][2]float64{
+		{300.5 * 1.2, 360.6}, {0.1 + 0.2, 0.3}, {1.0 / 3, 0.333333333333333}, {123456789012345678, 123456789012346000},
+		{-2.5e-300 * 1.0000000000000002, -2.5e-300}, {0, 0}, {42, 42},
+	} {
+		if got := Significant(c[0]); got != c[1] {
+			t.Errorf("Significant(%v) = %v, want %v", c[0], got, c[1])
+		}
+	}
+	if got := Significant(math.Inf(1)); !math.IsInf(got, 1) {
+		t.Errorf("Significant(+Inf) = %v", got)
+	}
+}
+
+// The scaled rounding agrees with formatting to 15 digits and parsing,
+// near-ties at the 15th digit (6.379175377052815e-06) included.
+func TestSignificantAgreesWithStrconv(t *testing.T) {
+	seed := uint64(1)
+	for i := 0; i < 400_000; i++ {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		n := math.Float64frombits(seed>>1 | 0x3000000000000000) // magnitudes near 1e-77..1e77
+		switch i % 4 {
+		case 0:
+			n = float64(int64(seed>>20)) / 1000
+		case 1:
+			n = 6.379175377052815e-06 * (1 + float64(i)*1e-16)
+		}
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			continue
+		}
+		want, _ := strconv.ParseFloat(strconv.FormatFloat(n, 'g', 15, 64), 64)
+		if got := Significant(n); got != want {
+			t.Fatalf("Significant(%v) = %v, strconv gives %v", n, got, want)
+		}
+	}
+}
+
+func BenchmarkSignificant(b *testing.B) {
+	n := 360.59999999999997
+	for b.Loop() {
+		n = Significant(n) + 1e-13
 	}
 }

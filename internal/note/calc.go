@@ -538,8 +538,11 @@ func (cv *calcRun) compute(c *compiled) {
 	}
 	cv.self = c.at.s
 	v := c.f.Eval(cv, int(c.at.r), int(c.at.c))
-	if v == nil {
+	switch n := v.(type) {
+	case nil:
 		v = 0.0 // a formula that reads an empty cell shows 0
+	case float64:
+		v = formula.Significant(n)
 	}
 	cv.set(c.at, v)
 }
