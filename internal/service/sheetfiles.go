@@ -210,6 +210,10 @@ func (im *sheetImport) xlsx(data []byte) error {
 		return problem.New(problem.Invalid, "body", "the .xlsx file can't be read: %v; save it again as an Excel workbook (.xlsx) and import it", err)
 	}
 	defer f.Close()
+	// The formulas as the file spells them, and the cells' types (see
+	// xlsxFormulas); excelize's reading of them where the package can't be
+	// followed.
+	written, writtenOK := xlsxFormulas(data, maxImportUnzipped)
 	list := f.GetSheetList()
 	if len(list) > note.MaxSheetsPerTab {
 		return problem.New(problem.Limit, "body", "the workbook has %d sheets; a sheet tab holds at most %d", len(list), note.MaxSheetsPerTab)
@@ -228,8 +232,14 @@ func (im *sheetImport) xlsx(data []byte) error {
 			for c, raw := range rec {
 				ref := formula.CellName(r, c)
 				var v any
-				src, _ := f.GetCellFormula(name, ref)
-				typ, _ := f.GetCellType(name, ref)
+				var src string
+				var typ excelize.CellType
+				if writtenOK {
+					src, typ = written[name].formulas[ref], written[name].cellType(ref)
+				} else {
+					src, _ = f.GetCellFormula(name, ref)
+					typ, _ = f.GetCellType(name, ref)
+				}
 				switch typ {
 				case excelize.CellTypeBool:
 					v = raw == "1" || strings.EqualFold(raw, "TRUE")
