@@ -152,7 +152,7 @@ func (e *evaluator) eval(n node) any {
 		return &arrayVal{rows: n.rows, cols: n.cols, v: n.v}
 	case unaryNode:
 		x := e.eval(n.x)
-		if isMulti(x) {
+		if isMulti(x) && !oneCell(x) {
 			return e.mapArray(x, func(v Value) Value { return unary(n.op, v) })
 		}
 		return unary(n.op, e.scalarOf(x))
@@ -161,7 +161,7 @@ func (e *evaluator) eval(n node) any {
 			return e.intersect(e.eval(n.l), e.eval(n.r))
 		}
 		l, r := e.eval(n.l), e.eval(n.r)
-		if isMulti(l) || isMulti(r) {
+		if isMulti(l) && !oneCell(l) || isMulti(r) && !oneCell(r) {
 			return e.zipArrays(l, r, func(a, b Value) Value { return binary(n.op, a, b) })
 		}
 		return binary(n.op, e.scalarOf(l), e.scalarOf(r))
@@ -176,6 +176,14 @@ func (e *evaluator) eval(n node) any {
 		return r
 	}
 	return ErrValue
+}
+
+// oneCell reports whether v is a reference to one cell, which an operator
+// reads as that cell's value: the same answer as an array of one, without
+// building the array (=$A$1*2 is the most common formula there is).
+func oneCell(v any) bool {
+	x, ok := v.(*rangeVal)
+	return ok && x.r0 == x.r1 && x.c0 == x.c1
 }
 
 func isMulti(v any) bool {
