@@ -105,17 +105,14 @@ func Render(title string, slides []note.Slide, modified time.Time) (res Result, 
 	if err := f.Output(&buf); err != nil {
 		return Result{}, err
 	}
+	lacking := 0
 	for _, s := range slides {
-		d.missing += missing(s.Title) + missing(s.Body)
+		lacking += missing(s.Title) + missing(s.Body)
 	}
-	return Result{PDF: buf.Bytes(), Pages: f.PageCount(), Missing: d.missing}, nil
+	return Result{PDF: buf.Bytes(), Pages: f.PageCount(), Missing: lacking}, nil
 }
 
-type drawer struct {
-	f       *fpdf.Fpdf
-	th      theme
-	missing int
-}
+type drawer struct{ f *fpdf.Fpdf }
 
 func (d *drawer) color(c rgb) { d.f.SetTextColor(c.r, c.g, c.b) }
 
@@ -136,7 +133,6 @@ func (d *drawer) slide(s *note.Slide) {
 	if !ok {
 		th = themes[note.SlideThemeDefault]
 	}
-	d.th = th
 	if th.to != (rgb{}) {
 		// 140deg: from the top left towards the bottom right.
 		f.LinearGradient(0, 0, pageW, pageH, th.bg.r, th.bg.g, th.bg.b, th.to.r, th.to.g, th.to.b, 0, 1, 1, 0)
@@ -150,38 +146,15 @@ func (d *drawer) slide(s *note.Slide) {
 	}
 	body := strings.TrimSpace(s.Body)
 	switch s.Layout {
-	case "title", "section":
-		center := s.Layout == "title"
-		size, tc := 7.5, th.accent
-		x, w := frameX, frameW
-		if !center {
-			size, tc = 7, th.fg
-			bar := cw(1.6)
-			f.SetFillColor(th.accent.r, th.accent.g, th.accent.b)
-			x, w = frameX+bar+cw(4), frameW-bar-cw(4)
-			// The bar spans the centred block.
-			hTitle := d.height(title, "B", size, w, 1.15)
-			hSub := 0.0
-			if body != "" {
-				hSub = cw(2.5) + d.blocksHeight(body, "B", 3, w)
-			}
-			top := frameY + (frameH-hTitle-hSub)/2
-			f.Rect(frameX, top, bar, hTitle+hSub, "F")
-			y := d.text(title, "B", size, x, top, w, 1.15, tc, "L")
-			if body != "" {
-				d.blocks(body, "B", 3, x, y+cw(2.5), w, th.accent, "L")
-			}
-			return
-		}
-		hTitle := d.height(title, "B", size, w, 1.15)
-		hSub := 0.0
-		if body != "" {
-			hSub = cw(2.5) + d.blocksHeight(body, "", 3.4, w)
-		}
-		y := d.text(title, "B", size, x, frameY+(frameH-hTitle-hSub)/2, w, 1.15, tc, "C")
-		if body != "" {
-			d.blocks(body, "", 3.4, x, y+cw(2.5), w, th.fg, "C")
-		}
+	case "title":
+		d.centered(title, body, 7.5, th.accent, "", 3.4, th.fg, frameX, frameW, "C")
+	case "section":
+		// A bar in the accent colour down the left of the centred block.
+		bar := cw(1.6)
+		x, w := frameX+bar+cw(4), frameW-bar-cw(4)
+		top, h := d.centered(title, body, 7, th.fg, "B", 3, th.accent, x, w, "L")
+		f.SetFillColor(th.accent.r, th.accent.g, th.accent.b)
+		f.Rect(frameX, top, bar, h, "F")
 	case "two-column":
 		y := d.text(title, "B", 5.6, frameX, frameY, frameW, 1.15, th.accent, "L") + gap
 		a, b := Columns(s.Body)
@@ -215,6 +188,22 @@ func (d *drawer) slide(s *note.Slide) {
 		y := d.text(title, "B", 5.6, frameX, frameY, frameW, 1.15, th.accent, "L") + gap
 		d.blocks(s.Body, "", 3, frameX, y, frameW, th.fg, "L")
 	}
+}
+
+// centered draws a title and, under it, the body (its style, size and
+// colour given) as a block centred in the frame's height, and answers the
+// block's top and height.
+func (d *drawer) centered(title, body string, size float64, tc rgb, subStyle string, subSize float64, sc rgb, x, w float64, align string) (float64, float64) {
+	h := d.height(title, "B", size, w, 1.15)
+	if body != "" {
+		h += cw(2.5) + d.blocksHeight(body, subStyle, subSize, w)
+	}
+	top := frameY + (frameH-h)/2
+	y := d.text(title, "B", size, x, top, w, 1.15, tc, align)
+	if body != "" {
+		d.blocks(body, subStyle, subSize, x, y+cw(2.5), w, sc, align)
+	}
+	return top, h
 }
 
 func mix(a, b rgb, t float64) (int, int, int) {
