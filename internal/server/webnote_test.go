@@ -222,7 +222,11 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	do(t, ctx, "offline", textBlocked(true))
 	do(t, ctx, "type offline", typeAtEnd("The person's offline line.\n"), waitText("#save-state", "Offline"))
 	agentFloods(t, e, id, "The agent's many edits:", service.TextLogKeep+10)
-	do(t, ctx, "online", textBlocked(false), chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
+	// Back online, as the browser tells a page when its network returns
+	// (unblocking URLs alone does not, and would leave the page to its
+	// next retry, up to 10 s later on a loaded machine).
+	do(t, ctx, "online", textBlocked(false), chromedp.Evaluate[chromedp.Void](`window.dispatchEvent(new Event("online"))`),
+		chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
 	if s := run(t, ctx, "state", chromedp.Text(chromedp.ID("save-state"))); s != "Conflict" {
 		t.Errorf("the page says %q during a conflict", s)
 	}
