@@ -113,7 +113,7 @@ func agentWrites(t *testing.T, e *servertest.Env, id string, edit func(string) s
 func TestBrowserNoteMarkdown(t *testing.T) {
 	t.Parallel()
 	e, ctx := startBrowserEnv(t, server.Config{})
-	// The live stream comes from the page itself, for liveBlockStream to
+	// The live stream comes from the page itself, for blockURLs to
 	// cut (a SharedWorker's requests are not the tab's).
 	do(t, ctx, "no shared worker", withoutSharedWorker())
 	signInToNotes(t, ctx, e)
@@ -186,7 +186,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	// of the agent's write until it pushes: its push on the old revision
 	// is refused, it pulls the agent's change, puts the person's after it
 	// and pushes again. Both are kept, and nothing asks the person.
-	do(t, ctx, "cut the live stream", liveBlockStream(true), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "cut the live stream", blockURLs(liveURLs), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
 	agentWrites(t, e, id, func(s string) string {
 		return strings.Replace(s, "# Welcome to Foundry", "# Welcome to Foundry, with an agent", 1)
 	})
@@ -219,13 +219,14 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	// it line by line; both changed the end, so the card shows both side
 	// by side. A reload offers the draft back; restored, it meets the
 	// conflict again; Edit both keeps both.
-	do(t, ctx, "offline", textBlocked(true))
+	do(t, ctx, "offline", blockURLs(liveURLs, textURLs))
 	do(t, ctx, "type offline", typeAtEnd("The person's offline line.\n"), waitText("#save-state", "Offline"))
 	agentFloods(t, e, id, "The agent's many edits:", service.TextLogKeep+10)
-	// Back online, as the browser tells a page when its network returns
-	// (unblocking URLs alone does not, and would leave the page to its
-	// next retry, up to 10 s later on a loaded machine).
-	do(t, ctx, "online", textBlocked(false), chromedp.Evaluate[chromedp.Void](`window.dispatchEvent(new Event("online"))`),
+	// Back online, as the browser tells a page when its network returns.
+	// The live stream stays cut (blocking the text alone used to let it
+	// back, and a page that heard the agent's edits live had no conflict
+	// to show): the page learns of them only by pulling.
+	do(t, ctx, "online", blockURLs(liveURLs), chromedp.Evaluate[chromedp.Void](`window.dispatchEvent(new Event("online"))`),
 		chromedp.WaitVisible(chromedp.CSS(`.conflict .side-by-side`)))
 	if s := run(t, ctx, "state", chromedp.Text(chromedp.ID("save-state"))); s != "Conflict" {
 		t.Errorf("the page says %q during a conflict", s)
@@ -262,7 +263,7 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	if n := run(t, ctx, "draft gone", chromedp.Evaluate[int](`Object.keys(localStorage).filter(k => k.startsWith("foundry.draft:")).length`)); n != 0 {
 		t.Errorf("after the save %d drafts are still kept", n)
 	}
-	do(t, ctx, "the live stream back", liveBlockStream(false), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
+	do(t, ctx, "the live stream back", blockURLs(), chromedp.Reload(), chromedp.WaitVisible(cmContent), waitSaved())
 
 	// Ctrl+S saves at once; then a phone's width, stacked.
 	do(t, ctx, "Ctrl+S", typeAtEnd("Saved with a shortcut."), chromedp.KeyEvent("s", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
@@ -322,20 +323,6 @@ func TestBrowserNoteMarkdown(t *testing.T) {
 	accessible(t, ctx, "note-missing")
 }
 
-// textBlocked makes the page's requests of the markdown text's updates
-// (pulls and pushes) fail, as a network that is down does (or lets them
-// through again).
-func textBlocked(block bool) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		var ps []*network.BlockPattern
-		if block {
-			ps = []*network.BlockPattern{{URLPattern: "*://*:*/api/notes/*/text*", Block: true}}
-		}
-		_, err := cdp.Call(ctx, t, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: ps})
-		return err
-	})
-}
-
 // agentFloods appends line and then n-1 dots to the markdown text, one
 // change set each, pushed as a live editor does (100 to a push): more
 // updates than the server keeps when n passes service.TextLogKeep.
@@ -375,13 +362,23 @@ func agentFloods(t *testing.T, e *servertest.Env, id, line string, n int) {
 	}
 }
 
-// liveBlockStream makes the page's requests for the live event stream
-// fail, as a network that drops them does (or lets them through again).
-func liveBlockStream(block bool) chromedp.Action[chromedp.Void] {
+// The page's requests blockURLs can fail: the markdown text's pulls and
+// pushes, and the live event stream (the page's own: a SharedWorker's
+// requests are not the tab's).
+const (
+	textURLs = "*://*:*/api/notes/*/text*"
+	liveURLs = "*://*:*/api/live?*"
+)
+
+// blockURLs makes the page's requests matching patterns fail, as a network
+// that is down fails them, and lets every other one through. Chromium's
+// Network.setBlockedURLs replaces the list, so each call names all that
+// stays blocked: blocking the text alone would let the live stream back.
+func blockURLs(patterns ...string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		var ps []*network.BlockPattern
-		if block {
-			ps = []*network.BlockPattern{{URLPattern: "*://*:*/api/live?*", Block: true}}
+		ps := make([]*network.BlockPattern, len(patterns))
+		for i, p := range patterns {
+			ps[i] = &network.BlockPattern{URLPattern: p, Block: true}
 		}
 		_, err := cdp.Call(ctx, t, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: ps})
 		return err

@@ -92,7 +92,7 @@ func TestBrowserSavePath(t *testing.T) {
 	e, ctx := startBrowserEnv(t, server.Config{})
 	bg := context.Background()
 	me := asOwner(e)
-	// The live stream comes from the page itself, for liveBlockStream to
+	// The live stream comes from the page itself, for blockURLs to
 	// cut (a SharedWorker's requests are not the tab's).
 	do(t, ctx, "no shared worker", withoutSharedWorker())
 	do(t, ctx, "open the app", chromedp.Navigate(e.URL+"/notes"), chromedp.WaitVisible(chromedp.ID("password")))
@@ -101,7 +101,7 @@ func TestBrowserSavePath(t *testing.T) {
 	id := notesOf(t, e)["Welcome"].NoteID
 	// The live stream is cut: the page learns of others' writes only by
 	// its pushes being refused.
-	do(t, ctx, "cut the live stream", liveBlockStream(true))
+	do(t, ctx, "cut the live stream", blockURLs(liveURLs))
 	do(t, ctx, "open the Note", chromedp.Click(row("Welcome", ".note-title")), chromedp.WaitVisible(cmContent), waitSaved())
 	_, v0 := serverText(t, e, id)
 	rev0 := saveXTextRev(t, e, id)
