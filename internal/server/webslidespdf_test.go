@@ -112,14 +112,23 @@ func TestBrowserSlidesPDF(t *testing.T) {
 			t.Errorf("the print shows the app around the deck:\n%s", out)
 		}
 	}
-	// How the first page prints, as the print media shows it.
-	do(t, ctx, "print media", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
-		return err
-	}), browsertest.Poll(`getComputedStyle(document.querySelector(".sl-print")).display === "block"`))
+	// How the first page prints: the print media in a window the size of
+	// the print style's page (297 × 167 mm at 96 px an inch), without the
+	// scrollbars a screen adds and paper does not, which the slide fills
+	// edge to edge.
+	printMedia := func(media string, hidden bool) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: hidden}); err != nil {
+				return err
+			}
+			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: media})
+			return err
+		})
+	}
+	do(t, ctx, "print media", chromedp.EmulateViewport(1123, 631), printMedia("print", true), browsertest.Poll(`getComputedStyle(document.querySelector(".sl-print")).display === "block"`))
+	if fill := run(t, ctx, "the printed slide", chromedp.Evaluate[string](`(() => { const r = document.querySelector(".sl-print-page .sl-slide").getBoundingClientRect(); return [Math.round(r.left), Math.round(r.top), Math.abs(r.width - innerWidth) < 2, Math.abs(r.height - innerHeight) < 2].join(" "); })()`)); fill != "0 0 true true" {
+		t.Errorf("on the printed page the slide is at %q, want it filling the page", fill)
+	}
 	browsertest.WindowScreenshot(t, ctx, "slides-print")
-	do(t, ctx, "screen media", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: ""})
-		return err
-	}), browsertest.Poll(`getComputedStyle(document.querySelector(".sl-print")).display === "none"`), chromedp.KeyEvent(kb.Escape))
+	do(t, ctx, "screen media", printMedia("", false), browsertest.Desktop(), browsertest.Poll(`getComputedStyle(document.querySelector(".sl-print")).display === "none"`), chromedp.KeyEvent(kb.Escape))
 }

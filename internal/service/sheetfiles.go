@@ -211,9 +211,10 @@ func (im *sheetImport) xlsx(data []byte) error {
 	}
 	defer f.Close()
 	// The formulas as the file spells them, and the cells' types (see
-	// xlsxFormulas); excelize's reading of them where the package can't be
-	// followed.
-	written, writtenOK := xlsxFormulas(data, maxImportUnzipped)
+	// xlsxFormulas); excelize's reading of them for a sheet whose part
+	// that reading did not find, or for every sheet where the package
+	// can't be followed.
+	written, _ := xlsxFormulas(data, maxImportUnzipped)
 	list := f.GetSheetList()
 	if len(list) > note.MaxSheetsPerTab {
 		return problem.New(problem.Limit, "body", "the workbook has %d sheets; a sheet tab holds at most %d", len(list), note.MaxSheetsPerTab)
@@ -223,6 +224,7 @@ func (im *sheetImport) xlsx(data []byte) error {
 		if err != nil {
 			return problem.New(problem.Invalid, "body", "sheet %s of the .xlsx file can't be read: %v", note.Quote(name), err)
 		}
+		ws, own := written[name]
 		cells := make([][]any, len(rows))
 		for r, rec := range rows {
 			if err := im.grow(len(rec)); err != nil {
@@ -234,8 +236,8 @@ func (im *sheetImport) xlsx(data []byte) error {
 				var v any
 				var src string
 				var typ excelize.CellType
-				if writtenOK {
-					src, typ = written[name].formulas[ref], written[name].cellType(ref)
+				if own {
+					src, typ = ws.formulas[ref], ws.cellType(ref)
 				} else {
 					src, _ = f.GetCellFormula(name, ref)
 					typ, _ = f.GetCellType(name, ref)
@@ -342,7 +344,11 @@ func (s *Service) ExportTab(ctx context.Context, c Caller, noteID, tabID, format
 		if format != ExportPDF {
 			return TabExport{}, wrong("pdf")
 		}
-		out, err := slidepdf.Render(strings.TrimSpace(r.Title+" · "+t.Label), t.Slides, r.UpdatedAt)
+		title := r.Title
+		if l := strings.TrimSpace(t.Label); l != "" {
+			title += " · " + l
+		}
+		out, err := slidepdf.Render(title, t.Slides, r.UpdatedAt)
 		if err != nil {
 			return TabExport{}, fmt.Errorf("tab %s as PDF: %w", t.ID, err)
 		}

@@ -54,8 +54,9 @@ func (x xlsxSheet) cellType(ref string) excelize.CellType {
 // relative reference, sheet-qualified or not, as Excel does.
 //
 // The second answer is false when the workbook's parts can't be followed
-// (an unusual package layout); the caller then asks excelize instead.
-// Reading is bounded by limit bytes in all.
+// (an unusual package layout); a sheet missing from the answer is one
+// whose part was not found. The caller asks excelize for those. Reading is
+// bounded by limit bytes in all.
 func xlsxFormulas(data []byte, limit int64) (map[string]xlsxSheet, bool) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {

@@ -63,7 +63,8 @@ var themes = map[string]theme{
 type Result struct {
 	PDF   []byte
 	Pages int
-	// Missing counts the characters the fonts do not have (drawn as boxes).
+	// Missing counts the characters of the slides' titles and bodies the
+	// fonts do not have (drawn as boxes; those past a page's edge too).
 	Missing int
 }
 

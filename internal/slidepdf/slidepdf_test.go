@@ -2,6 +2,7 @@ package slidepdf_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,9 +140,9 @@ func FuzzRender(f *testing.F) {
 }
 
 func TestBlocksAndColumns(t *testing.T) {
-	got := slidepdf.Blocks("intro\n- one\n* two\n• three\n\nafter\n-not a bullet")
-	if len(got) != 3 {
-		t.Fatalf("blocks: %+v", got)
+	got := fmt.Sprintf("%+v", slidepdf.Blocks("intro\n- one\n* two\n•  three\n\nafter\n-not a bullet"))
+	if want := "[{Bullets:false Lines:[intro]} {Bullets:true Lines:[one two three]} {Bullets:false Lines:[after -not a bullet]}]"; got != want {
+		t.Errorf("blocks\n%s\nwant\n%s", got, want)
 	}
 	a, b := slidepdf.Columns("left\n---\nright")
 	if a != "left" || b != "right" {

@@ -118,7 +118,8 @@ export const api = {
       }),
     ),
   // exportHref is where a tab is downloaded as a file (a link): a sheet
-  // tab as xlsx (every sheet) or csv (one sheet), the markdown as md.
+  // tab as xlsx (every sheet) or csv (one sheet), the markdown as md, a
+  // slides tab as pdf.
   tabExportHref: (t: TabAt, format: "xlsx" | "csv" | "md" | "pdf", sheet?: string) =>
     url("/api/notes/{note_id}/tabs/{tab_id}/export", { path: tabAt(t), query: sheet ? { format, sheet_id: sheet } : { format } }),
   cells: (t: TabAt, r: CellRange, signal?: AbortSignal) =>
